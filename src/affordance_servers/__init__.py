@@ -1,0 +1,1 @@
+"""affordance_servers"""

@@ -1,0 +1,1 @@
+"""kitchen_sim"""

@@ -1,0 +1,170 @@
+"""Validation of YAML-shaped data with errors that name the file, the episode and the field.
+
+Loaders walk a parsed YAML tree with a ``Checker``; every problem is collected (not just the first)
+so a person fixing an episode file sees them all at once, then ``Checker.raise_if_any`` raises one
+``ValidationError`` listing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a document: where (episode, dotted field path) and what."""
+
+    field: str
+    message: str
+    episode: str | None = None
+
+    def __str__(self) -> str:
+        where = f"field {self.field or '<top level>'}"
+        if self.episode is not None:
+            where = f"episode {self.episode}, {where}"
+        return f"{where}: {self.message}"
+
+
+class ValidationError(ValueError):
+    """A document (a file, or a block given at run time) that does not match its format.
+
+    ``source`` names the document (a file path); ``problems`` lists everything wrong with it.
+    """
+
+    def __init__(self, source: str, problems: Sequence[Problem]) -> None:
+        self.source = source
+        self.problems = tuple(problems)
+        count = f"{len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}"
+        lines = "\n".join(f"  {problem}" for problem in self.problems)
+        super().__init__(f"{source}: {count}\n{lines}")
+
+
+def join(field: str, key: str | int) -> str:
+    """Dotted path of a child field: ``join("initial", "robot") == "initial.robot"``, ``[i]`` for items."""
+    if isinstance(key, int):
+        return f"{field}[{key}]"
+    return f"{field}.{key}" if field else key
+
+
+def quoted_list(names: Iterable[str]) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
+class Checker:
+    """Type and key checks that record a ``Problem`` and return None instead of raising.
+
+    ``episode`` tags every problem recorded through this checker; ``for_episode`` makes a checker for
+    one episode that shares the problem list.
+    """
+
+    def __init__(self, problems: list[Problem] | None = None, episode: str | None = None) -> None:
+        self.problems: list[Problem] = [] if problems is None else problems
+        self.episode = episode
+
+    def for_episode(self, episode: str) -> Checker:
+        return Checker(self.problems, episode)
+
+    def add(self, field: str, message: str) -> None:
+        self.problems.append(Problem(field, message, self.episode))
+
+    def raise_if_any(self, source: str, error: type[ValidationError] = ValidationError) -> None:
+        if self.problems:
+            raise error(source, self.problems)
+
+    def mapping(
+        self, value: Any, field: str, required: Sequence[str] = (), optional: Sequence[str] = ()
+    ) -> Mapping[str, Any] | None:
+        """``value`` if it is a mapping with every required key and no key outside required + optional."""
+        if not isinstance(value, Mapping):
+            self.add(field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {_shown(value)}")
+            return None
+        allowed = [*required, *optional]
+        for key in value:
+            if key not in allowed:
+                self.add(join(field, str(key)), f"unknown key; allowed keys here: {quoted_list(allowed)}")
+        for key in required:
+            if key not in value:
+                self.add(join(field, key), "missing (required)")
+        return value
+
+    def named_entries(self, value: Any, field: str, what: str) -> Mapping[str, Any] | None:
+        """A non-empty mapping from names to entries, e.g. location name -> position."""
+        if not isinstance(value, Mapping) or not value:
+            self.add(field, f"must be a non-empty mapping of {what} names to their entries, got {_shown(value)}")
+            return None
+        return {str(name): entry for name, entry in value.items()}
+
+    def string(self, value: Any, field: str) -> str | None:
+        """A non-empty string."""
+        if not isinstance(value, str) or not value.strip():
+            self.add(field, f"must be a non-empty string, got {_shown(value)}")
+            return None
+        return value
+
+    def identifier(self, value: Any, field: str) -> str | None:
+        """A non-empty string or an integer (YAML reads ``id: 12`` as a number), as a string."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        return self.string(value, field)
+
+    def one_of(self, value: Any, field: str, allowed: Sequence[str], what: str) -> str | None:
+        """A string that is one of ``allowed`` (``what`` names the kind: "label", "location")."""
+        text = self.string(value, field)
+        if text is None:
+            return None
+        if text not in allowed:
+            self.add(field, f"unknown {what} {text!r}; known {what}s: {quoted_list(allowed)}")
+            return None
+        return text
+
+    def one_or_more_of(self, value: Any, field: str, allowed: Sequence[str], what: str) -> tuple[str, ...] | None:
+        """A name from ``allowed`` or a non-empty list of them (YAML lets authors write either)."""
+        items = value if isinstance(value, list) else [value]
+        if not items:
+            self.add(field, f"must name at least one {what}")
+            return None
+        names = [self.one_of(item, join(field, i) if isinstance(value, list) else field, allowed, what)
+                 for i, item in enumerate(items)]
+        if any(name is None for name in names):
+            return None
+        return tuple(name for name in names if name is not None)
+
+    def positive_int(self, value: Any, field: str) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            self.add(field, f"must be a positive integer, got {_shown(value)}")
+            return None
+        return value
+
+    def boolean(self, value: Any, field: str) -> bool | None:
+        if not isinstance(value, bool):
+            self.add(field, f"must be true or false, got {_shown(value)}")
+            return None
+        return value
+
+    def number(self, value: Any, field: str) -> float | None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self.add(field, f"must be a number, got {_shown(value)}")
+            return None
+        return float(value)
+
+    def probability(self, value: Any, field: str) -> float | None:
+        number = self.number(value, field)
+        if number is not None and not 0.0 <= number <= 1.0:
+            self.add(field, f"must be in [0, 1], got {number}")
+            return None
+        return number
+
+    def list_of(self, value: Any, field: str, allow_empty: bool = False) -> list[Any] | None:
+        if not isinstance(value, list) or (not value and not allow_empty):
+            need = "a list" if allow_empty else "a non-empty list"
+            self.add(field, f"must be {need}, got {_shown(value)}")
+            return None
+        return value
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "null"
+    return f"{type(value).__name__} {repr(value)[:60]}"

@@ -1,0 +1,1 @@
+"""The ``llm-planner`` command-line tool."""

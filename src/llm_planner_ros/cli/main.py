@@ -1,0 +1,44 @@
+"""Entry point of ``llm-planner``: dispatches to sub-commands and benchmarks.
+
+Sub-command modules are imported lazily so that ``llm-planner --help`` and light commands stay fast
+(torch and transformers take seconds to import).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from llm_planner_ros.bench import BENCHMARKS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="llm-planner",
+        description="LLM task planning grounded in robot affordances (ROS 2).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    bench = commands.add_parser("bench", help="run a benchmark and print its numbers")
+    benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    for name, module_path in BENCHMARKS.items():
+        sub = benchmarks.add_parser(name, help=f"benchmark: {name}")
+        sub.set_defaults(_module=module_path)
+        _add_module_arguments(module_path, sub)
+    return parser
+
+
+def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> None:
+    module = importlib.import_module(module_path)
+    module.add_arguments(parser)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module = importlib.import_module(args._module)
+    return int(module.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

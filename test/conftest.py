@@ -1,0 +1,40 @@
+"""Shared pytest fixtures: ``ros_graph`` gives a test an isolated ROS domain with node processes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from ros_harness import RosGraph, ros_graph as _ros_graph  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.hookimpl(tryfirst=True, hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture
+def ros_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RosGraph]:
+    """An isolated ROS graph; prints every node's log when the test fails."""
+    with _ros_graph(tmp_path) as graph:
+        yield graph
+        failed = any(
+            getattr(request.node, f"rep_{when}", None) is not None and getattr(request.node, f"rep_{when}").failed
+            for when in ("setup", "call")
+        )
+        if failed:
+            print(f"\n===== node logs (ROS_DOMAIN_ID={graph.domain_id}) =====\n{graph.logs()}")
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT

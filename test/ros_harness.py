@@ -1,0 +1,212 @@
+"""Graph-test harness: isolated ROS domains, node processes, and waiting without fixed sleeps.
+
+Each test gets its own ROS_DOMAIN_ID (so tests and pytest-xdist workers never see each other's
+nodes), starts the project's node entry points as subprocesses (launch_testing is not on PyPI),
+and waits for the servers it needs with a timeout. Node output goes to a log file per process,
+which the ``ros_graph`` fixture prints when a test fails.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.context import Context
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+
+# Fast DDS discovery on loopback took up to 2.4 s here; leave a wide margin, never sleep blindly.
+DEFAULT_WAIT_S = 20.0
+
+# Domain ids 0..232 are valid for Fast DDS with the default port mapping; keep 0 for people.
+_DOMAIN_BASE = 1
+_DOMAIN_SPAN = 100
+_counter = itertools.count()
+
+
+def allocate_domain_id() -> int:
+    """A ROS_DOMAIN_ID unique to this process's tests and distinct per pytest-xdist worker."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    worker_index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    return _DOMAIN_BASE + (worker_index * 37 + next(_counter)) % _DOMAIN_SPAN
+
+
+def entry_point(name: str) -> str:
+    """Path of a console script installed in the running interpreter's environment."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        raise FileNotFoundError(f"entry point {name!r} not installed: run `make setup`")
+    return found
+
+
+class NodeProcess:
+    """One node (or any project command) running as a subprocess in the test's ROS domain.
+
+    Lifecycle: ``start()`` spawns it with stdout/stderr going to ``log_path``; ``stop()`` sends
+    SIGINT (rclpy's clean shutdown), then SIGTERM and SIGKILL if it does not exit in time.
+    ``returncode`` is None while it runs.
+    """
+
+    def __init__(self, argv: list[str], env: Mapping[str, str], log_path: Path) -> None:
+        self.argv = argv
+        self.env = dict(env)
+        self.log_path = log_path
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> NodeProcess:
+        self._log = open(self.log_path, "wb")
+        self._proc = subprocess.Popen(
+            self.argv, env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        return self
+
+    @property
+    def returncode(self) -> int | None:
+        assert self._proc is not None
+        return self._proc.poll()
+
+    def wait(self, timeout: float) -> int:
+        assert self._proc is not None
+        return self._proc.wait(timeout=timeout)
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        if self._proc is None:
+            return None
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            if self._proc.poll() is not None:
+                break
+            try:
+                os.killpg(self._proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                continue
+        self._log.close()
+        return self._proc.poll()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+class RosGraph:
+    """A test's ROS world: its domain id, its node processes, and an in-process client node.
+
+    ``start_node(entry, params=..., name=...)`` starts a project node; ``node`` is an rclpy node in a
+    private context spun by a background executor, for clients, subscriptions and service calls from
+    the test itself. ``close()`` stops everything; ``logs()`` returns every process's output.
+    """
+
+    def __init__(self, log_dir: Path) -> None:
+        self.domain_id = allocate_domain_id()
+        self.log_dir = log_dir
+        self.env = dict(os.environ)
+        self.env["ROS_DOMAIN_ID"] = str(self.domain_id)
+        self.env["PYTHONUNBUFFERED"] = "1"
+        self.env.setdefault("RCUTILS_LOGGING_BUFFERED_STREAM", "0")
+        self.processes: list[NodeProcess] = []
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=self.domain_id)
+        self.node: Node = rclpy.create_node(f"test_client_{os.getpid()}", context=self.context)
+        self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
+        self.executor.add_node(self.node)
+        self._spin = threading.Thread(target=self.executor.spin, daemon=True)
+        self._spin.start()
+
+    def start_node(
+        self,
+        entry: str,
+        params: Mapping[str, Any] | None = None,
+        param_files: list[str | Path] | None = None,
+        args: list[str] | None = None,
+        name: str | None = None,
+    ) -> NodeProcess:
+        """Start an entry point with ROS parameters (``-p k:=v``) and parameter files."""
+        argv = [entry_point(entry), *(args or [])]
+        ros_args: list[str] = []
+        for path in param_files or []:
+            ros_args += ["--params-file", str(path)]
+        for key, value in (params or {}).items():
+            ros_args += ["-p", f"{key}:={_param_literal(value)}"]
+        if name:
+            ros_args += ["-r", f"__node:={name}"]
+        if ros_args:
+            argv += ["--ros-args", *ros_args]
+        return self.start_process(argv, label=name or entry)
+
+    def start_process(self, argv: list[str], label: str) -> NodeProcess:
+        """Start any command (a test server script, the CLI) in this graph's ROS domain."""
+        proc = NodeProcess(argv, self.env, self.log_dir / f"{label}-{len(self.processes)}.log").start()
+        self.processes.append(proc)
+        return proc
+
+    def action_client(self, action_type: Any, name: str, timeout: float = DEFAULT_WAIT_S) -> ActionClient:
+        """An action client whose server is known to be up (raises TimeoutError otherwise)."""
+        client = ActionClient(self.node, action_type, name)
+        if not client.wait_for_server(timeout_sec=timeout):
+            raise TimeoutError(f"action server {name} not up after {timeout:.0f} s\n{self.logs()}")
+        return client
+
+    def service_client(self, srv_type: Any, name: str, timeout: float = DEFAULT_WAIT_S) -> Any:
+        client = self.node.create_client(srv_type, name)
+        if not client.wait_for_service(timeout_sec=timeout):
+            raise TimeoutError(f"service {name} not up after {timeout:.0f} s\n{self.logs()}")
+        return client
+
+    def logs(self) -> str:
+        return "\n".join(f"----- {p.log_path.name} -----\n{p.log()}" for p in self.processes)
+
+    def close(self) -> None:
+        for proc in reversed(self.processes):
+            proc.stop()
+        self.executor.shutdown(timeout_sec=5)
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+
+
+def _param_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_param_literal(v) for v in value) + "]"
+    return str(value)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = DEFAULT_WAIT_S, what: str = "condition") -> None:
+    """Poll ``predicate`` every 20 ms until it is true; TimeoutError naming ``what`` otherwise."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def wait_future(future: Any, timeout: float = DEFAULT_WAIT_S, what: str = "future") -> Any:
+    """Result of an rclpy future completed by the background executor, or TimeoutError."""
+    wait_until(future.done, timeout, what)
+    return future.result()
+
+
+@contextmanager
+def ros_graph(log_dir: Path) -> Iterator[RosGraph]:
+    graph = RosGraph(log_dir)
+    try:
+        yield graph
+    finally:
+        graph.close()
