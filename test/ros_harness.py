@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -26,6 +22,8 @@ from rclpy.action import ActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
+
+from llm_planner_ros.processes import NodeProcess, ros_argv
 
 # Fast DDS discovery on loopback took up to 2.4 s here; leave a wide margin, never sleep blindly.
 DEFAULT_WAIT_S = 20.0
@@ -41,68 +39,6 @@ def allocate_domain_id() -> int:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     worker_index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
     return _DOMAIN_BASE + (worker_index * 37 + next(_counter)) % _DOMAIN_SPAN
-
-
-def entry_point(name: str) -> str:
-    """Path of a console script installed in the running interpreter's environment."""
-    candidate = Path(sys.executable).parent / name
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which(name)
-    if found is None:
-        raise FileNotFoundError(f"entry point {name!r} not installed: run `make setup`")
-    return found
-
-
-class NodeProcess:
-    """One node (or any project command) running as a subprocess in the test's ROS domain.
-
-    Lifecycle: ``start()`` spawns it with stdout/stderr going to ``log_path``; ``stop()`` sends
-    SIGINT (rclpy's clean shutdown), then SIGTERM and SIGKILL if it does not exit in time.
-    ``returncode`` is None while it runs.
-    """
-
-    def __init__(self, argv: list[str], env: Mapping[str, str], log_path: Path) -> None:
-        self.argv = argv
-        self.env = dict(env)
-        self.log_path = log_path
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> NodeProcess:
-        self._log = open(self.log_path, "wb")
-        self._proc = subprocess.Popen(
-            self.argv, env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        return self
-
-    @property
-    def returncode(self) -> int | None:
-        assert self._proc is not None
-        return self._proc.poll()
-
-    def wait(self, timeout: float) -> int:
-        assert self._proc is not None
-        return self._proc.wait(timeout=timeout)
-
-    def stop(self, timeout: float = 10.0) -> int | None:
-        if self._proc is None:
-            return None
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
-            if self._proc.poll() is not None:
-                break
-            try:
-                os.killpg(self._proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                self._proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                continue
-        self._log.close()
-        return self._proc.poll()
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
 class RosGraph:
@@ -138,16 +74,7 @@ class RosGraph:
         name: str | None = None,
     ) -> NodeProcess:
         """Start an entry point with ROS parameters (``-p k:=v``) and parameter files."""
-        argv = [entry_point(entry), *(args or [])]
-        ros_args: list[str] = []
-        for path in param_files or []:
-            ros_args += ["--params-file", str(path)]
-        for key, value in (params or {}).items():
-            ros_args += ["-p", f"{key}:={_param_literal(value)}"]
-        if name:
-            ros_args += ["-r", f"__node:={name}"]
-        if ros_args:
-            argv += ["--ros-args", *ros_args]
+        argv = ros_argv(entry, name, [Path(p) for p in param_files or []], params, args)
         return self.start_process(argv, label=name or entry)
 
     def start_process(self, argv: list[str], label: str) -> NodeProcess:
@@ -178,14 +105,6 @@ class RosGraph:
         self.executor.shutdown(timeout_sec=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
-
-
-def _param_literal(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_param_literal(v) for v in value) + "]"
-    return str(value)
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float = DEFAULT_WAIT_S, what: str = "condition") -> None:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from llm_planner_ros.bench import BENCHMARKS
+from llm_planner_ros.cli import graph_commands
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="LLM task planning grounded in robot affordances (ROS 2).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    graph_commands.add_arguments(commands)
     bench = commands.add_parser("bench", help="run a benchmark and print its numbers")
     benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     for name, module_path in BENCHMARKS.items():
@@ -36,6 +38,8 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if hasattr(args, "_run"):
+        return int(args._run(args) or 0)
     module = importlib.import_module(args._module)
     return int(module.run(args) or 0)
 

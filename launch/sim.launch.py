@@ -1,0 +1,11 @@
+"""The whole stack on the built-in simulated kitchen: `ros2 launch llm_planner_ros sim.launch.py`.
+
+Nodes and parameter files come from llm_planner_ros.bringup.SIM_GRAPH, the list `llm-planner up`
+starts too.
+"""
+
+from llm_planner_ros.bringup import launch_description
+
+
+def generate_launch_description():  # noqa: ANN201
+    return launch_description("sim")

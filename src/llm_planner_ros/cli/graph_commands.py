@@ -1,0 +1,165 @@
+"""``llm-planner demo | up | run``: bring up the simulated graph, and talk to a running one.
+
+``demo`` starts every node of the sim graph (llm_planner_ros.bringup.SIM_GRAPH, the same nodes and
+parameter files as launch/sim.launch.py), sends one instruction, shows each step's candidate table,
+prints the final world state and the verdict, optionally writes the decision chart, and stops the
+graph. ``up`` starts the graph and waits so other nodes can call the action; ``run`` sends an
+instruction to a graph that is already up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from kitchen_sim.episodes import Episode, load_episodes
+from kitchen_sim.kitchen import load_kitchen
+
+from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
+from llm_planner_ros.processes import NodeProcess, start_graph
+
+DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
+# The first start de-quantizes the embedded model (about 20 s on 2 cores) before the graph is ready.
+READY_TIMEOUT_S = 300.0
+
+
+def add_arguments(commands: argparse._SubParsersAction) -> None:
+    demo = commands.add_parser("demo", help="bring up the sim graph, plan and execute one instruction, stop")
+    demo.add_argument("instruction", nargs="?", default=None, help=f'default: "{DEFAULT_INSTRUCTION}"')
+    _goal_arguments(demo)
+    demo.add_argument("--episode", type=Path, help="episode file: start from its initial state, judge its goal")
+    demo.add_argument("--id", dest="episode_id", help="episode id within --episode")
+    demo.add_argument("--plot", type=Path, help="write the decision chart (paper Figure 5) to this PNG")
+    demo.add_argument("--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)")
+    demo.set_defaults(_run=run_demo)
+
+    up = commands.add_parser("up", help="bring up the sim graph and wait (Ctrl-C stops it)")
+    up.add_argument("--log-dir", type=Path)
+    up.add_argument("--episode", type=Path)
+    up.add_argument("--id", dest="episode_id")
+    up.set_defaults(_run=run_up)
+
+    run = commands.add_parser("run", help="send an instruction to a running graph and show the plan")
+    run.add_argument("instruction")
+    _goal_arguments(run)
+    run.add_argument("--plot", type=Path)
+    run.set_defaults(_run=run_instruction)
+
+
+def _goal_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--planner", default="", help="saycan (default) or another registered method")
+    parser.add_argument("--plan-only", action="store_true", help="plan against simulated effects, dispatch nothing")
+    parser.add_argument("--max-steps", type=int, default=0, help="step budget (0: the planner's default)")
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    console = Console()
+    episode = _episode(args)
+    instruction = args.instruction or (episode.instruction if episode else DEFAULT_INSTRUCTION)
+    with _graph(args, console, episode) as client:
+        outcome = _send(client, console, instruction, args)
+    _report(console, outcome, episode, args.plot, instruction)
+    return 0 if outcome.success and (episode is None or (outcome.world is not None and episode.goal_holds(outcome.world))) else 1
+
+
+def run_up(args: argparse.Namespace) -> int:
+    console = Console()
+    stop = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with _graph(args, console, _episode(args)):
+        console.print("[green]graph up[/green]: send goals to /llm_planner/execute_instruction "
+                      "(e.g. llm-planner run \"bring me an apple\"); Ctrl-C stops it")
+        stop.wait()
+    return 0
+
+
+def run_instruction(args: argparse.Namespace) -> int:
+    console = Console()
+    client = InstructionClient(load_kitchen(), console)
+    try:
+        if not client.wait_ready(20.0):
+            console.print("[red]no planner at /llm_planner/execute_instruction[/red]: start the graph with `llm-planner up`")
+            return 2
+        outcome = _send(client, console, args.instruction, args)
+    finally:
+        client.close()
+    _report(console, outcome, None, args.plot, args.instruction)
+    return 0 if outcome.success else 1
+
+
+def _episode(args: argparse.Namespace) -> Episode | None:
+    if args.episode is None:
+        if args.episode_id:
+            raise SystemExit("--id needs --episode FILE")
+        return None
+    episodes = load_episodes(args.episode)
+    if not args.episode_id:
+        raise SystemExit(f"--episode needs --id; ids in {args.episode}: {', '.join(e.id for e in episodes)}")
+    return episodes.episode(args.episode_id)
+
+
+class _graph:
+    """Context manager: the sim graph as processes plus a connected client; stops everything on exit
+    and points at the node logs when the graph did not come up."""
+
+    def __init__(self, args: argparse.Namespace, console: Console, episode: Episode | None) -> None:
+        self._console = console
+        self._log_dir = args.log_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / \
+            "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
+        self._overrides = {}
+        if episode is not None:
+            self._overrides["sim_world"] = {"episode_file": str(args.episode.resolve()), "episode_id": episode.id}
+        self._processes: list[NodeProcess] = []
+        self._client: InstructionClient | None = None
+
+    def __enter__(self) -> InstructionClient:
+        self._console.print(f"starting {len(SIM_GRAPH)} nodes (logs in {self._log_dir})")
+        self._processes = start_graph(SIM_GRAPH, self._log_dir, overrides=self._overrides)
+        self._client = InstructionClient(load_kitchen(), self._console)
+        with self._console.status("waiting for the planner (the first start converts the embedded model)"):
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while not self._client.wait_ready(1.0):
+                dead = [p for p in self._processes if p.returncode is not None]
+                if dead or time.monotonic() > deadline:
+                    self.__exit__(None, None, None)
+                    culprit = dead[0].log_path if dead else self._log_dir
+                    raise SystemExit(f"the graph did not come up; see {culprit}")
+        return self._client
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        for process in reversed(self._processes):
+            process.stop()
+        self._processes = []
+
+
+def _send(client: InstructionClient, console: Console, instruction: str, args: argparse.Namespace) -> InstructionOutcome:
+    console.rule(f"[bold]{instruction}")
+    return client.send(instruction, planner=args.planner, plan_only=args.plan_only, max_steps=args.max_steps)
+
+
+def _report(console: Console, outcome: InstructionOutcome, episode: Episode | None, plot: Path | None, instruction: str) -> None:
+    executed = [step.skill.text for step in outcome.steps if step.succeeded]
+    console.rule("result")
+    console.print(f"plan ({len(executed)} skills): {', '.join(executed) or '(none)'}")
+    console.print(f"final world state:\n{outcome.world.summary() if outcome.world else '(no state received)'}")
+    style = "green" if outcome.success else "red"
+    console.print(f"[{style}]{outcome.status_name}[/{style}]: {outcome.message}  ({outcome.wall_s:.1f} s)")
+    if episode is not None and outcome.world is not None:
+        holds = episode.goal_holds(outcome.world)
+        console.print(f"episode {episode.id} goal {'[green]holds' if holds else '[red]does not hold'}[/]: {episode.goal}")
+    if plot is not None:
+        from llm_planner_ros.visualization.decision_chart import write_decision_chart
+
+        path = write_decision_chart(outcome.steps, plot, instruction)
+        console.print(f"decision chart written to {path}")

@@ -1,0 +1,113 @@
+"""Sends one instruction to ``/llm_planner/execute_instruction`` and shows the plan as it unfolds.
+
+Used by ``llm-planner demo`` and ``llm-planner run``: each step's candidate table is printed when the
+step ends (and shown live while it runs); the final world state comes from the same topics the
+affordance servers read.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import rclpy
+from action_msgs.msg import GoalStatus
+from rclpy.action import ActionClient
+from rclpy.context import Context
+from rclpy.executors import MultiThreadedExecutor
+from rich.console import Console
+from rich.live import Live
+
+from affordance_servers.topic_state_provider import TopicStateProvider
+from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.world import World
+from llm_planner_interfaces.action import ExecuteInstruction
+
+from llm_planner_ros.planning.decision import StepRecord, StepStatus
+from llm_planner_ros.ros.conversions import record_from_msg
+from llm_planner_ros.ros.futures import wait_for
+from llm_planner_ros.visualization.score_table import step_table
+
+ACTION = "/llm_planner/execute_instruction"
+
+
+@dataclass
+class InstructionOutcome:
+    """What came back: goal status, the result message, the executed steps, the final world (None if no
+    state arrived) and the wall time of the goal."""
+
+    status: int
+    success: bool
+    message: str
+    steps: list[StepRecord] = field(default_factory=list)
+    world: World | None = None
+    wall_s: float = 0.0
+
+    @property
+    def status_name(self) -> str:
+        names = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
+                 GoalStatus.STATUS_CANCELED: "canceled"}
+        return names.get(self.status, f"status {self.status}")
+
+
+class InstructionClient:
+    """A private rclpy context and node with the action client and the state listeners.
+
+    Lifecycle: construct, ``wait_ready(timeout)`` (False when the planner never appeared),
+    ``send(...)`` as often as needed, ``close()``.
+    """
+
+    def __init__(self, kitchen: Kitchen, console: Console) -> None:
+        self._console = console
+        self._context = Context()
+        rclpy.init(context=self._context)
+        self.node = rclpy.create_node("llm_planner_cli", context=self._context)
+        self._client = ActionClient(self.node, ExecuteInstruction, ACTION)
+        self._state = TopicStateProvider(self.node, kitchen)
+        self._executor = MultiThreadedExecutor(num_threads=3, context=self._context)
+        self._executor.add_node(self.node)
+        self._spin = threading.Thread(target=self._executor.spin, daemon=True)
+        self._spin.start()
+
+    def wait_ready(self, timeout_s: float) -> bool:
+        return self._client.wait_for_server(timeout_sec=timeout_s)
+
+    def send(self, instruction: str, planner: str = "", plan_only: bool = False, max_steps: int = 0,
+             timeout_s: float = 900.0) -> InstructionOutcome:
+        goal = ExecuteInstruction.Goal(instruction=instruction, planner=planner, plan_only=plan_only, max_steps=max_steps)
+        steps: dict[int, StepRecord] = {}
+        printed: set[int] = set()
+        start = time.monotonic()
+        with Live(console=self._console, refresh_per_second=8, transient=True) as live:
+
+            def on_feedback(message: ExecuteInstruction.Impl.FeedbackMessage) -> None:
+                record = record_from_msg(message.feedback.current)
+                steps[record.index] = record
+                if record.status in (StepStatus.PLANNED, StepStatus.RUNNING):
+                    live.update(step_table(record))
+                elif record.index not in printed:
+                    printed.add(record.index)
+                    live.console.print(step_table(record))
+
+            handle = wait_for(self._client.send_goal_async(goal, feedback_callback=on_feedback), 30.0, ACTION)
+            if not handle.accepted:
+                return InstructionOutcome(GoalStatus.STATUS_ABORTED, False, "the planner rejected the goal")
+            response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
+        executed = [record_from_msg(step) for step in response.result.executed]
+        for record in executed:
+            if record.index not in printed and record.candidates:
+                self._console.print(step_table(record))
+        return InstructionOutcome(
+            status=response.status,
+            success=response.result.success,
+            message=response.result.message,
+            steps=executed,
+            world=self._state.wait(5.0),
+            wall_s=time.monotonic() - start,
+        )
+
+    def close(self) -> None:
+        self._executor.shutdown(timeout_sec=5)
+        self.node.destroy_node()
+        rclpy.shutdown(context=self._context)

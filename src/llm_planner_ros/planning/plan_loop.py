@@ -1,0 +1,159 @@
+"""The loop every planning method shares: decide, gate, dispatch, record, repeat until ``done``.
+
+A method (``Planner``) only decides the next step; this loop owns the safety gates (allow-list,
+human confirmation, cancel / e-stop), the step budget and the bookkeeping, so the five methods
+cannot differ in how safely they act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Protocol
+
+from kitchen_sim.skill import TERMINATE, Skill
+
+from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
+from llm_planner_ros.planning.environment import PlanningEnvironment
+
+
+class EndReason(str, Enum):
+    """Why a plan ended. Only DONE is a success."""
+
+    DONE = "done"  # the method chose the terminate skill
+    MAX_STEPS = "max_steps"  # the step budget ran out first
+    NO_CANDIDATE = "no_candidate"  # the method had nothing to propose
+    NOT_ALLOWED = "not_allowed"  # the method proposed a skill outside the allow-list; nothing was dispatched
+    REFUSED = "refused"  # the human (ConfirmPlan) refused the step, or did not answer in time
+    CANCELED = "canceled"  # the client canceled the goal, or the e-stop fired
+    ERROR = "error"  # a dependency failed (LLM service, affordance server, executor unreachable)
+
+
+class Planner(Protocol):
+    """One planning method. ``reset`` starts an instruction; ``next_step`` proposes the next skill
+    given the steps so far; ``observe`` tells the method how a step it proposed ended."""
+
+    name: str
+
+    def reset(self, instruction: str) -> None: ...
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision: ...
+
+    def observe(self, record: StepRecord) -> None: ...
+
+
+class PlanAborted(RuntimeError):
+    """Raised by a hook or the environment to end the plan at once with a reason."""
+
+    def __init__(self, reason: EndReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass
+class PlanHooks:
+    """Gates and observers of the loop; every field is optional.
+
+    ``allowed(skill)`` returns None when the skill may be dispatched, else why not;
+    ``confirm(record)`` returns (approved, reason) before each dispatch; ``canceled()`` returns a
+    reason once the plan must stop (client cancel, e-stop); ``on_step(record)`` sees every step
+    when it is chosen and again when it ends.
+    """
+
+    allowed: Callable[[Skill], str | None] = lambda _skill: None
+    confirm: Callable[[StepRecord], tuple[bool, str]] | None = None
+    canceled: Callable[[], str | None] = lambda: None
+    on_step: Callable[[StepRecord], None] = lambda _record: None
+
+
+@dataclass
+class PlanResult:
+    """How a plan ended: ``success`` only when the method terminated with ``done`` in budget."""
+
+    reason: EndReason
+    message: str
+    steps: list[StepRecord] = field(default_factory=list)
+
+    @property
+    def success(self) -> bool:
+        return self.reason == EndReason.DONE
+
+    @property
+    def skills(self) -> list[str]:
+        """Texts of the steps that ran successfully, in order (the plan as executed)."""
+        return [step.skill.text for step in self.steps if step.succeeded]
+
+
+def run_plan(
+    planner: Planner,
+    instruction: str,
+    env: PlanningEnvironment,
+    max_steps: int,
+    hooks: PlanHooks | None = None,
+) -> PlanResult:
+    """Plan and execute ``instruction`` step by step; never raises for a plan that goes wrong.
+
+    ``max_steps`` bounds every chosen step, failed ones included, so a method that keeps retrying
+    an impossible skill still ends.
+    """
+    hooks = hooks or PlanHooks()
+    steps: list[StepRecord] = []
+    planner.reset(instruction)
+    try:
+        for index in range(max_steps):
+            if (reason := hooks.canceled()) is not None:
+                return PlanResult(EndReason.CANCELED, reason, steps)
+            decision = planner.next_step(env, steps)
+            if decision.skill is None:
+                return PlanResult(EndReason.NO_CANDIDATE, decision.note or "the method proposed no skill", steps)
+            record = StepRecord(index=index, skill=decision.skill, candidates=decision.candidates)
+            steps.append(record)
+            if decision.skip is not None:
+                _finish(record, StepStatus.SKIPPED, decision.skip, hooks)
+                planner.observe(record)
+                continue
+            if (ended := _gate(record, hooks)) is not None:
+                planner.observe(record)
+                return PlanResult(ended[0], ended[1], steps)
+            if decision.skill.family == TERMINATE:
+                _finish(record, StepStatus.SUCCEEDED, "plan complete", hooks)
+                planner.observe(record)
+                return PlanResult(EndReason.DONE, f"done after {index} skill(s)", steps)
+            record.status = StepStatus.RUNNING
+            hooks.on_step(record)
+            outcome = env.execute(decision.skill)
+            if (reason := hooks.canceled()) is not None:
+                _finish(record, StepStatus.CANCELED, reason, hooks)
+                planner.observe(record)
+                return PlanResult(EndReason.CANCELED, reason, steps)
+            status = StepStatus.SUCCEEDED if outcome.success else StepStatus.FAILED
+            _finish(record, status, outcome.message, hooks)
+            planner.observe(record)
+    except PlanAborted as aborted:
+        if steps and steps[-1].status in (StepStatus.PLANNED, StepStatus.RUNNING):
+            _finish(steps[-1], StepStatus.CANCELED if aborted.reason == EndReason.CANCELED else StepStatus.FAILED,
+                    str(aborted), hooks)
+        return PlanResult(aborted.reason, str(aborted), steps)
+    return PlanResult(EndReason.MAX_STEPS, f"no `done` within {max_steps} steps", steps)
+
+
+def _gate(record: StepRecord, hooks: PlanHooks) -> tuple[EndReason, str] | None:
+    """Allow-list, then human confirmation; returns how the plan ends if the step may not run."""
+    if (why := hooks.allowed(record.skill)) is not None:
+        _finish(record, StepStatus.SKIPPED, why, hooks)
+        return EndReason.NOT_ALLOWED, why
+    if hooks.confirm is not None:
+        hooks.on_step(record)
+        approved, reason = hooks.confirm(record)
+        if not approved:
+            message = f"step {record.index} ({record.skill.text}) not approved: {reason}"
+            _finish(record, StepStatus.SKIPPED, message, hooks)
+            return EndReason.REFUSED, message
+    return None
+
+
+def _finish(record: StepRecord, status: StepStatus, message: str, hooks: PlanHooks) -> None:
+    record.status = status
+    record.message = message
+    hooks.on_step(record)

@@ -1,0 +1,71 @@
+"""Planning methods by name, built from shared resources and their section of config/planners.yaml.
+
+Each method module exposes ``build(resources: PlannerResources) -> Planner``; ``PLANNERS`` maps the
+public name (the ExecuteInstruction goal's ``planner`` field, ``--planner`` on the command line) to
+that module, imported only when the method is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.paths import resolve_config
+
+from llm_planner_ros.llm.base import Embedder, LanguageModel
+from llm_planner_ros.planning.plan_loop import Planner
+
+PLANNERS: dict[str, str] = {
+    "saycan": "llm_planner_ros.planning.saycan",
+}
+DEFAULT_PLANNER = "saycan"
+
+
+class UnknownPlannerError(ValueError):
+    """The requested method is not one of PLANNERS."""
+
+
+@dataclass
+class PlannerResources:
+    """What methods share: the language model, a lazily loaded sentence embedder, the kitchen (skill
+    vocabulary and world facts), and per-method options (``options[name]``, from config/planners.yaml)."""
+
+    model: LanguageModel
+    kitchen: Kitchen
+    embedder_factory: Callable[[], Embedder]
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        return self.embedder_factory()
+
+    def options_for(self, name: str) -> dict[str, Any]:
+        return dict(self.options.get(name, {}))
+
+
+def load_planner_options(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Per-method options from config/planners.yaml (or ``path``): a mapping of method name to options."""
+    resolved = resolve_config(path, "planners.yaml")
+    data = yaml.safe_load(resolved.read_text()) or {}
+    if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
+        raise ValueError(f"{resolved}: expected a mapping of planner name to a mapping of options")
+    unknown = sorted(set(data) - set(PLANNERS))
+    if unknown:
+        raise ValueError(f"{resolved}: unknown planner(s) {', '.join(unknown)}; known: {', '.join(PLANNERS)}")
+    return data
+
+
+def build_planner(name: str, resources: PlannerResources) -> Planner:
+    """The method called ``name`` (empty: the default, saycan); UnknownPlannerError lists the known ones."""
+    name = name or DEFAULT_PLANNER
+    if name not in PLANNERS:
+        raise UnknownPlannerError(f"unknown planner {name!r}; choose one of: {', '.join(PLANNERS)}")
+    module = importlib.import_module(PLANNERS[name])
+    return module.build(resources)

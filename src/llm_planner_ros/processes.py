@@ -1,0 +1,126 @@
+"""Running the project's nodes as processes: how ``llm-planner up``/``demo`` (and the graph tests)
+start a graph without ros2 launch, which is not on PyPI.
+
+A ``NodeProcess`` writes its output to a log file and stops cleanly (SIGINT first, as rclpy expects,
+then SIGTERM and SIGKILL if it does not exit in time).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any
+
+from llm_planner_ros.bringup import NodeSpec
+
+
+def entry_point(name: str) -> str:
+    """Path of a console script of this environment (the venv's bin/ first, then PATH)."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which(name)
+    if found is None:
+        raise FileNotFoundError(f"entry point {name!r} not installed: run `make setup`")
+    return found
+
+
+def ros_argv(
+    executable: str,
+    name: str | None = None,
+    param_files: list[Path] | None = None,
+    params: Mapping[str, Any] | None = None,
+    args: list[str] | None = None,
+) -> list[str]:
+    """The command line of a node: its entry point, plain arguments, then ``--ros-args`` with the
+    parameter files, ``-p key:=value`` overrides (after the files, so they win) and the node name."""
+    argv = [entry_point(executable), *(args or [])]
+    ros_args: list[str] = []
+    for path in param_files or []:
+        ros_args += ["--params-file", str(path)]
+    for key, value in (params or {}).items():
+        ros_args += ["-p", f"{key}:={param_literal(value)}"]
+    if name:
+        ros_args += ["-r", f"__node:={name}"]
+    return argv + (["--ros-args", *ros_args] if ros_args else [])
+
+
+def param_literal(value: Any) -> str:
+    """A ROS parameter value as ``-p`` expects it (YAML: true/false, [a,b], numbers, strings)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(param_literal(v) for v in value) + "]"
+    return str(value)
+
+
+class NodeProcess:
+    """One process in its own session (so a stop reaches its children), output to ``log_path``.
+
+    ``returncode`` is None while it runs; ``stop()`` returns the exit code (or None if it never started).
+    """
+
+    def __init__(self, argv: list[str], env: Mapping[str, str], log_path: Path) -> None:
+        self.argv = argv
+        self.env = dict(env)
+        self.log_path = log_path
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    def start(self) -> NodeProcess:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "wb")
+        self._proc = subprocess.Popen(
+            self.argv, env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        return self
+
+    @property
+    def returncode(self) -> int | None:
+        return None if self._proc is None else self._proc.poll()
+
+    def wait(self, timeout: float) -> int:
+        assert self._proc is not None, "wait() before start()"
+        return self._proc.wait(timeout=timeout)
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        if self._proc is None:
+            return None
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            if self._proc.poll() is not None:
+                break
+            try:
+                os.killpg(self._proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self._proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                continue
+        if self._log is not None:
+            self._log.close()
+        return self._proc.poll()
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def start_graph(
+    specs: tuple[NodeSpec, ...],
+    log_dir: Path,
+    env: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[NodeProcess]:
+    """Start every node of a graph with its parameter files; ``overrides[node_name]`` adds ``-p`` values."""
+    environment = dict(env if env is not None else os.environ)
+    environment.setdefault("PYTHONUNBUFFERED", "1")
+    processes = []
+    for spec in specs:
+        argv = ros_argv(spec.executable, spec.name, spec.param_paths(), (overrides or {}).get(spec.name))
+        processes.append(NodeProcess(argv, environment, log_dir / f"{spec.name}.log").start())
+    return processes

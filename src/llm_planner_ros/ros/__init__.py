@@ -1,0 +1,1 @@
+"""ROS adapters of the planning core: message conversions, blocking waits, clients as core interfaces."""

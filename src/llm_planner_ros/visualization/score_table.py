@@ -1,0 +1,42 @@
+"""The per-step candidate table shown live in the terminal (rich)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from llm_planner_ros.planning.decision import StepRecord, StepStatus
+
+_STATUS_STYLE = {
+    StepStatus.PLANNED: ("planned", "cyan"),
+    StepStatus.RUNNING: ("running", "yellow"),
+    StepStatus.SUCCEEDED: ("succeeded", "green"),
+    StepStatus.FAILED: ("failed", "red"),
+    StepStatus.SKIPPED: ("skipped", "magenta"),
+    StepStatus.CANCELED: ("canceled", "red"),
+}
+
+
+def step_table(record: StepRecord) -> Table:
+    """Top candidates of one step with their LLM probability, affordance and combined score; the
+    chosen skill is bold, and the title carries the step's status and message."""
+    label, style = _STATUS_STYLE[record.status]
+    title = f"step {record.index + 1}: [bold]{record.skill.text}[/bold] [{style}]{label}[/{style}]"
+    if record.message:
+        title += f" - {record.message}"
+    table = Table(title=title, title_justify="left", expand=False)
+    table.add_column("candidate skill")
+    table.add_column("p_LLM", justify="right")
+    table.add_column("log p_LLM", justify="right")
+    table.add_column("affordance", justify="right")
+    table.add_column("combined", justify="right")
+    for candidate in record.candidates:
+        chosen = candidate.skill.text == record.skill.text
+        table.add_row(
+            candidate.skill.text,
+            f"{candidate.llm_probability:.3f}",
+            f"{candidate.llm:.2f}",
+            f"{candidate.affordance:.2f}",
+            f"{candidate.combined:.3f}",
+            style="bold" if chosen else None,
+        )
+    return table
