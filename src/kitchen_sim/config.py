@@ -96,11 +96,11 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
     )
     if top is None:
         return None
-    locations = _positions(top.get("locations"), "locations", check)
-    articles = _articles(top.get("objects"), check)
+    locations = _positions(top["locations"], "locations", check)
+    articles = _articles(top["objects"], check)
     drawer = _drawer(top["drawer"], check) if "drawer" in top else None
     size = _size(top.get("object_size", {"x": 0.07, "y": 0.07, "z": 0.12}), check)
-    world = check.string(top.get("world"), "world")
+    world = check.string(top["world"], "world")
     frame_id = check.string(top.get("frame_id", "map"), "frame_id")
     if drawer is not None and locations is not None and drawer.location in locations:
         check.add("drawer.location", f"{drawer.location!r} is already a location; the drawer's must be its own")
@@ -128,7 +128,7 @@ def _position(value: Any, where: str, check: Checker) -> Position | None:
     xy = check.mapping(value, where, required=("x", "y"))
     if xy is None:
         return None
-    x, y = check.number(xy.get("x"), join(where, "x")), check.number(xy.get("y"), join(where, "y"))
+    x, y = check.number(xy["x"], join(where, "x")), check.number(xy["y"], join(where, "y"))
     return None if x is None or y is None else Position(x, y)
 
 
@@ -141,7 +141,7 @@ def _articles(value: Any, check: Checker) -> dict[str, str] | None:
         where = join("objects", label)
         entry = check.mapping(spec, where, required=("article",))
         if entry is not None:
-            article = check.one_of(entry.get("article"), join(where, "article"), ("a", "an"), "article")
+            article = check.one_of(entry["article"], join(where, "article"), ("a", "an"), "article")
             if article is not None:
                 articles[label] = article
     return articles if len(articles) == len(labels) else None
@@ -151,9 +151,9 @@ def _drawer(value: Any, check: Checker) -> DrawerConfig | None:
     entry = check.mapping(value, "drawer", required=("location", "position", "contents_at"))
     if entry is None:
         return None
-    location = check.string(entry.get("location"), "drawer.location")
-    position = _position(entry.get("position"), "drawer.position", check)
-    contents_at = check.string(entry.get("contents_at"), "drawer.contents_at")
+    location = check.string(entry["location"], "drawer.location")
+    position = _position(entry["position"], "drawer.position", check)
+    contents_at = check.string(entry["contents_at"], "drawer.contents_at")
     if location is None or position is None or contents_at is None:
         return None
     return DrawerConfig(location, position, contents_at)
@@ -163,7 +163,7 @@ def _size(value: Any, check: Checker) -> tuple[float, float, float] | None:
     entry = check.mapping(value, "object_size", required=("x", "y", "z"))
     if entry is None:
         return None
-    extents = [check.number(entry.get(axis), join("object_size", axis)) for axis in ("x", "y", "z")]
+    extents = [check.number(entry[axis], join("object_size", axis)) for axis in ("x", "y", "z")]
     if any(extent is None for extent in extents):
         return None
     return (extents[0], extents[1], extents[2])  # type: ignore[return-value]

@@ -13,6 +13,7 @@ With ``drawer`` present the drawer's location (``drawers``) is a place of the sc
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,14 +84,14 @@ def parse_scene(data: Any, config: KitchenConfig, check: Checker, where: str) ->
     top = check.mapping(data, where, required=("robot", "objects"), optional=("drawer",))
     if top is None:
         return None
-    drawer_open = _drawer_state(top.get("drawer"), config, check, join(where, "drawer")) if "drawer" in top else None
+    drawer_open = _drawer_state(top["drawer"], config, check, join(where, "drawer")) if "drawer" in top else None
     with_drawer = "drawer" in top and config.drawer is not None
-    robot = check.mapping(top.get("robot"), join(where, "robot"), required=("at",), optional=("holding",))
+    robot = check.mapping(top["robot"], join(where, "robot"), required=("at",), optional=("holding",))
     robot_at = holding = None
     if robot is not None:
-        robot_at = check.one_of(robot.get("at"), join(where, "robot.at"), config.places(with_drawer), "place")
+        robot_at = _place(robot["at"], config.places(with_drawer), config, with_drawer, check, join(where, "robot.at"))
         holding = _holding_id(robot.get("holding"), check, join(where, "robot.holding"))
-    objects = _objects(top.get("objects"), config, with_drawer, check, join(where, "objects"))
+    objects = _objects(top["objects"], config, with_drawer, check, join(where, "objects"))
     if objects is not None and robot is not None:
         _check_gripper(objects, holding, check, where)
     if robot_at is None or objects is None or len(check.problems) > problems_before:
@@ -103,7 +104,7 @@ def _drawer_state(value: Any, config: KitchenConfig, check: Checker, where: str)
         check.add(where, f"world {config.world!r} has no drawer extension (no `drawer` in {config.source})")
         return None
     entry = check.mapping(value, where, required=("open",))
-    return None if entry is None else check.boolean(entry.get("open"), join(where, "open"))
+    return None if entry is None else check.boolean(entry["open"], join(where, "open"))
 
 
 def _holding_id(value: Any, check: Checker, where: str) -> str | None:
@@ -126,9 +127,9 @@ def _objects(
         entry = check.mapping(item, field, required=("id", "label", "at"))
         if entry is None:
             continue
-        object_id = check.identifier(entry.get("id"), join(field, "id"))
-        label = check.one_of(entry.get("label"), join(field, "label"), config.labels, "label")
-        at = _object_place(entry.get("at"), config, places, with_drawer, check, join(field, "at"))
+        object_id = check.identifier(entry["id"], join(field, "id"))
+        label = check.one_of(entry["label"], join(field, "label"), config.labels, "label")
+        at = _place(entry["at"], places, config, with_drawer, check, join(field, "at"))
         if object_id is not None and object_id in seen:
             check.add(join(field, "id"), f"duplicate object id {object_id!r}; ids must be unique in a scene")
             continue
@@ -139,13 +140,15 @@ def _objects(
     return tuple(objects) if len(objects) == len(items) else None
 
 
-def _object_place(
-    value: Any, config: KitchenConfig, places: list[str], with_drawer: bool, check: Checker, where: str
+def _place(
+    value: Any, allowed: Sequence[str], config: KitchenConfig, with_drawer: bool, check: Checker, where: str
 ) -> str | None:
-    if config.drawer is not None and not with_drawer and value == config.drawer.contents_at:
+    """One of ``allowed``; naming the drawer's places in a scene without the drawer says how to add it."""
+    drawer = config.drawer
+    if drawer is not None and not with_drawer and value in (drawer.location, drawer.contents_at):
         check.add(where, f"{value!r} needs the drawer: add `drawer: {{open: false}}` to the initial block")
         return None
-    return check.one_of(value, where, places, "place")
+    return check.one_of(value, where, allowed, "place")
 
 
 def _check_gripper(objects: tuple[ObjectInstance, ...], holding: str | None, check: Checker, where: str) -> None:
@@ -154,7 +157,8 @@ def _check_gripper(objects: tuple[ObjectInstance, ...], holding: str | None, che
     if len(in_gripper) > 1:
         check.add(join(where, "objects"), f"objects {quoted_list(in_gripper)} are all at 'robot'; the gripper holds one")
     elif holding is None and in_gripper:
-        check.add(join(where, "robot.holding"), f"is null but object {in_gripper[0]!r} is at 'robot': set holding: {in_gripper[0]}")
+        held = in_gripper[0]
+        check.add(join(where, "robot.holding"), f"is null but object {held!r} is at 'robot': set holding: {held}")
     elif holding is not None and holding not in {obj.id for obj in objects}:
         check.add(join(where, "robot.holding"), f"{holding!r} is not the id of any object of the scene")
     elif holding is not None and in_gripper != [holding]:

@@ -69,16 +69,21 @@ class Checker:
     def add(self, field: str, message: str) -> None:
         self.problems.append(Problem(field, message, self.episode))
 
+    def reject(self, value: Any, field: str, message: str) -> None:
+        """Record a problem with ``value``, unless it is MISSING (its key's absence is already reported)."""
+        if value is not MISSING:
+            self.add(field, message)
+
     def raise_if_any(self, source: str, error: type[ValidationError] = ValidationError) -> None:
         if self.problems:
             raise error(source, self.problems)
 
     def mapping(
         self, value: Any, field: str, required: Sequence[str] = (), optional: Sequence[str] = ()
-    ) -> Mapping[str, Any] | None:
-        """``value`` if it is a mapping with every required key and no key outside required + optional."""
+    ) -> Fields | None:
+        """``value`` as ``Fields`` if it is a mapping; records unknown keys and missing required keys."""
         if not isinstance(value, Mapping):
-            self.add(field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {_shown(value)}")
+            self.reject(value, field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {_shown(value)}")
             return None
         allowed = [*required, *optional]
         for key in value:
@@ -87,19 +92,19 @@ class Checker:
         for key in required:
             if key not in value:
                 self.add(join(field, key), "missing (required)")
-        return value
+        return Fields(value)
 
     def named_entries(self, value: Any, field: str, what: str) -> Mapping[str, Any] | None:
         """A non-empty mapping from names to entries, e.g. location name -> position."""
         if not isinstance(value, Mapping) or not value:
-            self.add(field, f"must be a non-empty mapping of {what} names to their entries, got {_shown(value)}")
+            self.reject(value, field, f"must be a non-empty mapping of {what} names to their entries, got {_shown(value)}")
             return None
         return {str(name): entry for name, entry in value.items()}
 
     def string(self, value: Any, field: str) -> str | None:
         """A non-empty string."""
         if not isinstance(value, str) or not value.strip():
-            self.add(field, f"must be a non-empty string, got {_shown(value)}")
+            self.reject(value, field, f"must be a non-empty string, got {_shown(value)}")
             return None
         return value
 
@@ -133,19 +138,19 @@ class Checker:
 
     def positive_int(self, value: Any, field: str) -> int | None:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            self.add(field, f"must be a positive integer, got {_shown(value)}")
+            self.reject(value, field, f"must be a positive integer, got {_shown(value)}")
             return None
         return value
 
     def boolean(self, value: Any, field: str) -> bool | None:
         if not isinstance(value, bool):
-            self.add(field, f"must be true or false, got {_shown(value)}")
+            self.reject(value, field, f"must be true or false, got {_shown(value)}")
             return None
         return value
 
     def number(self, value: Any, field: str) -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.add(field, f"must be a number, got {_shown(value)}")
+            self.reject(value, field, f"must be a number, got {_shown(value)}")
             return None
         return float(value)
 
@@ -159,9 +164,25 @@ class Checker:
     def list_of(self, value: Any, field: str, allow_empty: bool = False) -> list[Any] | None:
         if not isinstance(value, list) or (not value and not allow_empty):
             need = "a list" if allow_empty else "a non-empty list"
-            self.add(field, f"must be {need}, got {_shown(value)}")
+            self.reject(value, field, f"must be {need}, got {_shown(value)}")
             return None
         return value
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+
+
+class Fields(dict[str, Any]):
+    """A checked mapping; ``fields[key]`` of an absent key is MISSING, which every check skips quietly
+    (``Checker.mapping`` already reported it). Use ``.get(key, default)`` for optional keys."""
+
+    def __missing__(self, key: str) -> Any:
+        return MISSING
 
 
 def _shown(value: Any) -> str:

@@ -212,16 +212,13 @@ class World:
         held = self.holding
         if held is None:
             return "the gripper is empty"
-        return None if held.label == label else f"the gripper holds {_named(held)}, not {self._a(label)}"
+        return None if held.label == label else f"the gripper holds {_named(held)}, not {self._with_article(label)}"
 
     def _unmet_object_placed(self, label: str | None) -> str | None:
         instances = self.instances(str(label))
         if any(not obj.held for obj in instances):
             return None
         return f"the only {label} is in the gripper" if instances else f"there is no {label} in the scene"
-
-    def _a(self, label: str | None) -> str:
-        return f"{self.kitchen.config.articles.get(str(label), 'a')} {label}"
 
     def _unmet_object_within_reach(self, label: str | None) -> str | None:
         if self.reachable(str(label)):
@@ -238,7 +235,9 @@ class World:
     def _unmet_at_drawer(self, _argument: str | None) -> str | None:
         drawer = self.kitchen.config.drawer
         assert drawer is not None, "drawer skills exist only in drawer scenes"
-        return None if self._robot_at == drawer.location else f"the robot is at the {self._robot_at}, not at the {drawer.location}"
+        if self._robot_at == drawer.location:
+            return None
+        return f"the robot is at the {self._robot_at}, not at the {drawer.location}"
 
     def _unmet_drawer_open(self, _argument: str | None) -> str | None:
         return None if self._drawer_open else "the drawer is closed"
@@ -286,6 +285,9 @@ class World:
     def _visit(self, place: str) -> None:
         if place not in self._visited:
             self._visited.append(place)
+
+    def _with_article(self, label: str | None) -> str:
+        return f"{self.kitchen.config.articles.get(str(label), 'a')} {label}"
 
 
 # Names usable in config/kitchen_skills.yaml. A precondition maps (world, argument) to None when met or

@@ -1,0 +1,125 @@
+"""affordance_server: one EvaluateAffordance action server per skill family, over the current state.
+
+Serves ``/affordance/<family>`` (llm_planner_interfaces/action/EvaluateAffordance) for each family in
+the ``families`` parameter (pick, place, goto, find, terminate, drawer). A goal's skills are scored
+with the calibrated function of each skill's own family (affordance_servers.model), so a goal may
+carry a mixed batch; a skill of a family this node does not host fails the goal with a message naming
+the server to ask instead. The result has one probability per skill, in goal order; ``success`` is
+false, with the reason in ``message``, when no state has arrived within ``state_timeout_s`` or a skill
+is malformed.
+
+State comes from a ``StateProvider``: by default /scene/objects and /sim/robot_state (sim_world_node).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from functools import partial
+
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.node import Node
+
+from affordance_servers.calibration import Calibration
+from affordance_servers.model import AffordanceError, AffordanceModel
+from affordance_servers.state_provider import StateProvider
+from affordance_servers.topic_state_provider import TopicStateProvider
+from kitchen_sim.kitchen import load_kitchen
+from kitchen_sim.messages import skill_from_msg
+from kitchen_sim.ros_node import StartupError, declare_parameters, run_node
+from kitchen_sim.skill import FAMILIES, Skill
+from kitchen_sim.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
+from llm_planner_interfaces.action import EvaluateAffordance
+
+PARAMETERS = {
+    "families": (list(FAMILIES), "skill families to serve, one /affordance/<family> action server each"),
+    "world_file": ("", "world YAML (empty: config/kitchen_world.yaml)"),
+    "skills_file": ("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "scene_topic": (SCENE_TOPIC, "SceneObjectArray topic of the objects (simulator or perception)"),
+    "robot_state_topic": (ROBOT_STATE_TOPIC, "robot-state record topic (std_msgs/String JSON)"),
+    "match_stamps": (True, "assemble state only from scene and robot messages with equal stamps (simulator)"),
+    "state_timeout_s": (5.0, "how long a goal waits for a first state before it fails"),
+    "result_timeout_s": (2.0, "how long a finished goal's result stays available to its client"),
+}
+# Calibration constants (papers/saycan.txt appendix D.2), one parameter each, defaults from the paper.
+CALIBRATION_PARAMETERS = {
+    f.name: (f.default, f"affordance calibration constant {f.name}") for f in fields(Calibration)
+}
+
+
+def action_name(family: str) -> str:
+    return f"/affordance/{family}"
+
+
+class AffordanceServerNode(Node):
+    """Thin adapter: messages in, ``AffordanceModel.evaluate`` over the provider's world, messages out."""
+
+    def __init__(self, provider: StateProvider | None = None) -> None:
+        super().__init__("affordance_server")
+        p = declare_parameters(self, PARAMETERS)
+        constants = declare_parameters(self, CALIBRATION_PARAMETERS)
+        unknown = sorted(set(p["families"]) - set(FAMILIES))
+        if unknown or not p["families"]:
+            raise StartupError(f"families parameter {p['families']}: unknown {unknown}; choose from {list(FAMILIES)}")
+        try:
+            self._model = AffordanceModel(Calibration.from_mapping(constants))
+            kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
+        except (ValueError, OSError) as error:  # ConfigError included
+            raise StartupError(f"cannot configure the affordance model: {error}") from error
+        self._families: tuple[str, ...] = tuple(p["families"])
+        self._state_timeout_s: float = p["state_timeout_s"]
+        self._provider = provider or TopicStateProvider(
+            self, kitchen, p["scene_topic"], p["robot_state_topic"], p["match_stamps"],
+            callback_group=MutuallyExclusiveCallbackGroup(),
+        )
+        # Goals run in parallel with each other and with the state subscriptions, so a goal waiting
+        # for the first state does not block that state from arriving.
+        group = ReentrantCallbackGroup()
+        self._servers = [
+            ActionServer(
+                self, EvaluateAffordance, action_name(family), execute_callback=partial(self._evaluate, family),
+                goal_callback=lambda _goal: GoalResponse.ACCEPT, cancel_callback=lambda _goal: CancelResponse.REJECT,
+                callback_group=group,
+                # Every goal status message lists all goals still kept; rclpy's default of 900 s would
+                # let a planner's thousands of quick goals slow each later one down. Clients ask for
+                # the result right after acceptance, so seconds are plenty.
+                result_timeout=p["result_timeout_s"],
+            )
+            for family in self._families
+        ]
+        self.get_logger().info(f"serving {', '.join(action_name(f) for f in self._families)} from {self._provider.describe()}")
+
+    def _evaluate(self, family: str, handle: ServerGoalHandle) -> EvaluateAffordance.Result:
+        result = EvaluateAffordance.Result()
+        try:
+            result.affordances = self._affordances(family, [skill_from_msg(msg) for msg in handle.request.skills])
+        except (_Refused, AffordanceError) as error:
+            result.message = str(error)
+            self.get_logger().error(f"{action_name(family)}: {result.message}")
+            handle.abort()
+            return result
+        result.success = True
+        handle.publish_feedback(EvaluateAffordance.Feedback(evaluated=len(result.affordances)))
+        handle.succeed()
+        return result
+
+    def _affordances(self, family: str, skills: list[Skill]) -> list[float]:
+        # Unknown families ("" included) are the model's error to report; known ones may be hosted elsewhere.
+        foreign = sorted({s.family for s in skills if s.family in FAMILIES and s.family not in self._families})
+        if foreign:
+            raise _Refused(f"{action_name(family)} got skills of families {foreign} that this node does not host "
+                           f"(families: {list(self._families)}); send them to {', '.join(map(action_name, foreign))}")
+        world = self._provider.current() or self._provider.wait(self._state_timeout_s)
+        if world is None:
+            raise _Refused(f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "
+                           "is sim_world_node (or perception and the robot-state publisher) running?")
+        return self._model.evaluate(skills, world)
+
+
+class _Refused(Exception):
+    """A goal this node cannot answer; the message becomes the result's ``message``."""
+
+
+def main(args: list[str] | None = None) -> None:
+    raise SystemExit(run_node(AffordanceServerNode, threads=4, args=args))

@@ -1,0 +1,135 @@
+"""Executor nodes: ExecuteSkill action servers that run a robot's skills on a backend.
+
+  manipulator_executor   /executors/manipulator/execute_skill   pick up, put down, drawer skills
+  mobile_base_executor   /executors/mobile_base/execute_skill   find, go to, bring it to you
+
+A goal is REJECTED (the reason logged) when its skill text is not a skill of the library, when the
+skill runs on the other executor, when the message's family/arguments/executor disagree with the
+library (empty fields are filled from it), or while another skill runs. Accepted goals report the
+backend's progress and phase as feedback; cancel is relayed to the backend, which leaves the robot
+consistent. Backends: ``sim`` (sim_world_node); MoveIt 2 and Nav2 backends plug in behind
+``skill_executors.backend.SkillBackend``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.node import Node
+
+from kitchen_sim.config import ConfigError
+from kitchen_sim.kitchen import load_kitchen
+from kitchen_sim.messages import skill_from_msg
+from kitchen_sim.ros_node import StartupError, declare_parameters, run_node
+from kitchen_sim.skill import MANIPULATOR, MOBILE_BASE, Skill
+from llm_planner_interfaces.action import ExecuteSkill
+from skill_executors.backend import SkillBackend, Status
+from skill_executors.sim_backend import SimBackend
+
+BACKENDS = ("sim",)
+# Named in the design (MoveIt 2 pick/place, Nav2 NavigateToPose), not written yet.
+PLANNED_BACKENDS = ("moveit", "nav2")
+
+PARAMETERS = {
+    "backend": ("sim", f"what runs the skills: {', '.join(BACKENDS)}"),
+    "world_file": ("", "world YAML (empty: config/kitchen_world.yaml)"),
+    "skills_file": ("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "sim_action": ("/sim/apply_skill", "sim backend: sim_world_node's skill action"),
+    "server_timeout_s": (10.0, "how long to wait for the backend's server before failing a skill"),
+    "silence_timeout_s": (10.0, "fail a skill when the backend sends neither feedback nor result for this long"),
+}
+
+
+def action_name(executor: str) -> str:
+    return f"/executors/{executor}/execute_skill"
+
+
+class ExecutorNode(Node):
+    """The ``executor`` (``manipulator`` or ``mobile_base``) executor, one skill at a time."""
+
+    def __init__(self, executor: str) -> None:
+        super().__init__(f"{executor}_executor")
+        self.executor_name = executor
+        p = declare_parameters(self, PARAMETERS)
+        try:
+            library = load_kitchen(p["world_file"] or None, p["skills_file"] or None).library
+        except (ConfigError, OSError) as error:
+            raise StartupError(f"cannot load the kitchen configuration: {error}") from error
+        # Drawer skills included: whether the current scene has a drawer is the world's concern.
+        self._skills = {skill.text: skill for skill in library.skills(with_drawer=True)}
+        group = ReentrantCallbackGroup()
+        self._backend = self._make_backend(p, group)
+        self._active: str | None = None
+        self._active_lock = threading.Lock()
+        self._server = ActionServer(
+            self, ExecuteSkill, action_name(executor), execute_callback=self._execute,
+            goal_callback=self._on_goal, cancel_callback=lambda _goal: CancelResponse.ACCEPT, callback_group=group,
+        )
+        served = sorted({s.family for s in self._skills.values() if s.executor == executor})
+        self.get_logger().info(f"{action_name(executor)} ready ({p['backend']} backend; families {', '.join(served)})")
+
+    def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
+        if p["backend"] == "sim":
+            return SimBackend(self, p["sim_action"], group, p["server_timeout_s"], p["silence_timeout_s"])
+        if p["backend"] in PLANNED_BACKENDS:
+            raise StartupError(f"backend {p['backend']!r} is not implemented yet; available: {', '.join(BACKENDS)}")
+        raise StartupError(f"unknown backend {p['backend']!r}; available: {', '.join(BACKENDS)}")
+
+    def resolve(self, requested: Skill) -> tuple[Skill | None, str]:
+        """The library's skill for a request, or None and the reason it is refused."""
+        skill = self._skills.get(requested.text)
+        if skill is None:
+            return None, f"unknown skill {requested.text!r}: not a skill of the kitchen's skill library"
+        if skill.executor != self.executor_name:
+            runs_on = skill.executor or "no executor (the planner handles it)"
+            return None, f"{skill.text!r} runs on {runs_on}, not on {self.executor_name}"
+        for field in ("family", "arguments", "executor"):
+            sent, expected = getattr(requested, field), getattr(skill, field)
+            if sent and sent != expected:
+                return None, f"{skill.text!r} has {field} {expected!r} in the skill library, the goal says {sent!r}"
+        return skill, ""
+
+    def _on_goal(self, goal: ExecuteSkill.Goal) -> GoalResponse:
+        skill, reason = self.resolve(skill_from_msg(goal.skill))
+        with self._active_lock:
+            if skill is not None and self._active is not None:
+                reason = f"busy running {self._active!r}; cancel it or wait"
+            elif skill is not None:
+                self._active = skill.text
+                return GoalResponse.ACCEPT
+        self.get_logger().warning(f"rejecting goal {goal.skill.text!r}: {reason}")
+        return GoalResponse.REJECT
+
+    def _execute(self, handle: ServerGoalHandle) -> ExecuteSkill.Result:
+        skill = self._skills[handle.request.skill.text]
+        feedback = ExecuteSkill.Feedback()
+
+        def report(progress: float, phase: str) -> None:
+            feedback.progress, feedback.phase = progress, phase
+            handle.publish_feedback(feedback)
+
+        try:
+            self.get_logger().info(f"executing {skill.text!r}")
+            outcome = self._backend.execute(skill, report, lambda: handle.is_cancel_requested)
+        finally:
+            with self._active_lock:
+                self._active = None
+        if outcome.status is Status.SUCCEEDED:
+            handle.succeed()
+        elif outcome.status is Status.CANCELED and handle.is_cancel_requested:
+            handle.canceled()
+        else:
+            handle.abort()
+        self.get_logger().info(f"{skill.text!r} {outcome.status.value}: {outcome.message}")
+        return ExecuteSkill.Result(success=outcome.success, message=outcome.message)
+
+
+def manipulator_main(args: list[str] | None = None) -> None:
+    raise SystemExit(run_node(lambda: ExecutorNode(MANIPULATOR), threads=4, args=args))
+
+
+def mobile_base_main(args: list[str] | None = None) -> None:
+    raise SystemExit(run_node(lambda: ExecutorNode(MOBILE_BASE), threads=4, args=args))

@@ -1,0 +1,50 @@
+"""World and skill configuration files: the shipped ones load, broken ones say what to fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kitchen_sim import load_kitchen
+from kitchen_sim.config import ConfigError, load_kitchen_config
+from kitchen_sim.paths import config_file
+
+
+def _write(tmp_path: Path, name: str, data: object) -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_shipped_configuration_loads() -> None:
+    kitchen = load_kitchen()
+    assert kitchen.config.world == "saycan_kitchen"
+    assert set(kitchen.config.locations) == {"close counter", "far counter", "table", "trash can", "user"}
+    assert kitchen.config.drawer is not None and kitchen.config.drawer.location == "drawers"
+    assert kitchen.world().robot_at == "close counter"
+
+
+def test_skill_template_with_unknown_precondition(tmp_path: Path) -> None:
+    skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
+    skills["skills"][1]["preconditions"] = ["gripper_empty", "object_levitating"]
+    path = _write(tmp_path, "skills.yaml", skills)
+    with pytest.raises(ConfigError, match=r"skills\[1\].preconditions\[1\]: unknown name 'object_levitating'"):
+        load_kitchen(skills_file=path)
+
+
+def test_duplicate_skill_texts_are_rejected(tmp_path: Path) -> None:
+    skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
+    skills["skills"].append(skills["skills"][0])
+    with pytest.raises(ConfigError, match="two templates make the skill 'find a 7up'"):
+        load_kitchen(skills_file=_write(tmp_path, "skills.yaml", skills))
+
+
+def test_world_file_errors_name_fields(tmp_path: Path) -> None:
+    world = yaml.safe_load(config_file("kitchen_world.yaml").read_text())
+    world["locations"]["table"] = {"x": 1.0}
+    world["objects"]["apple"] = {"article": "the"}
+    with pytest.raises(ConfigError) as raised:
+        load_kitchen_config(_write(tmp_path, "world.yaml", world))
+    assert {p.field for p in raised.value.problems} == {"locations.table.y", "objects.apple.article"}

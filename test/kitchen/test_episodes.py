@@ -1,0 +1,92 @@
+"""Episode files: the valid sample loads as written, every malformed file is rejected usefully."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from kitchen_sim import EpisodeFileError, Kitchen, load_episodes
+from kitchen_sim.episodes import DEFAULT_MAX_STEPS
+
+from .data_files import SAMPLE_EPISODES, Expectation, bad_episode_expectations
+
+
+def test_sample_file_loads_with_every_field(kitchen: Kitchen) -> None:
+    episodes = load_episodes(SAMPLE_EPISODES, kitchen)
+    raw = yaml.safe_load(SAMPLE_EPISODES.read_text())["episodes"]
+    assert [e.id for e in episodes] == [item["id"] for item in raw]
+    for episode, item in zip(episodes, raw):
+        assert episode.family == item["family"]
+        assert episode.instruction == item["instruction"]
+        assert episode.max_steps == item.get("max_steps", DEFAULT_MAX_STEPS)
+        expected_initial = dict(item["initial"])
+        expected_initial["robot"] = {"holding": None, **expected_initial["robot"]}
+        assert episode.initial.to_initial() == expected_initial
+
+
+def test_episode_lookup_names_known_ids(kitchen: Kitchen) -> None:
+    episodes = load_episodes(SAMPLE_EPISODES, kitchen)
+    assert episodes.episode("tour").instruction.startswith("Visit")
+    with pytest.raises(KeyError, match="nl-verb-03"):
+        episodes.episode("no-such-episode")
+
+
+def test_initial_state_of_a_held_object(kitchen: Kitchen) -> None:
+    world = load_episodes(SAMPLE_EPISODES, kitchen).episode("already-holding").world(kitchen)
+    assert world.holding is not None and world.holding.id == "sponge_1"
+    assert world.can_apply("put down the sponge")
+    assert not world.can_apply("pick up the apple")
+
+
+@pytest.mark.parametrize("expected", bad_episode_expectations(), ids=lambda e: e.path.stem)
+def test_malformed_file_is_rejected_naming_file_episode_and_field(kitchen: Kitchen, expected: Expectation) -> None:
+    with pytest.raises(EpisodeFileError) as raised:
+        load_episodes(expected.path, kitchen)
+    error = raised.value
+    assert str(error).startswith(str(expected.path))
+    matching = [p for p in error.problems if p.field == expected.field and expected.message in p.message]
+    assert matching, f"no problem at {expected.field!r} saying {expected.message!r} in:\n{error}"
+    if expected.episode is not None:
+        assert matching[0].episode is not None and repr(expected.episode) in matching[0].episode
+        assert repr(expected.episode) in str(error)
+
+
+def test_bad_set_covers_the_kinds_of_mistake_the_format_forbids() -> None:
+    messages = " ".join(e.message for e in bad_episode_expectations())
+    for kind in ("unknown key", "missing", "unknown label", "unknown place", "duplicate episode id",
+                 "duplicate object id", "at: robot", "unknown condition", "not valid YAML"):
+        assert kind in messages
+
+
+def test_every_problem_of_a_file_is_reported_at_once(kitchen: Kitchen, tmp_path) -> None:
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump({
+        "world": "saycan_kitchen",
+        "episodes": [{
+            "id": "many", "family": "x", "instruction": "y",
+            "initial": {"robot": {"at": "moon", "holding": None},
+                        "objects": [{"id": "b_1", "label": "banana", "at": "table"}]},
+            "goal": {"robot_at": "mars"},
+        }],
+    }))
+    with pytest.raises(EpisodeFileError) as raised:
+        load_episodes(path, kitchen)
+    fields = {p.field for p in raised.value.problems}
+    assert fields == {"initial.robot.at", "initial.objects[0].label", "goal.robot_at"}
+
+
+def test_lenient_shapes_the_format_allows(kitchen: Kitchen, tmp_path) -> None:
+    """Integer ids, a single label where a list fits, defaults for max_steps, min and distinct."""
+    path = tmp_path / "lenient.yaml"
+    path.write_text(yaml.safe_dump({
+        "world": "saycan_kitchen",
+        "episodes": [{
+            "id": 7, "family": "x", "instruction": "y",
+            "initial": {"robot": {"at": "table"}, "objects": [{"id": 1, "label": "coke", "at": "table"}]},
+            "goal": {"all": [{"count": {"labels": "coke", "location": "table"}}, {"visited": "table"}]},
+        }],
+    }))
+    episode = load_episodes(path, kitchen).episode("7")
+    world = episode.world(kitchen)
+    assert episode.max_steps == DEFAULT_MAX_STEPS
+    assert episode.goal_holds(world)

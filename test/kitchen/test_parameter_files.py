@@ -1,0 +1,33 @@
+"""The ROS parameter files in config/ name exactly the parameters their nodes declare, typed alike.
+
+ROS ignores a parameter-file key that a node never declares, so a typo there would go unnoticed; and
+rclpy refuses a value whose type differs from the declared default's (1 where 1.0 is declared).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+
+from affordance_servers import affordance_server_node
+from kitchen_sim import sim_world_node
+from kitchen_sim.paths import config_file
+from skill_executors import executor_node
+
+AFFORDANCE = {**affordance_server_node.PARAMETERS, **affordance_server_node.CALIBRATION_PARAMETERS}
+CASES = [
+    ("sim_world.yaml", "sim_world_node", sim_world_node.PARAMETERS),
+    ("affordance.yaml", "affordance_server", AFFORDANCE),
+    ("executors.yaml", "manipulator_executor", executor_node.PARAMETERS),
+    ("executors.yaml", "mobile_base_executor", executor_node.PARAMETERS),
+]
+
+
+@pytest.mark.parametrize(("file", "node", "declared"), CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES])
+def test_parameter_file_matches_declared_parameters(file: str, node: str, declared: dict[str, tuple[Any, str]]) -> None:
+    values = yaml.safe_load(config_file(file).read_text())[node]["ros__parameters"]
+    assert set(values) == set(declared), f"undeclared: {set(values) - set(declared)}, missing: {set(declared) - set(values)}"
+    for name, (default, _description) in declared.items():
+        assert type(values[name]) is type(default), f"{file}: {name} is {values[name]!r}, declared like {default!r}"

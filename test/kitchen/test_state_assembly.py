@@ -1,0 +1,66 @@
+"""The robot-state record and assembling a world from it and the scene objects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from affordance_servers.state_provider import StateAssembler
+from kitchen_sim import Kitchen, ObjectInstance, World
+from kitchen_sim.robot_state import RobotState
+
+MakeWorld = Callable[..., World]
+
+
+def _record(world: World, stamp: tuple[int, int], revision: int = 1) -> RobotState:
+    return RobotState.of_world(world, stamp, revision, episode="ep", busy=None)
+
+
+def test_robot_state_round_trips_through_json(make_world: MakeWorld) -> None:
+    world = make_world("drawers", drawer=True, holding="coke_1", coke_1="robot")
+    state = RobotState.of_world(world, (12, 5), 3, "ep-1", busy="pick up the coke")
+    assert RobotState.from_json(state.to_json()) == state
+    assert state.holding_label == "coke" and state.drawer_open is True
+
+
+def test_malformed_robot_state_names_the_problem() -> None:
+    with pytest.raises(ValueError, match="malformed robot state record .*'revision'"):
+        RobotState.from_json('{"stamp": {"sec": 1, "nanosec": 0}}')
+
+
+def test_assembler_builds_only_from_matching_stamps(kitchen: Kitchen, make_world: MakeWorld) -> None:
+    before = make_world("table", apple_1="table")
+    after = before.copy()
+    after.apply("pick up the apple")
+    assembler = StateAssembler(kitchen, match_stamps=True)
+    assembler.on_objects((1, 0), before.objects)
+    assert assembler.world is None
+    assembler.on_robot_state(_record(before, (1, 0)))
+    assert assembler.world is not None and assembler.world.holding is None
+    # The skill's objects arrive first: the half-applied pair must not be used.
+    assembler.on_objects((2, 0), after.objects)
+    assert assembler.world.holding is None and assembler.world.to_initial() == before.to_initial()
+    assembler.on_robot_state(_record(after, (2, 0), revision=2))
+    assert assembler.world.to_initial() == after.to_initial()
+
+
+def test_assembler_without_stamp_matching_drops_unknown_labels(kitchen: Kitchen, make_world: MakeWorld) -> None:
+    world = make_world("table", apple_1="table")
+    assembler = StateAssembler(kitchen, match_stamps=False)
+    assembler.on_robot_state(_record(world, (5, 0)))
+    assembler.on_objects((9, 9), [*world.objects, ObjectInstance("mug_1", "mug", "table")])
+    assert assembler.world is not None
+    assert [o.id for o in assembler.world.objects] == ["apple_1"]
+    assert assembler.ignored_labels == {"mug"}
+
+
+def test_assembler_keeps_the_last_world_on_an_inconsistent_pair(kitchen: Kitchen, make_world: MakeWorld) -> None:
+    world = make_world("table", apple_1="table")
+    assembler = StateAssembler(kitchen, match_stamps=False)
+    assembler.on_robot_state(_record(world, (1, 0)))
+    assembler.on_objects((1, 0), world.objects)
+    good = assembler.world
+    assembler.on_objects((1, 0), [ObjectInstance("apple_1", "apple", "robot")])  # held, but holding is null
+    assert assembler.world is good
+    assert assembler.error is not None and "robot.holding" in assembler.error
