@@ -28,7 +28,7 @@ class NodeSpec:
 
 
 SIM_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("sim_world_node", "sim_world", ("sim_world.yaml",)),
+    NodeSpec("sim_world_node", "sim_world_node", ("sim_world.yaml",)),
     NodeSpec("affordance_server", "affordance_server", ("affordance.yaml",)),
     NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml",)),
     NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml",)),

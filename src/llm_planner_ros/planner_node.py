@@ -18,6 +18,7 @@ and the new one runs. Every step is published as feedback and on ``/llm_planner/
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import threading
 from collections.abc import Sequence
@@ -39,7 +40,7 @@ from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 
 from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.llm.factory import load_embedder, load_language_model
+from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_model
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, UnknownPlannerError, build_planner, load_planner_options
@@ -55,9 +56,8 @@ _PARAMETERS: dict[str, tuple[object, str]] = {
     "planners_file": ("", "per-method options (empty: config/planners.yaml)"),
     "world_file": ("", "kitchen world facts (empty: config/kitchen_world.yaml)"),
     "skills_file": ("", "skill library (empty: config/kitchen_skills.yaml)"),
-    "llm_mode": ("service", "service: call /llm/score and /llm/generate; in_process: load the model here"),
-    "llm_backend": ("hf", "in_process backend: hf | openai | replay"),
-    "llm_model": ("", "in_process model path or name (empty: the embedded SmolLM2-135M-Instruct)"),
+    "llm_mode": ("service", "service: call /llm/score and /llm/generate; in_process: load the model here "
+                 "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)"),
     "llm_timeout_s": (120.0, "limit of one LLM call"),
     "max_steps": (30, "default step budget when a goal's max_steps is 0"),
     "max_instruction_chars": (2000, "longer instructions are refused with a reason"),
@@ -70,6 +70,9 @@ _PARAMETERS: dict[str, tuple[object, str]] = {
     "state_timeout_s": (10.0, "how long to wait for a first world state"),
     "on_busy": ("reject", "reject | preempt: what a goal arriving during another one does"),
     "frame_id": ("map", "frame of the RViz markers"),
+    "scene_topic": ("/scene/objects", "SceneObjectArray of the perceived (or simulated) objects"),
+    "robot_state_topic": ("/sim/robot_state", "robot-state JSON record (kitchen_sim.robot_state)"),
+    "match_stamps": (True, "pair scene and robot state by stamp (true for the simulator, false on a robot)"),
 }
 
 
@@ -82,11 +85,17 @@ class PlannerNode(Node):
         super().__init__("planner")
         for name, (default, description) in _PARAMETERS.items():
             self.declare_parameter(name, default, ParameterDescriptor(description=description))
+        for option in dataclasses.fields(LLMConfig):
+            self.declare_parameter(f"llm.{option.name}", option.default,
+                                   ParameterDescriptor(description=option.metadata["help"]))
         self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
         self._planner_options = load_planner_options(self._str("planners_file") or None)
         self._clients_group = ReentrantCallbackGroup()
         self._model: LanguageModel = self._language_model()
-        self._state = TopicStateProvider(self, self._kitchen, callback_group=self._clients_group)
+        self._state = TopicStateProvider(
+            self, self._kitchen, self._str("scene_topic"), self._str("robot_state_topic"),
+            bool(self.get_parameter("match_stamps").value), callback_group=self._clients_group,
+        )
         self._confirm = self.create_client(ConfirmPlan, "/llm_planner/confirm", callback_group=self._clients_group)
         self._scores = self.create_publisher(PlanStep, "/llm_planner/scores", 10)
         self._markers = self.create_publisher(MarkerArray, "/llm_planner/markers", 10)
@@ -119,7 +128,8 @@ class PlannerNode(Node):
         if mode == "service":
             return ServiceLanguageModel(self, self._clients_group, self._float("llm_timeout_s"), self._float("server_wait_s"))
         if mode == "in_process":
-            return load_language_model({"backend": self._str("llm_backend"), "model": self._str("llm_model")})
+            config = {option.name: self.get_parameter(f"llm.{option.name}").value for option in dataclasses.fields(LLMConfig)}
+            return load_language_model(config, report=self.get_logger().info)
         raise ValueError(f"llm_mode must be 'service' or 'in_process', got {mode!r}")
 
     # ----- goals -----------------------------------------------------------------------------------------

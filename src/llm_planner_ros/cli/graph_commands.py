@@ -116,7 +116,7 @@ class _graph:
             "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
         self._overrides = {}
         if episode is not None:
-            self._overrides["sim_world"] = {"episode_file": str(args.episode.resolve()), "episode_id": episode.id}
+            self._overrides["sim_world_node"] = {"episode_file": str(args.episode.resolve()), "episode_id": episode.id}
         self._processes: list[NodeProcess] = []
         self._client: InstructionClient | None = None
 

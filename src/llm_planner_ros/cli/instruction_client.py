@@ -21,6 +21,7 @@ from rich.live import Live
 
 from affordance_servers.topic_state_provider import TopicStateProvider
 from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 from kitchen_sim.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 
@@ -64,7 +65,7 @@ class InstructionClient:
         rclpy.init(context=self._context)
         self.node = rclpy.create_node("llm_planner_cli", context=self._context)
         self._client = ActionClient(self.node, ExecuteInstruction, ACTION)
-        self._state = TopicStateProvider(self.node, kitchen)
+        self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
         self._executor = MultiThreadedExecutor(num_threads=3, context=self._context)
         self._executor.add_node(self.node)
         self._spin = threading.Thread(target=self._executor.spin, daemon=True)

@@ -119,7 +119,8 @@ def run_plan(
             if decision.skill.family == TERMINATE:
                 _finish(record, StepStatus.SUCCEEDED, "plan complete", hooks)
                 planner.observe(record)
-                return PlanResult(EndReason.DONE, f"done after {index} skill(s)", steps)
+                executed = sum(step.succeeded for step in steps) - 1
+                return PlanResult(EndReason.DONE, f"done after {executed} executed skill(s)", steps)
             record.status = StepStatus.RUNNING
             hooks.on_step(record)
             outcome = env.execute(decision.skill)

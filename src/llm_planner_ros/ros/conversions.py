@@ -1,21 +1,15 @@
-"""One-to-one conversions between the planning core's types and llm_planner_interfaces messages."""
+"""One-to-one conversions between the planning core's types and llm_planner_interfaces messages
+(skills convert with kitchen_sim.messages, which the kitchen's own nodes use)."""
 
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
 
+from kitchen_sim.messages import skill_from_msg, skill_to_msg
 from kitchen_sim.skill import Skill
-from llm_planner_interfaces.msg import PlanStep, Skill as SkillMsg, SkillScore
+from llm_planner_interfaces.msg import PlanStep, SkillScore
 
 from llm_planner_ros.planning.decision import CandidateScore, StepRecord, StepStatus
-
-
-def skill_to_msg(skill: Skill) -> SkillMsg:
-    return SkillMsg(text=skill.text, family=skill.family, arguments=list(skill.arguments), executor=skill.executor)
-
-
-def skill_from_msg(msg: SkillMsg) -> Skill:
-    return Skill(text=msg.text, family=msg.family, arguments=tuple(msg.arguments), executor=msg.executor)
 
 
 def candidate_to_msg(candidate: CandidateScore) -> SkillScore:

@@ -23,7 +23,7 @@ from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
-from llm_planner_ros.ros.conversions import skill_to_msg
+from kitchen_sim.messages import skill_to_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 
 

@@ -1,0 +1,84 @@
+"""``LanguageModel`` over ROS: the planner's view of a shared ``llm_service_node``.
+
+``score`` calls ``/llm/score`` (ScoreCompletions) and ``generate`` calls ``/llm/generate``
+(GenerateText). A missing service, a timeout or ``success=false`` raises the LLM layer's errors with
+the service's reason, so the plan ends with that reason instead of hanging.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from rclpy.callback_groups import CallbackGroup
+from rclpy.node import Node
+
+from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
+
+from llm_planner_ros.llm.base import BackendUnavailableError, GenerationResult, LanguageModel, LLMError, ScoreResult
+from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+
+SCORE_SERVICE = "/llm/score"
+GENERATE_SERVICE = "/llm/generate"
+
+
+class ServiceLanguageModel(LanguageModel):
+    """Calls the LLM service node; safe from several threads (each call is its own request)."""
+
+    def __init__(self, node: Node, callback_group: CallbackGroup, timeout_s: float, server_wait_s: float) -> None:
+        self._score = node.create_client(ScoreCompletions, SCORE_SERVICE, callback_group=callback_group)
+        self._generate = node.create_client(GenerateText, GENERATE_SERVICE, callback_group=callback_group)
+        self._timeout_s = timeout_s
+        self._server_wait_s = server_wait_s
+        self._model_name = "llm_service_node"
+
+    @property
+    def name(self) -> str:
+        return self._model_name
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        request = ScoreCompletions.Request(prompt=prompt, completions=list(completions), per_token=per_token)
+        response = self._call(self._score, SCORE_SERVICE, request)
+        counts = tuple(int(c) for c in response.token_counts)
+        per_token_terms = None
+        if per_token:
+            flat, terms, start = list(response.token_log_probs), [], 0
+            for count in counts:
+                terms.append(tuple(flat[start:start + count]))
+                start += count
+            per_token_terms = tuple(terms)
+        return ScoreResult(tuple(float(v) for v in response.log_probs), counts, per_token_terms)
+
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
+        bias = dict(logit_bias or {})
+        request = GenerateText.Request(
+            prompt=prompt, num_samples=n, max_tokens=max_tokens, temperature=float(temperature), top_p=float(top_p),
+            stop=list(stop), logit_bias_words=list(bias), logit_bias_values=[float(v) for v in bias.values()],
+        )
+        response = self._call(self._generate, GENERATE_SERVICE, request)
+        means = tuple(float(v) if math.isfinite(v) else math.nan for v in response.mean_log_probs)
+        return GenerationResult(tuple(response.texts), means)
+
+    def _call(self, client, name: str, request):  # noqa: ANN001, ANN202 (rclpy client and srv types)
+        if not client.wait_for_service(timeout_sec=self._server_wait_s):
+            raise BackendUnavailableError(
+                f"{name} is not available after {self._server_wait_s:.0f} s: start llm_service_node "
+                "(llm-planner up) or set the planner's llm_mode to in_process"
+            )
+        try:
+            response = wait_for(client.call_async(request), self._timeout_s, name)
+        except WaitTimeout as timeout:
+            raise BackendUnavailableError(str(timeout)) from timeout
+        if not response.success:
+            raise LLMError(f"{name} failed: {response.message}")
+        self._model_name = response.model or self._model_name
+        return response

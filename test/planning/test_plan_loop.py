@@ -1,0 +1,126 @@
+"""The shared plan loop: termination, step budget, failures, and the safety gates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from kitchen_sim.kitchen import load_kitchen
+from kitchen_sim.world import World
+from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
+from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks, run_plan
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+
+class ScriptedPlanner:
+    """Proposes a fixed list of skill texts, one per step, and remembers what it observed."""
+
+    name = "scripted"
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.observed: list[tuple[str, StepStatus]] = []
+        self.instruction = ""
+
+    def reset(self, instruction: str) -> None:
+        self.instruction = instruction
+        self.observed = []
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        index = len(history)
+        if index >= len(self.texts):
+            return StepDecision(None, note="script exhausted")
+        return StepDecision(env.snapshot().skill(self.texts[index]))
+
+    def observe(self, record: StepRecord) -> None:
+        self.observed.append((record.skill.text, record.status))
+
+
+@pytest.fixture
+def world() -> World:
+    return load_kitchen().world({
+        "robot": {"at": "close counter", "holding": None},
+        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+    })
+
+
+COKE_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
+
+
+def test_plan_runs_to_done_and_changes_the_world(world: World) -> None:
+    env = SimulatedEnvironment(world)
+    planner = ScriptedPlanner(COKE_PLAN)
+    result = run_plan(planner, "bring me a coke", env, max_steps=10)
+    assert result.success and result.reason == EndReason.DONE
+    assert result.skills == COKE_PLAN
+    assert [status for _, status in planner.observed] == [StepStatus.SUCCEEDED] * 5
+    assert [o.at for o in env.world.objects] == ["user"]
+
+
+def test_step_budget_counts_failed_steps(world: World) -> None:
+    planner = ScriptedPlanner(["pick up the coke"] * 10)  # never reachable from the close counter
+    result = run_plan(planner, "pick up the coke", SimulatedEnvironment(world), max_steps=4)
+    assert result.reason == EndReason.MAX_STEPS and not result.success
+    assert len(result.steps) == 4 and all(step.status == StepStatus.FAILED for step in result.steps)
+    assert "no coke within reach" in result.steps[0].message
+
+
+def test_skill_outside_allow_list_is_never_dispatched(world: World) -> None:
+    env = SimulatedEnvironment(world)
+    hooks = PlanHooks(allowed=lambda skill: None if skill.family != "pick" else "picking is not allowed here")
+    result = run_plan(ScriptedPlanner(COKE_PLAN), "bring me a coke", env, max_steps=10, hooks=hooks)
+    assert result.reason == EndReason.NOT_ALLOWED and result.message == "picking is not allowed here"
+    assert [s.status for s in result.steps] == [StepStatus.SUCCEEDED, StepStatus.SKIPPED]
+    assert env.world.holding is None
+
+
+def test_refused_confirmation_ends_the_plan_before_dispatch(world: World) -> None:
+    asked: list[str] = []
+
+    def confirm(record: StepRecord) -> tuple[bool, str]:
+        asked.append(record.skill.text)
+        return (record.index == 0, "operator said no")
+
+    env = SimulatedEnvironment(world)
+    result = run_plan(ScriptedPlanner(COKE_PLAN), "bring me a coke", env, max_steps=10, hooks=PlanHooks(confirm=confirm))
+    assert result.reason == EndReason.REFUSED and "operator said no" in result.message
+    assert asked == ["find a coke", "pick up the coke"]
+    assert env.world.robot_at == "far counter" and env.world.holding is None
+
+
+def test_cancel_during_a_step_marks_it_canceled_and_every_step_is_observed(world: World) -> None:
+    seen: list[tuple[int, StepStatus]] = []
+    hooks = PlanHooks(canceled=lambda: "stop pressed" if len(seen) >= 3 else None,
+                      on_step=lambda record: seen.append((record.index, record.status)))
+    result = run_plan(ScriptedPlanner(COKE_PLAN), "bring me a coke", SimulatedEnvironment(world), 10, hooks)
+    assert result.reason == EndReason.CANCELED and result.message == "stop pressed"
+    assert seen[:2] == [(0, StepStatus.RUNNING), (0, StepStatus.SUCCEEDED)]
+    assert result.steps[-1].status == StepStatus.CANCELED
+
+
+def test_environment_error_aborts_with_reason(world: World) -> None:
+    class Broken(SimulatedEnvironment):
+        def execute(self, skill):  # noqa: ANN001, ANN201
+            raise PlanAborted(EndReason.ERROR, "executor /executors/mobile_base/execute_skill not available")
+
+    result = run_plan(ScriptedPlanner(COKE_PLAN), "x", Broken(world), max_steps=5)
+    assert result.reason == EndReason.ERROR and "not available" in result.message
+    assert result.steps[0].status == StepStatus.FAILED
+
+
+def test_skipped_decision_is_recorded_and_planning_goes_on(world: World) -> None:
+    class Skipper(ScriptedPlanner):
+        def next_step(self, env, history):  # noqa: ANN001, ANN201
+            decision = super().next_step(env, history)
+            if decision.skill is not None and decision.skill.family == "pick" and not any(
+                    r.status == StepStatus.SKIPPED for r in history):
+                return StepDecision(decision.skill, skip="affordance 0.00 below 0.10")
+            return decision
+
+    planner = Skipper(["find a coke", "pick up the coke", "pick up the coke", "done"])
+    result = run_plan(planner, "pick up a coke", SimulatedEnvironment(world), 10)
+    assert result.success
+    assert [s.status for s in result.steps] == [StepStatus.SUCCEEDED, StepStatus.SKIPPED, StepStatus.SUCCEEDED,
+                                                StepStatus.SUCCEEDED]

@@ -1,0 +1,123 @@
+"""SayCan's decision rule on the simulated kitchen, with a scripted language model for mechanics."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pytest
+
+from kitchen_sim.kitchen import load_kitchen
+from kitchen_sim.paths import config_file
+from kitchen_sim.world import World
+from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.planning.plan_loop import EndReason, run_plan
+from llm_planner_ros.planning.saycan import SayCanOptions, SayCanPlanner
+from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+
+class PreferenceModel(LanguageModel):
+    """Scores completions by a preference order (earlier = likelier) that depends on how many steps the
+    prompt's last "Robot:" line already holds: ``preferred[k]`` ranks the candidates of step k (the
+    last list is reused after the end). A stand-in for the model when only the decision rule is tested."""
+
+    def __init__(self, preferred: Sequence[Sequence[str]], generated: str = "") -> None:
+        self.preferred = [list(p) for p in preferred]
+        self.generated = generated
+        self.prompts: list[str] = []
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        self.prompts.append(prompt)
+        steps_done = prompt.rsplit("Robot:", 1)[-1].count(",")
+        order = self.preferred[min(steps_done, len(self.preferred) - 1)] if self.preferred else []
+        values = []
+        for completion in completions:
+            rank = order.index(completion) if completion in order else len(order) + 5
+            values.append([-0.5 * rank - 0.1])
+        return ScoreResult.from_token_log_probs(values, per_token)
+
+    def generate(self, prompt: str, n: int = 1, max_tokens: int = 64, temperature: float = 0.0, top_p: float = 1.0,
+                 stop: Sequence[str] = (), logit_bias: Mapping[str, float] | None = None) -> GenerationResult:
+        self.prompts.append(prompt)
+        return GenerationResult((self.generated,) * n, (-0.3,) * n)
+
+
+COKE_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
+
+
+class BagOfWords(Embedder):
+    """Deterministic unit vectors from word counts: paraphrases sharing words are close."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        vocabulary = sorted({w for t in texts for w in t.lower().split()} | {"coke", "pick", "up", "the", "grab"})
+        rows = np.array([[t.lower().split().count(w) for w in vocabulary] for t in texts], dtype=np.float32)
+        vectors = np.zeros((len(texts), 64), dtype=np.float32)
+        for row_index, row in enumerate(rows):
+            for word_index, count in enumerate(row):
+                vectors[row_index, hash(vocabulary[word_index]) % 64] += count
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+
+
+@pytest.fixture
+def prompt() -> SayCanPrompt:
+    return SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
+
+
+def _world(robot_at: str = "close counter", coke_at: str = "far counter") -> World:
+    return load_kitchen().world({
+        "robot": {"at": robot_at, "holding": None},
+        "objects": [{"id": "coke_1", "label": "coke", "at": coke_at}, {"id": "apple_1", "label": "apple", "at": "table"}],
+    })
+
+
+def test_affordance_overrules_a_confident_but_impossible_skill(prompt: SayCanPrompt) -> None:
+    # The model prefers picking before finding; from the close counter the pick is impossible, so the
+    # affordance must push SayCan to "find a coke" first (the paper's Figure 5 situation).
+    model = PreferenceModel([["pick up the coke", "find a coke"]])
+    planner = SayCanPlanner(model, prompt, SayCanOptions(top_k=60))
+    env = SimulatedEnvironment(_world())
+    planner.reset("bring me a coke")
+    decision = planner.next_step(env, [])
+    assert decision.skill is not None and decision.skill.text == "find a coke"
+    top = {c.skill.text: c for c in decision.candidates}
+    assert top["pick up the coke"].affordance == 0.0 and top["pick up the coke"].llm > top["find a coke"].llm
+    assert all(math.isclose(c.combined, math.exp(c.llm) * c.affordance) for c in decision.candidates)
+    assert [c.combined for c in decision.candidates] == sorted((c.combined for c in decision.candidates), reverse=True)
+
+
+def test_no_affordance_ablation_follows_the_model_alone(prompt: SayCanPrompt) -> None:
+    model = PreferenceModel([["pick up the coke", "find a coke"]])
+    planner = SayCanPlanner(model, prompt, SayCanOptions(ablation="no_affordance"))
+    planner.reset("bring me a coke")
+    decision = planner.next_step(SimulatedEnvironment(_world()), [])
+    assert decision.skill is not None and decision.skill.text == "pick up the coke"
+    assert all(c.affordance == 1.0 for c in decision.candidates)
+
+
+def test_full_plan_appends_executed_steps_to_the_prompt(prompt: SayCanPrompt) -> None:
+    # Each step the model slightly prefers a wrong skill; affordances steer every step but the last.
+    model = PreferenceModel([["pick up the coke", *COKE_PLAN], ["put down the coke", "pick up the coke"],
+                             ["bring it to you"], ["put down the coke"], ["done"]])
+    env = SimulatedEnvironment(_world())
+    result = run_plan(SayCanPlanner(model, prompt), "bring me a coke", env, max_steps=10)
+    assert result.reason == EndReason.DONE
+    assert result.skills == COKE_PLAN
+    assert "find a coke" not in model.prompts[0] .split("bring me a coke")[-1]
+    assert "find a coke" in model.prompts[1].split("bring me a coke")[-1]
+    assert env.world.placed_at("user")[0].label == "coke"
+
+
+def test_generative_ablation_projects_the_generated_step_onto_a_skill(prompt: SayCanPrompt) -> None:
+    model = PreferenceModel([], generated="grab the coke,")
+    planner = SayCanPlanner(model, prompt, SayCanOptions(ablation="generative"), embedder=BagOfWords())
+    planner.reset("bring me a coke")
+    decision = planner.next_step(SimulatedEnvironment(_world(robot_at="far counter")), [])
+    assert decision.skill is not None and "coke" in decision.skill.text
+    assert "grab the coke" in decision.note
+
+
+def test_options_reject_unknown_ablation_with_the_choices() -> None:
+    with pytest.raises(ValueError, match="no_affordance"):
+        SayCanOptions(ablation="no_vf")
