@@ -38,3 +38,11 @@ def ros_graph(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RosGra
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def minilm():  # noqa: ANN201 (an Embedder; imported lazily so collection stays fast)
+    """The project's embedded sentence encoder (all-MiniLM-L6-v2), loaded once per session."""
+    from llm_planner_ros.llm.factory import load_embedder
+
+    return load_embedder({})

@@ -38,10 +38,13 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--id", dest="episode_id", help="episode id within --episode")
     demo.add_argument("--plot", type=Path, help="write the decision chart (paper Figure 5) to this PNG")
     demo.add_argument("--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)")
+    demo.add_argument("--time-scale", type=float, default=0.1,
+                      help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick)")
     demo.set_defaults(_run=run_demo)
 
     up = commands.add_parser("up", help="bring up the sim graph and wait (Ctrl-C stops it)")
     up.add_argument("--log-dir", type=Path)
+    up.add_argument("--time-scale", type=float, default=1.0, help="simulated skill durations x this")
     up.add_argument("--episode", type=Path)
     up.add_argument("--id", dest="episode_id")
     up.set_defaults(_run=run_up)
@@ -114,9 +117,10 @@ class _graph:
         self._console = console
         self._log_dir = args.log_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / \
             "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
-        self._overrides = {}
+        sim: dict[str, object] = {"time_scale": args.time_scale}
         if episode is not None:
-            self._overrides["sim_world_node"] = {"episode_file": str(args.episode.resolve()), "episode_id": episode.id}
+            sim.update(episode_file=str(args.episode.resolve()), episode_id=episode.id)
+        self._overrides = {"sim_world_node": sim}
         self._processes: list[NodeProcess] = []
         self._client: InstructionClient | None = None
 
@@ -154,7 +158,12 @@ def _report(console: Console, outcome: InstructionOutcome, episode: Episode | No
     console.print(f"plan ({len(executed)} skills): {', '.join(executed) or '(none)'}")
     console.print(f"final world state:\n{outcome.world.summary() if outcome.world else '(no state received)'}")
     style = "green" if outcome.success else "red"
-    console.print(f"[{style}]{outcome.status_name}[/{style}]: {outcome.message}  ({outcome.wall_s:.1f} s)")
+    console.print(f"[{style}]{outcome.status_name}[/{style}]: {outcome.message}")
+    planning = [step.planning_s for step in outcome.steps]
+    if planning:
+        console.print(f"wall time {outcome.wall_s:.1f} s for {len(outcome.steps)} steps ({outcome.wall_s / len(outcome.steps):.2f} s "
+                      f"per step); choosing a step (LLM + affordances) took {sum(planning) / len(planning):.2f} s on "
+                      f"average, {max(planning):.2f} s at most")
     if episode is not None and outcome.world is not None:
         holds = episode.goal_holds(outcome.world)
         console.print(f"episode {episode.id} goal {'[green]holds' if holds else '[red]does not hold'}[/]: {episode.goal}")

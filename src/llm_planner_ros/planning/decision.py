@@ -67,6 +67,7 @@ class StepRecord:
     candidates: tuple[CandidateScore, ...]
     status: StepStatus = StepStatus.PLANNED
     message: str = ""
+    planning_s: float = 0.0  # how long the method took to choose this step
     stamp: float = field(default_factory=time.time)
 
     @property

@@ -7,6 +7,7 @@ cannot differ in how safely they act.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -104,10 +105,12 @@ def run_plan(
         for index in range(max_steps):
             if (reason := hooks.canceled()) is not None:
                 return PlanResult(EndReason.CANCELED, reason, steps)
+            started = time.perf_counter()
             decision = planner.next_step(env, steps)
             if decision.skill is None:
                 return PlanResult(EndReason.NO_CANDIDATE, decision.note or "the method proposed no skill", steps)
-            record = StepRecord(index=index, skill=decision.skill, candidates=decision.candidates)
+            record = StepRecord(index=index, skill=decision.skill, candidates=decision.candidates,
+                                planning_s=time.perf_counter() - started)
             steps.append(record)
             if decision.skip is not None:
                 _finish(record, StepStatus.SKIPPED, decision.skip, hooks)

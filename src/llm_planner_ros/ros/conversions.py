@@ -31,6 +31,7 @@ def record_to_msg(record: StepRecord) -> PlanStep:
         candidates=[candidate_to_msg(c) for c in record.candidates],
         status=int(record.status),
         message=record.message,
+        planning_time=float(record.planning_s),
         stamp=Time(sec=seconds, nanosec=int((record.stamp - seconds) * 1e9)),
     )
 
@@ -46,5 +47,6 @@ def record_from_msg(msg: PlanStep) -> StepRecord:
         candidates=candidates,
         status=StepStatus(msg.status),
         message=msg.message,
+        planning_s=msg.planning_time,
         stamp=msg.stamp.sec + msg.stamp.nanosec * 1e-9,
     )

@@ -26,9 +26,7 @@ def write_decision_chart(steps: Sequence[StepRecord], path: str | Path, instruct
     if not rows:
         raise ValueError("no step with candidate scores to chart (was the plan empty?)")
     top_k = max(len(step.candidates) for step in rows)
-    figure, axes = plt.subplots(
-        len(rows), len(_PANELS), figsize=(13, 0.42 * top_k * len(rows) + 1.2), squeeze=False, sharex="col"
-    )
+    figure, axes = plt.subplots(len(rows), len(_PANELS), figsize=(13, 0.42 * top_k * len(rows) + 1.2), squeeze=False)
     for row, step in enumerate(rows):
         labels = [c.skill.text for c in step.candidates][::-1]
         for column, (title, attribute) in enumerate(_PANELS):
@@ -38,10 +36,10 @@ def write_decision_chart(steps: Sequence[StepRecord], path: str | Path, instruct
             axis.barh(range(len(values)), values, color=colors)
             axis.set_yticks(range(len(labels)))
             axis.set_yticklabels(labels if column == 0 else [], fontsize=8)
-            axis.set_xlim(0, max(1e-6, max(values)) * 1.1 if column != 1 else 1.0)
-            if row == 0:
-                axis.set_title(title, fontsize=10)
-        axes[row][0].set_ylabel(f"step {step.index + 1}", rotation=0, ha="right", va="center", fontsize=9, labelpad=8)
+            # Each row gets its own scale: late steps often have all probabilities far below early ones.
+            axis.set_xlim(0, 1.0 if column == 1 else max(1e-6, max(values)) * 1.1)
+            axis.tick_params(axis="x", labelsize=7)
+            axis.set_title(f"step {step.index + 1}: {title}", fontsize=9, loc="left")
     if instruction:
         figure.suptitle(instruction, fontsize=11)
     figure.tight_layout()
