@@ -24,6 +24,9 @@ from llm_planner_ros.planning.plan_loop import Planner
 
 PLANNERS: dict[str, str] = {
     "saycan": "llm_planner_ros.planning.saycan",
+    "zero_shot": "llm_planner_ros.planning.zero_shot",
+    "llm_planner": "llm_planner_ros.planning.llm_planner",
+    "progprompt": "llm_planner_ros.planning.progprompt.planner",
 }
 DEFAULT_PLANNER = "saycan"
 

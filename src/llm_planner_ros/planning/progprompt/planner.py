@@ -1,0 +1,165 @@
+"""ProgPrompt (papers/progprompt.txt): the model writes the whole plan as a program; a safe interpreter runs it.
+
+At the first step the planner renders the program prompt for the current scene (progprompt.prompt),
+takes one greedy completion, and validates it (progprompt.validator). A rejected program never runs:
+the planner proposes nothing and the rejection (each line, and what to write instead) is the reason the
+plan ends. An accepted program is interpreted one skill call per step (progprompt.interpreter):
+
+- each assert is decided against the current state (``assert_check``: ``rules`` over the world state,
+  or ``llm``, the paper's yes/no question to the model); a failed one runs its recovery steps;
+- a call whose affordance is below ``infeasible_below`` is not dispatched: it comes back with ``skip``
+  set, run_plan records it as skipped, and the program goes on with its next statement;
+- when the program runs to its end the planner proposes ``done`` (a ``done()`` call ends it earlier);
+  a failed assert without recovery stops the plan with that assert as the reason.
+
+As in the paper the program is written once per instruction: a step that fails is not re-planned, the
+program's asserts are how it recovers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from kitchen_sim.paths import resolve_config
+from kitchen_sim.skill import TERMINATE, Skill
+
+from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.progprompt.checks import CHECKERS, MODEL, RULES, ModelChecker, RuleChecker, StateChecker
+from llm_planner_ros.planning.progprompt.errors import ProgramError
+from llm_planner_ros.planning.progprompt.examples import (
+    EXAMPLES_FILE,
+    PromptExamples,
+    check_example_programs,
+    load_examples,
+)
+from llm_planner_ros.planning.progprompt.interpreter import ProgramRun
+from llm_planner_ros.planning.progprompt.program import Program
+from llm_planner_ros.planning.progprompt.prompt import STOP, program_text, render_prompt
+from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
+from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
+from llm_planner_ros.planning.registry import PlannerResources
+
+
+@dataclass(frozen=True)
+class ProgPromptOptions:
+    """``assert_check``: how asserts are decided, one of CHECKERS; ``infeasible_below``: a call whose
+    affordance is below this is skipped instead of dispatched; ``max_tokens``: budget of the generated
+    program; ``limits``: what size and shape of program the validator accepts."""
+
+    assert_check: str = RULES
+    infeasible_below: float = 0.05
+    max_tokens: int = 256
+    limits: ProgramLimits = field(default_factory=ProgramLimits)
+
+    def __post_init__(self) -> None:
+        if self.assert_check not in CHECKERS:
+            raise ValueError(f"unknown assert_check {self.assert_check!r}; choose one of {', '.join(CHECKERS)}")
+        if not 0.0 <= self.infeasible_below <= 1.0:
+            raise ValueError(f"infeasible_below must be in [0, 1], got {self.infeasible_below}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> ProgPromptOptions:
+        """From a config section, ``limits`` a nested mapping; unknown keys raise, naming the known ones."""
+        known = {f.name for f in fields(cls)}
+        limit_names = {f.name for f in fields(ProgramLimits)}
+        limits = dict(options.get("limits") or {})
+        unknown = sorted(set(options) - known) + sorted(f"limits.{key}" for key in set(limits) - limit_names)
+        if unknown:
+            raise ValueError(f"unknown progprompt option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}, "
+                             f"limits: {', '.join(sorted(limit_names))}")
+        return cls(**{**options, "limits": ProgramLimits(**limits)})
+
+
+class ProgPromptPlanner:
+    """The ProgPrompt method as a ``Planner`` for ``run_plan``.
+
+    Outcomes of ``next_step``: the program's next skill call (with ``skip`` set when it is infeasible
+    now); ``done`` once the program has run to its end; nothing (``skill`` None) when the program was
+    rejected or an assert without recovery failed, ``note`` saying which line and why. ``program`` and
+    ``program_text`` show what the model wrote for the current instruction.
+    """
+
+    name = "progprompt"
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        examples: PromptExamples,
+        options: ProgPromptOptions | None = None,
+    ) -> None:
+        self.options = options or ProgPromptOptions()
+        self._model = model
+        self._examples = examples
+        self._checker: StateChecker = (
+            ModelChecker(model, examples.feedback) if self.options.assert_check == MODEL else RuleChecker()
+        )
+        self.reset("")
+
+    def reset(self, instruction: str) -> None:
+        self._instruction = instruction
+        self.program_text = ""
+        self.program: Program | None = None
+        self._run: ProgramRun | None = None
+        self._rejected: str | None = None
+        self._log_prob = 0.0
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        if self._run is None and self._rejected is None:
+            self._write_program(env)
+        if self._rejected is not None:
+            return StepDecision(None, note=self._rejected)
+        assert self._run is not None
+        advance = self._run.advance(lambda condition: self._checker.holds(condition, env))
+        checks = [str(check) for check in advance.checks]
+        if advance.halted is not None:
+            return StepDecision(None, note=f"the program stopped: {advance.halted}")
+        if advance.call is None:
+            terminate = next((skill for skill in env.admissible_skills() if skill.family == TERMINATE), None)
+            if terminate is None:
+                return StepDecision(None, note="the program ran to its end, but this scene has no terminate skill")
+            return self._decision(env, terminate, [*checks, "the program ran to its end"])
+        call = advance.call
+        return self._decision(env, call.skill, [*checks, f"line {call.line}: {call.text}"])
+
+    def observe(self, record: StepRecord) -> None:
+        """Nothing to learn from an outcome: the program reacts to the state through its asserts (the paper
+        gives its programs no action-success feedback either)."""
+
+    def _write_program(self, env: PlanningEnvironment) -> None:
+        vocabulary = Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
+        prompt = render_prompt(self._examples, vocabulary, self._instruction)
+        generation = self._model.generate(
+            prompt, n=1, max_tokens=self.options.max_tokens, temperature=0.0, stop=STOP
+        )
+        self.program_text = program_text(self._instruction, generation.texts[0])
+        self._log_prob = generation.mean_log_probs[0]
+        try:
+            self.program = parse_program(self.program_text, vocabulary, self.options.limits)
+        except ProgramError as error:
+            self._rejected = f"the generated program was rejected: {error}"
+            return
+        self._run = ProgramRun(self.program)
+
+    def _decision(self, env: PlanningEnvironment, skill: Skill, notes: list[str]) -> StepDecision:
+        affordance = env.affordances([skill])[0]
+        candidate = CandidateScore(skill, self._log_prob, affordance, combined=affordance)
+        note = "; ".join(notes)
+        if skill.family != TERMINATE and affordance < self.options.infeasible_below:
+            reason = f"{notes[-1]} is infeasible now (affordance {affordance:.2f} < {self.options.infeasible_below})"
+            return StepDecision(skill, (candidate,), note, skip=reason)
+        return StepDecision(skill, (candidate,), note)
+
+
+def build(resources: PlannerResources) -> ProgPromptPlanner:
+    """ProgPrompt from config/planners.yaml's ``progprompt`` section (examples_file, assert_check, ...)."""
+    options = resources.options_for("progprompt")
+    examples = load_examples(resolve_config(options.pop("examples_file", None), EXAMPLES_FILE))
+    planner_options = ProgPromptOptions.from_mapping(options)
+    check_example_programs(examples, resources.kitchen, planner_options.limits)
+    return ProgPromptPlanner(resources.model, examples, planner_options)

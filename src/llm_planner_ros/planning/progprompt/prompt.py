@@ -1,0 +1,52 @@
+"""The program prompt of papers/progprompt.txt (section 3.2, Fig. 2), and the plan cut from its completion.
+
+The prompt is, in order: the import line of the robot's skills with their parameters, the scene's
+``objects`` and ``locations`` lists, the example programs, and the header of the task's function for
+the model to complete::
+
+    from actions import find <obj>, pick_up <obj>, put_down <obj>, go_to <location>, bring_it_to_you, done
+
+    objects = ['coke', 'sponge']
+    locations = ['close counter', 'far counter', 'table', 'trash can', 'user']
+
+    def bring_me_the_sponge():
+        ...
+
+    def bring_me_a_coke():
+
+The model's completion starts with the newline after that header.
+"""
+
+from __future__ import annotations
+
+from llm_planner_ros.planning.progprompt.desugar import split_lines
+from llm_planner_ros.planning.progprompt.examples import PromptExamples, function_header
+from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
+
+# The body ends at the first line the model writes at the left margin (a new `def`, stray text).
+STOP = ("\ndef ",)
+
+
+def render_prompt(examples: PromptExamples, vocabulary: Vocabulary, instruction: str) -> str:
+    parts = [
+        vocabulary.import_line(),
+        f"objects = {list(vocabulary.objects)!r}\nlocations = {list(vocabulary.locations)!r}",
+        *(program.text() for program in examples.programs),
+        # No newline after the header: the model writes it, together with the body's indentation (a
+        # prompt ending in a bare newline splits the tokens a newline and its indentation usually form,
+        # and small models then write the body unindented).
+        function_header(instruction),
+    ]
+    return "\n\n".join(parts)
+
+
+def program_text(instruction: str, completion: str) -> str:
+    """The program the model wrote: the task's header continued by the completion, up to the first
+    later line at the left margin (where a next function or unrelated text begins)."""
+    first, *rest = split_lines(function_header(instruction) + completion)
+    body: list[str] = []
+    for line in rest:
+        if line.strip() and not line[0].isspace():
+            break
+        body.append(line)
+    return "\n".join([first, *body]).rstrip() + "\n"

@@ -1,0 +1,96 @@
+"""SR, Exec and GCR (papers/progprompt.txt section 4.3) over a plan's record, its episode and the final world."""
+
+from __future__ import annotations
+
+import pytest
+
+from kitchen_sim import Kitchen, World
+from kitchen_sim.episodes import Episode, parse_episodes
+from llm_planner_ros.planning.decision import StepRecord, StepStatus
+from llm_planner_ros.planning.metrics import (
+    PlanMetrics,
+    executability,
+    goal_condition_recall,
+    plan_metrics,
+    plan_success,
+)
+from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
+
+S, F, K = StepStatus.SUCCEEDED, StepStatus.FAILED, StepStatus.SKIPPED
+
+
+@pytest.fixture(scope="module")
+def episode(kitchen: Kitchen) -> Episode:
+    document = {
+        "world": "saycan_kitchen",
+        "episodes": [{
+            "id": "coke", "family": "test", "instruction": "bring me a coke",
+            "initial": {"robot": {"at": "table", "holding": None},
+                        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"},
+                                    {"id": "apple_1", "label": "apple", "at": "table"}]},
+            "goal": {"all": [{"at": {"label": "coke", "location": "user"}}, {"holding": None}]},
+        }],
+    }
+    return parse_episodes(document, kitchen, "test").episodes[0]
+
+
+def plan(world: World, steps: list[tuple[str, StepStatus]], reason: EndReason = EndReason.DONE) -> PlanResult:
+    records = [StepRecord(i, world.skill(text), (), status) for i, (text, status) in enumerate(steps)]
+    return PlanResult(reason, "", records)
+
+
+def replayed(episode: Episode, kitchen: Kitchen, result: PlanResult) -> World:
+    world = episode.world(kitchen)
+    for step in result.steps:
+        if step.succeeded and step.skill.family != "terminate":
+            world.apply(step.skill)
+    return world
+
+
+FETCH = [("find a coke", S), ("pick up the coke", F), ("pick up the coke", S), ("bring it to you", S),
+         ("put down the coke", S), ("done", S)]
+
+
+def test_a_successful_plan_with_an_injected_failure_scores_full_marks(episode: Episode, kitchen: Kitchen) -> None:
+    world = episode.world(kitchen)
+    result = plan(world, FETCH)
+    final = replayed(episode, kitchen, result)
+    assert plan_metrics(result, episode, final) == PlanMetrics(plan_success=True, exec=1.0, gcr=1.0)
+    assert plan_metrics(result, episode, final).as_dict() == {"plan_success": True, "exec": 1.0, "gcr": 1.0}
+
+
+def test_steps_whose_preconditions_did_not_hold_lower_exec(episode: Episode, kitchen: Kitchen) -> None:
+    world = episode.world(kitchen)
+    # picking the coke at the table (it is on the far counter) and putting down what is not held cannot run;
+    # the skipped find is executable, the skipped put-down is not.
+    steps = [("pick up the coke", F), ("find a coke", K), ("put down the apple", K), ("find a coke", S),
+             ("pick up the coke", S), ("done", S)]
+    result = plan(world, steps)
+    assert executability(result, episode, replayed(episode, kitchen, result)) == pytest.approx(3 / 5)
+
+
+def test_gcr_counts_goal_parts_and_sr_needs_done_and_the_goal(episode: Episode, kitchen: Kitchen) -> None:
+    world = episode.world(kitchen)
+    holding_at_user = plan(world, [("find a coke", S), ("pick up the coke", S), ("bring it to you", S), ("done", S)])
+    final = replayed(episode, kitchen, holding_at_user)
+    assert goal_condition_recall(episode, final) == 0.0  # coke not placed at the user, gripper not empty
+    delivered = plan(world, FETCH, reason=EndReason.MAX_STEPS)
+    final = replayed(episode, kitchen, delivered)
+    assert goal_condition_recall(episode, final) == 1.0
+    assert not plan_success(delivered, episode, final)  # the goal holds, but the method never said done
+    half = plan(world, [("find a coke", S), ("pick up the coke", S), ("put down the coke", S), ("done", S)])
+    final = replayed(episode, kitchen, half)
+    assert goal_condition_recall(episode, final) == 0.5 and not plan_success(half, episode, final)
+
+
+def test_a_plan_without_steps_has_exec_zero(episode: Episode, kitchen: Kitchen) -> None:
+    world = episode.world(kitchen)
+    assert executability(PlanResult(EndReason.NO_CANDIDATE, "rejected"), episode, world) == 0.0
+    assert executability(plan(world, [("done", S)]), episode, world) == 0.0
+
+
+def test_a_plan_from_another_episode_cannot_be_replayed(episode: Episode, kitchen: Kitchen) -> None:
+    world = episode.world(kitchen)
+    result = plan(world, [("pick up the coke", S)])
+    with pytest.raises(ValueError, match="step 0 \\('pick up the coke'\\) succeeded but cannot be replayed"):
+        executability(result, episode, world)
