@@ -7,4 +7,6 @@ registered in ``BENCHMARKS`` (name -> module path) so the CLI imports only the o
 BENCHMARKS: dict[str, str] = {
     "scoring": "llm_planner_ros.bench.scoring",
     "affordance": "llm_planner_ros.bench.affordance",
+    "alfred-hlp": "llm_planner_ros.bench.alfred_hlp",
+    "kitchen": "llm_planner_ros.bench.kitchen",
 }

@@ -1,0 +1,1 @@
+"""Benchmarks of planning methods on episode files: running, scoring and failure analysis."""

@@ -1,0 +1,125 @@
+"""Runs planning methods over a kitchen episode file and measures what the SayCan paper measured.
+
+Each episode starts from its own initial state. Plan success is measured with skills that never fail;
+with ``execution_failures`` a second pass injects the simulator's seeded skill failures, so recovery
+counts toward execution success (without it, skills never fail and execution success equals plan
+success). The in-process runner uses the same World, AffordanceModel and FailureInjector classes as
+the ROS graph's nodes, so ``--ros`` runs (evaluation.ros_runner) plan the same.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kitchen_sim.episodes import Episode
+from kitchen_sim.failures import FailureInjector
+from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.world import World
+
+from llm_planner_ros.evaluation.counting_model import CountingModel
+from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
+from llm_planner_ros.planning.metrics import plan_metrics
+from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+
+@dataclass
+class EpisodeRun:
+    """One episode's outcome: SR/Exec/GCR of the plan pass, execution success of the failure pass (or
+    the plan pass's success without one), cost, and the failure diagnosis when the plan failed."""
+
+    id: str
+    family: str
+    instruction: str
+    plan_success: bool
+    execution_success: bool
+    exec: float
+    gcr: float
+    plan: list[str]
+    plan_length: int
+    end_reason: str
+    message: str
+    llm_calls: int
+    scored_tokens: int
+    wall_s: float
+    failure: str | None = None
+    failure_detail: str = ""
+    execution_plan: list[str] = field(default_factory=list)
+
+
+def plan_in_process(planner: Planner, episode: Episode, kitchen: Kitchen,
+                    failures: FailureInjector | None = None) -> tuple[PlanResult, World]:
+    """Plan and execute one episode in a SimulatedEnvironment; returns the result and the final world."""
+    env = SimulatedEnvironment(episode.world(kitchen), failures=failures)
+    if failures is not None:
+        failures.reset(episode.id)
+    return run_plan(planner, episode.instruction, env, episode.max_steps), env.world
+
+
+# A runner plans one episode (failures on or off) and returns the result and the final world.
+EpisodeRunner = Callable[[Episode, bool], tuple[PlanResult, World]]
+
+
+def evaluate_episode(episode: Episode, kitchen: Kitchen, runner: EpisodeRunner, model: CountingModel | None,
+                     execution_failures: bool) -> EpisodeRun:
+    """Run ``episode`` once without failures (and once with them when asked) and score it."""
+    if model is not None:
+        model.reset()
+    started = time.perf_counter()
+    result, world = runner(episode, False)
+    wall_s = time.perf_counter() - started
+    usage = model.reset() if model is not None else None
+    metrics = plan_metrics(result, episode, world)
+    run = EpisodeRun(
+        id=episode.id, family=episode.family, instruction=episode.instruction,
+        plan_success=metrics.plan_success, execution_success=metrics.plan_success, exec=metrics.exec, gcr=metrics.gcr,
+        plan=result.skills, plan_length=len([s for s in result.skills if s != "done"]),
+        end_reason=result.reason.value, message=result.message,
+        llm_calls=usage.calls if usage else 0, scored_tokens=usage.scored_tokens if usage else 0, wall_s=wall_s,
+    )
+    if not metrics.plan_success:
+        diagnosis = diagnose(result, episode, kitchen)
+        run.failure, run.failure_detail = diagnosis.kind, diagnosis.detail
+    if execution_failures:
+        executed, final = runner(episode, True)
+        run.execution_success = executed.success and episode.goal_holds(final)
+        run.execution_plan = executed.skills
+    return run
+
+
+def summarize(runs: Sequence[EpisodeRun]) -> dict[str, Any]:
+    """Overall numbers (fractions and means) with the failure breakdown, and the same per family."""
+    summary = _aggregate(runs)
+    families = sorted({run.family for run in runs})
+    summary["families"] = {family: _aggregate([r for r in runs if r.family == family]) for family in families}
+    return summary
+
+
+def _aggregate(runs: Iterable[EpisodeRun]) -> dict[str, Any]:
+    runs = list(runs)
+    if not runs:
+        return {"episodes": 0}
+
+    def mean(values: Iterable[float]) -> float:
+        return float(statistics.fmean(values))
+
+    return {
+        "episodes": len(runs),
+        "plan_success": mean(r.plan_success for r in runs),
+        "execution_success": mean(r.execution_success for r in runs),
+        "exec": mean(r.exec for r in runs),
+        "gcr": mean(r.gcr for r in runs),
+        "mean_plan_length": mean(r.plan_length for r in runs),
+        "llm_calls_per_episode": mean(r.llm_calls for r in runs),
+        "scored_tokens_per_episode": mean(r.scored_tokens for r in runs),
+        "wall_s_per_episode": mean(r.wall_s for r in runs),
+        "failures": {kind: sum(r.failure == kind for r in runs) for kind in FAILURE_KINDS},
+    }
+
+
+def runs_as_dicts(runs: Sequence[EpisodeRun]) -> list[dict[str, Any]]:
+    return [asdict(run) for run in runs]

@@ -1,0 +1,141 @@
+"""Runs kitchen episodes through the real node graph (``llm-planner bench kitchen --ros``).
+
+Two copies of the sim graph run side by side in their own ROS domains: one with skill failures off
+(plan success), one with the simulator's seeded failures on (execution success). For each episode
+the runner resets the world with /sim/load_episode, sends the instruction to the planner's action
+and rebuilds the plan and the final world from the result and the state topics, so the same
+scoring code judges in-process and ROS runs.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import rclpy
+from rclpy.action import ActionClient
+from rclpy.context import Context
+from rclpy.executors import MultiThreadedExecutor
+
+from affordance_servers.topic_state_provider import TopicStateProvider
+from kitchen_sim.episodes import Episode
+from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
+from kitchen_sim.world import World
+from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_interfaces.srv import LoadEpisode
+
+from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
+from llm_planner_ros.processes import NodeProcess, start_graph
+from llm_planner_ros.ros.conversions import record_from_msg
+from llm_planner_ros.ros.futures import wait_for
+
+ACTION = "/llm_planner/execute_instruction"
+
+
+class _Graph:
+    """One sim graph in its own domain, with a client node for goals, episode loads and state."""
+
+    def __init__(self, domain_id: int, kitchen: Kitchen, log_dir: Path, overrides: Mapping[str, Mapping[str, Any]]) -> None:
+        env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
+        self.processes: list[NodeProcess] = start_graph(SIM_GRAPH, log_dir, env, overrides)
+        self.context = Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = rclpy.create_node("kitchen_bench_client", context=self.context)
+        self.goals = ActionClient(self.node, ExecuteInstruction, ACTION)
+        self.load = self.node.create_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+        self.state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
+        self.executor = MultiThreadedExecutor(num_threads=3, context=self.context)
+        self.executor.add_node(self.node)
+        threading.Thread(target=self.executor.spin, daemon=True).start()
+
+    def wait_ready(self, timeout_s: float, log_dir: Path) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not (self.goals.wait_for_server(timeout_sec=1.0) and self.load.wait_for_service(timeout_sec=1.0)):
+            if time.monotonic() > deadline or any(p.returncode is not None for p in self.processes):
+                raise RuntimeError(f"the benchmark graph did not come up; see the node logs in {log_dir}")
+
+    def run(self, episode: Episode, episode_file: Path, timeout_s: float) -> tuple[PlanResult, World]:
+        reply = wait_for(self.load.call_async(LoadEpisode.Request(episode_file=str(episode_file), episode_id=episode.id)),
+                         30.0, LOAD_EPISODE_SERVICE)
+        if not reply.success:
+            raise RuntimeError(f"could not load episode {episode.id}: {reply.message}")
+        self._wait_for_scene(episode)
+        goal = ExecuteInstruction.Goal(instruction=episode.instruction, max_steps=episode.max_steps)
+        handle = wait_for(self.goals.send_goal_async(goal), 30.0, ACTION)
+        response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
+        reason, _, message = response.result.message.partition(": ")
+        result = PlanResult(EndReason(reason), message, [record_from_msg(step) for step in response.result.executed])
+        world = self.state.wait(5.0)
+        if world is None:
+            raise RuntimeError(f"no world state after episode {episode.id}")
+        return result, world
+
+    def _wait_for_scene(self, episode: Episode) -> None:
+        """Block until the state topics show the episode's initial scene, so the planner (which reads the
+        same topics) does not plan its first step on the previous episode's final state."""
+        expected = None
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline:
+            world = self.state.current()
+            if world is not None:
+                expected = expected or episode.world(world.kitchen).to_initial()
+                if world.to_initial() == expected:
+                    return
+            time.sleep(0.02)
+        raise RuntimeError(f"the simulator did not show episode {episode.id}'s initial scene within 10 s")
+
+    def close(self) -> None:
+        self.executor.shutdown(timeout_sec=5)
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)
+        for process in reversed(self.processes):
+            process.stop()
+
+
+class RosKitchenRunner:
+    """An ``EpisodeRunner`` over two sim graphs (failures off / on); use as a context manager.
+
+    ``llm`` overrides llm_service_node's parameters (e.g. a replay recording); ``planners_file`` is the
+    planner node's per-method options (e.g. with an ablation); ``planner`` its default method.
+    """
+
+    def __init__(self, kitchen: Kitchen, episode_file: Path, log_dir: Path, llm: Mapping[str, Any],
+                 planner: str, planners_file: Path | None, failure_seed: int, execution_failures: bool,
+                 domain_base: int = 60) -> None:
+        self._kitchen = kitchen
+        self._episode_file = episode_file.resolve()
+        planner_params: dict[str, Any] = {"planner": planner}
+        if planners_file is not None:
+            planner_params["planners_file"] = str(planners_file)
+        self._graphs: dict[bool, _Graph] = {}
+        passes = (False, True) if execution_failures else (False,)
+        for failures in passes:
+            overrides = {
+                "sim_world_node": {"time_scale": 0.0, "inject_failures": failures, "failure_seed": failure_seed},
+                "llm_service": dict(llm),
+                "planner": planner_params,
+            }
+            name = "failures" if failures else "plan"
+            self._graphs[failures] = _Graph(domain_base + int(failures), kitchen, log_dir / name, overrides)
+        try:
+            for graph in self._graphs.values():
+                graph.wait_ready(300.0, log_dir)
+        except Exception:
+            self.__exit__()
+            raise
+
+    def __call__(self, episode: Episode, failures: bool) -> tuple[PlanResult, World]:
+        return self._graphs[failures].run(episode, self._episode_file, timeout_s=600.0)
+
+    def __enter__(self) -> RosKitchenRunner:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for graph in self._graphs.values():
+            graph.close()
