@@ -21,6 +21,7 @@ import rclpy
 from rclpy.action import ActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
+from rcl_interfaces.srv import ListParameters
 from rclpy.node import Node
 
 from llm_planner_ros.processes import NodeProcess, ros_argv
@@ -89,6 +90,21 @@ class RosGraph:
         if not client.wait_for_server(timeout_sec=timeout):
             raise TimeoutError(f"action server {name} not up after {timeout:.0f} s\n{self.logs()}")
         return client
+
+    def ping(self, node_name: str, timeout: float = DEFAULT_WAIT_S) -> None:
+        """Block until a service round trip to ``node_name`` succeeds (its parameter service).
+
+        A server's endpoints can be discovered before the way back to this client is: a goal sent
+        then gets no response ("failed to send response" in the server's log). One successful round
+        trip with the node shows discovery in both directions has finished.
+        """
+        client = self.node.create_client(ListParameters, f"/{node_name}/list_parameters")
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                raise TimeoutError(f"node {node_name} has no parameter service after {timeout:.0f} s\n{self.logs()}")
+            wait_future(client.call_async(ListParameters.Request()), timeout, f"a round trip to {node_name}")
+        finally:
+            self.node.destroy_client(client)
 
     def service_client(self, srv_type: Any, name: str, timeout: float = DEFAULT_WAIT_S) -> Any:
         client = self.node.create_client(srv_type, name)

@@ -65,6 +65,7 @@ def start_planner(graph: RosGraph, **params: Any) -> NodeProcess:
 
 def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal: Any):  # noqa: ANN201
     client = graph.action_client(ExecuteInstruction, ACTION, timeout=60)
+    graph.ping(PLANNER.name)
     request = ExecuteInstruction.Goal(instruction=instruction, **goal)
     callback = (lambda msg: feedback.append(msg.feedback)) if feedback is not None else None
     handle = wait_future(client.send_goal_async(request, feedback_callback=callback), what="goal response")
@@ -74,6 +75,10 @@ def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal
 
 def result_of(handle, timeout: float = 120.0):  # noqa: ANN001, ANN201
     return wait_future(handle.get_result_async(), timeout=timeout, what="planner result")
+
+
+def executor_logs(graph: RosGraph) -> str:
+    return "".join(p.log() for p in graph.processes if "executor" in p.log_path.name)
 
 
 def test_feedback_and_scores_carry_the_candidate_table(graph: RosGraph) -> None:
@@ -97,17 +102,18 @@ def test_feedback_and_scores_carry_the_candidate_table(graph: RosGraph) -> None:
 
 def test_plan_only_dispatches_nothing(graph: RosGraph) -> None:
     start_planner(graph)
+    before = len(executor_logs(graph))
     response = result_of(send(graph, "bring me a coke", max_steps=4, plan_only=True))
     moved = [s for s in response.result.executed if s.status == PlanStep.STATUS_SUCCEEDED and s.skill != "done"]
     assert moved, "the plan should have simulated at least one skill"
-    assert "executing" not in "".join(p.log() for p in graph.processes if "executor" in p.log_path.name)
+    assert "executing" not in executor_logs(graph)[before:]
 
 
 def test_cancel_stops_the_running_skill(graph: RosGraph) -> None:
     start_planner(graph)
     feedback: list = []
     handle = send(graph, "bring me a coke", feedback, max_steps=5)
-    wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), what="a running step")
+    wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=180, what="a running step")
     wait_future(handle.cancel_goal_async(), what="cancel")
     response = result_of(handle, timeout=30)
     assert response.status == GoalStatus.STATUS_CANCELED
@@ -120,7 +126,7 @@ def test_estop_aborts_the_goal(graph: RosGraph) -> None:
     stop = graph.node.create_publisher(Bool, "/llm_planner/stop", 10)
     feedback: list = []
     handle = send(graph, "bring me a coke", feedback, max_steps=5)
-    wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), what="a running step")
+    wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=180, what="a running step")
     stop.publish(Bool(data=True))
     response = result_of(handle, timeout=30)
     assert response.status == GoalStatus.STATUS_ABORTED
@@ -137,10 +143,13 @@ def test_confirmation_refused_or_unanswered_aborts_before_dispatch(graph: RosGra
         response.reason = "operator said no"
         return response
 
-    if answer == "refuse":
-        graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", confirm)
+    service = graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", confirm) if answer == "refuse" else None
     start_planner(graph, require_confirmation=True, confirm_timeout_s=2.0)
-    response = result_of(send(graph, "bring me a coke", max_steps=5))
+    try:
+        response = result_of(send(graph, "bring me a coke", max_steps=5))
+    finally:
+        if service is not None:
+            graph.node.destroy_service(service)
     assert response.status == GoalStatus.STATUS_ABORTED
     assert response.result.message.startswith("refused")
     assert [s.status for s in response.result.executed] == [PlanStep.STATUS_SKIPPED]
@@ -153,18 +162,19 @@ def test_confirmation_refused_or_unanswered_aborts_before_dispatch(graph: RosGra
 
 def test_skill_outside_the_allow_list_is_never_dispatched(graph: RosGraph) -> None:
     start_planner(graph, allowed_skills=["done"])
+    before = len(executor_logs(graph))
     response = result_of(send(graph, "bring me a coke", max_steps=5))
     assert response.status == GoalStatus.STATUS_ABORTED and response.result.message.startswith("not_allowed")
     (step,) = response.result.executed
     assert step.skill != "done" and step.status == PlanStep.STATUS_SKIPPED
-    assert "executing" not in "".join(p.log() for p in graph.processes if "executor" in p.log_path.name)
+    assert "executing" not in executor_logs(graph)[before:]
 
 
 def test_second_goal_while_busy_is_refused_with_a_reason(graph: RosGraph) -> None:
     start_planner(graph)
     feedback: list = []
     first = send(graph, "bring me a coke", feedback, max_steps=3)
-    wait_until(lambda: bool(feedback), what="the first goal to start")
+    wait_until(lambda: bool(feedback), timeout=180, what="the first goal to start")
     second = result_of(send(graph, "throw away the apple"), timeout=10)
     assert second.status == GoalStatus.STATUS_ABORTED and "busy" in second.result.message
     assert result_of(first).result.executed

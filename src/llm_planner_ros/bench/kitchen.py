@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kitchen_sim.episodes import load_episodes
+    from llm_planner_ros.cli.options import parse_key_values
     from kitchen_sim.kitchen import load_kitchen
     from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, runs_as_dicts, summarize
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         episodes = [e for e in episodes if e.id in wanted]
     if args.limit:
         episodes = episodes[: args.limit]
-    llm_config = _llm_config(args.llm)
+    llm_config = parse_key_values(args.llm)
     options = _planner_options(args)
 
     model = None
@@ -97,16 +98,6 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         write_family_chart(summary, args.plot, f"{label} on {args.episodes}")
     return 0
-
-
-def _llm_config(pairs: list[str]) -> dict[str, str]:
-    config = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--llm takes KEY=VALUE, got {pair!r}")
-        config[key.strip()] = value.strip()
-    return config
 
 
 def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

@@ -10,6 +10,7 @@ instruction to a graph that is already up.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import threading
@@ -23,6 +24,7 @@ from kitchen_sim.kitchen import load_kitchen
 
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
+from llm_planner_ros.cli.options import parse_key_values
 from llm_planner_ros.processes import NodeProcess, start_graph
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
@@ -40,11 +42,13 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)")
     demo.add_argument("--time-scale", type=float, default=0.1,
                       help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick)")
+    _llm_argument(demo)
     demo.set_defaults(_run=run_demo)
 
     up = commands.add_parser("up", help="bring up the sim graph and wait (Ctrl-C stops it)")
     up.add_argument("--log-dir", type=Path)
     up.add_argument("--time-scale", type=float, default=1.0, help="simulated skill durations x this")
+    _llm_argument(up)
     up.add_argument("--episode", type=Path)
     up.add_argument("--id", dest="episode_id")
     up.set_defaults(_run=run_up)
@@ -60,6 +64,13 @@ def _goal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner", default="", help="saycan (default) or another registered method")
     parser.add_argument("--plan-only", action="store_true", help="plan against simulated effects, dispatch nothing")
     parser.add_argument("--max-steps", type=int, default=0, help="step budget (0: the planner's default)")
+    parser.add_argument("--json", type=Path, help="write the outcome (steps, scores, final state) as JSON")
+
+
+def _llm_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE",
+                        help="llm_service_node parameter (fields of LLMConfig), e.g. --llm backend=replay "
+                             "--llm recording=run.jsonl; repeatable")
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -69,6 +80,8 @@ def run_demo(args: argparse.Namespace) -> int:
     with _graph(args, console, episode) as client:
         outcome = _send(client, console, instruction, args)
     _report(console, outcome, episode, args.plot, instruction)
+    if args.json:
+        _write_json(args.json, instruction, outcome)
     return 0 if outcome.success and (episode is None or (outcome.world is not None and episode.goal_holds(outcome.world))) else 1
 
 
@@ -95,6 +108,8 @@ def run_instruction(args: argparse.Namespace) -> int:
     finally:
         client.close()
     _report(console, outcome, None, args.plot, args.instruction)
+    if args.json:
+        _write_json(args.json, args.instruction, outcome)
     return 0 if outcome.success else 1
 
 
@@ -120,7 +135,7 @@ class _graph:
         sim: dict[str, object] = {"time_scale": args.time_scale}
         if episode is not None:
             sim.update(episode_file=str(args.episode.resolve()), episode_id=episode.id)
-        self._overrides = {"sim_world_node": sim}
+        self._overrides = {"sim_world_node": sim, "llm_service": parse_key_values(args.llm)}
         self._processes: list[NodeProcess] = []
         self._client: InstructionClient | None = None
 
@@ -172,3 +187,19 @@ def _report(console: Console, outcome: InstructionOutcome, episode: Episode | No
 
         path = write_decision_chart(outcome.steps, plot, instruction)
         console.print(f"decision chart written to {path}")
+
+
+def _write_json(path: Path, instruction: str, outcome: InstructionOutcome) -> None:
+    steps = [{
+        "index": step.index, "skill": step.skill.text, "status": step.status.name.lower(), "message": step.message,
+        "planning_s": step.planning_s,
+        "candidates": [{"skill": c.skill.text, "llm": c.llm, "affordance": c.affordance, "combined": c.combined}
+                       for c in step.candidates],
+    } for step in outcome.steps]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "instruction": instruction, "success": outcome.success, "status": outcome.status_name,
+        "message": outcome.message, "wall_s": outcome.wall_s, "steps": steps,
+        "final_state": {**outcome.world.to_initial(), "visited": list(outcome.world.visited)}
+        if outcome.world is not None else None,
+    }, indent=2))
