@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from kitchen_sim.kitchen import Kitchen
 
 
+# Where a task leaves objects for good: the person ("bring it to you") and the trash can (SayCan kitchen).
+PUT_AWAY_PLACES = ("user", "trash can")
+
+
 class SkillError(ValueError):
     """A skill that cannot be applied to this world; the message says why and what would make it work."""
 
@@ -121,14 +125,23 @@ class World:
     def nearest_place_of(self, label: str) -> str | None:
         """The closest place where an instance of ``label`` lies (not held), or None if there is none.
 
-        Ties go to the place listed first in the world config, so "find" is deterministic.
+        Instances already put away (handed to the user, thrown in the trash can, stored in the drawer)
+        count only when no other instance exists: after one of two cokes went into the trash, "find a
+        coke" means the other one, not fishing the first back out. Ties go to the place listed first in
+        the world config, so "find" is deterministic.
         """
         order = {place: index for index, place in enumerate(self.places())}
-        candidates = {self.place_of(obj) for obj in self.instances(label) if not obj.held}
+        lying = [obj for obj in self.instances(label) if not obj.held]
+        available = [obj for obj in lying if not self._put_away(obj)] or lying
+        candidates = {self.place_of(obj) for obj in available}
         if not candidates:
             return None
         here = self.robot_position
         return min(candidates, key=lambda p: (self.kitchen.config.position(p).distance_to(here), order[p]))
+
+    def _put_away(self, obj: ObjectInstance) -> bool:
+        drawer = self.kitchen.config.drawer
+        return obj.at in PUT_AWAY_PLACES or (drawer is not None and obj.at == drawer.contents_at)
 
     def scene(self) -> Scene:
         return Scene(self._robot_at, self.objects, self._drawer_open)

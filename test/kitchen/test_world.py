@@ -178,3 +178,18 @@ def test_random_skill_sequences_keep_the_world_consistent(kitchen: Kitchen, data
         assert kitchen.world(world.to_initial()).to_initial() == world.to_initial()
         assert sum(o.held for o in world.objects) <= 1
         assert world.robot_at in world.visited
+
+
+def test_find_prefers_an_instance_that_is_not_put_away() -> None:
+    from kitchen_sim.kitchen import load_kitchen
+
+    world = load_kitchen().world({
+        "robot": {"at": "trash can", "holding": None},
+        "objects": [{"id": "coke_1", "label": "coke", "at": "trash can"},
+                    {"id": "coke_2", "label": "coke", "at": "far counter"},
+                    {"id": "apple_1", "label": "apple", "at": "user"}],
+    })
+    assert world.nearest_place_of("coke") == "far counter"  # not the one already thrown away, though nearer
+    assert world.nearest_place_of("apple") == "user"  # the only apple: found where it is
+    world.apply(world.skill("find a coke"))
+    assert world.robot_at == "far counter"
