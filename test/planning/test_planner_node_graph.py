@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from action_msgs.msg import GoalStatus
 from std_msgs.msg import Bool
+from visualization_msgs.msg import Marker, MarkerArray
 
 from kitchen_sim.topics import LOAD_EPISODE_SERVICE
 from llm_planner_interfaces.action import ExecuteInstruction
@@ -84,7 +85,9 @@ def executor_logs(graph: RosGraph) -> str:
 def test_feedback_and_scores_carry_the_candidate_table(graph: RosGraph) -> None:
     start_planner(graph)
     published: list[PlanStep] = []
+    markers: list[MarkerArray] = []
     graph.node.create_subscription(PlanStep, "/llm_planner/scores", published.append, 10)
+    graph.node.create_subscription(MarkerArray, "/llm_planner/markers", markers.append, 10)
     feedback: list = []
     response = result_of(send(graph, "bring me a coke", feedback, max_steps=3, plan_only=True))
     assert response.status in (GoalStatus.STATUS_SUCCEEDED, GoalStatus.STATUS_ABORTED)
@@ -98,6 +101,10 @@ def test_feedback_and_scores_carry_the_candidate_table(graph: RosGraph) -> None:
     assert first.planning_time > 0.0 and "robot: at table" in feedback[0].state_summary
     wait_until(lambda: len(published) >= len(response.result.executed), what="score tables on /llm_planner/scores")
     assert {s.skill for s in published} >= {s.skill for s in response.result.executed}
+    wait_until(lambda: bool(markers), what="RViz markers on /llm_planner/markers")
+    text = markers[0].markers[0]
+    assert text.type == Marker.TEXT_VIEW_FACING and text.header.frame_id == "map"
+    assert text.text.startswith(f"1. {first.skill}") and first.candidates[1].skill in text.text
 
 
 def test_plan_only_dispatches_nothing(graph: RosGraph) -> None:
