@@ -91,18 +91,26 @@ class RosGraph:
             raise TimeoutError(f"action server {name} not up after {timeout:.0f} s\n{self.logs()}")
         return client
 
-    def ping(self, node_name: str, timeout: float = DEFAULT_WAIT_S) -> None:
+    def ping(self, node_name: str, timeout: float = 60.0) -> None:
         """Block until a service round trip to ``node_name`` succeeds (its parameter service).
 
-        A server's endpoints can be discovered before the way back to this client is: a goal sent
-        then gets no response ("failed to send response" in the server's log). One successful round
-        trip with the node shows discovery in both directions has finished.
+        A server's endpoints can be discovered before the way back to this client is: a request sent
+        then gets no response ("failed to send response" in the server's log). Requests are repeated
+        every 5 s until one round trip shows discovery in both directions has finished.
         """
         client = self.node.create_client(ListParameters, f"/{node_name}/list_parameters")
+        deadline = time.monotonic() + timeout
         try:
-            if not client.wait_for_service(timeout_sec=timeout):
-                raise TimeoutError(f"node {node_name} has no parameter service after {timeout:.0f} s\n{self.logs()}")
-            wait_future(client.call_async(ListParameters.Request()), timeout, f"a round trip to {node_name}")
+            while True:
+                if not client.wait_for_service(timeout_sec=max(0.1, deadline - time.monotonic())):
+                    raise TimeoutError(f"node {node_name} has no parameter service after {timeout:.0f} s\n{self.logs()}")
+                future = client.call_async(ListParameters.Request())
+                try:
+                    wait_until(future.done, min(5.0, max(0.1, deadline - time.monotonic())), f"a round trip to {node_name}")
+                    return
+                except TimeoutError:
+                    if time.monotonic() >= deadline:
+                        raise
         finally:
             self.node.destroy_client(client)
 

@@ -2,8 +2,9 @@
 
 The kitchen nodes start once per module; each test starts its own planner (with the parameters it
 needs) in the same ROS domain and resets the world with /sim/load_episode. The language model is
-the embedded SmolLM2 in-process (greedy scoring is deterministic: for the coke episode its first
-step is "find a coke"); these tests check the node's mechanics and gates, not plan quality.
+the embedded SmolLM2 in-process with SayCan as the paper runs it (test/data/saycan_paper_planners.yaml;
+scoring is deterministic: for the coke episode the first step is "find a coke"); these tests check
+the node's mechanics and gates, not plan quality.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ pytestmark = pytest.mark.graph
 
 ACTION = "/llm_planner/execute_instruction"
 EPISODES = Path(__file__).resolve().parents[1] / "data" / "sample_episodes.yaml"
+PAPER_SAYCAN = Path(__file__).resolve().parents[1] / "data" / "saycan_paper_planners.yaml"
 PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
 
 
@@ -60,7 +62,7 @@ def graph(kitchen_graph: RosGraph, request: pytest.FixtureRequest) -> Iterator[R
 
 
 def start_planner(graph: RosGraph, **params: Any) -> NodeProcess:
-    settings = {"llm_mode": "in_process", "server_wait_s": 5.0, **params}
+    settings = {"llm_mode": "in_process", "server_wait_s": 5.0, "planners_file": str(PAPER_SAYCAN), **params}
     return graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
 
 
@@ -69,7 +71,7 @@ def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal
     graph.ping(PLANNER.name)
     request = ExecuteInstruction.Goal(instruction=instruction, **goal)
     callback = (lambda msg: feedback.append(msg.feedback)) if feedback is not None else None
-    handle = wait_future(client.send_goal_async(request, feedback_callback=callback), what="goal response")
+    handle = wait_future(client.send_goal_async(request, feedback_callback=callback), timeout=60, what="goal response")
     assert handle.accepted
     return handle
 
@@ -196,7 +198,7 @@ def test_malformed_instructions_end_with_a_reason(graph: RosGraph, instruction: 
 
 
 def test_missing_llm_service_aborts_with_the_fix(graph: RosGraph) -> None:
-    graph.start_node("planner_node", params={"llm_mode": "service", "server_wait_s": 2.0},
+    graph.start_node("planner_node", params={"llm_mode": "service", "server_wait_s": 2.0, "planners_file": str(PAPER_SAYCAN)},
                      param_files=PLANNER.param_paths(), name=PLANNER.name)
     response = result_of(send(graph, "bring me a coke"), timeout=30)
     assert response.status == GoalStatus.STATUS_ABORTED
