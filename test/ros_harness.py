@@ -39,7 +39,8 @@ def allocate_domain_id() -> int:
     """A ROS_DOMAIN_ID unique to this process's tests and distinct per pytest-xdist worker."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     worker_index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
-    return _DOMAIN_BASE + (worker_index * 37 + next(_counter)) % _DOMAIN_SPAN
+    # The pid keeps concurrent pytest runs on one machine (two developers, CI beside a session) apart.
+    return _DOMAIN_BASE + (os.getpid() * 13 + worker_index * 37 + next(_counter)) % _DOMAIN_SPAN
 
 
 class RosGraph:

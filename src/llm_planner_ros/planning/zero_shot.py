@@ -1,0 +1,207 @@
+"""Zero-shot planning with semantic translation (papers/zero_shot_planners.txt, Algorithm 1, section 3).
+
+The prompt is one demonstration, the one whose task is most similar to the instruction (dynamic example
+selection, section 3.4), followed by the instruction and the steps taken so far:
+
+    Task: Fetch me a pepsi.
+    Step 1: find a pepsi
+    ...
+
+    Task: <instruction>
+    Step 1: <translated skill>
+    Step 2:
+
+At each step the planning model samples ``samples`` (k) single-step phrases; every admissible skill is
+scored by max over the samples of cos(embed(sample), embed(skill)) + ``beta`` x (mean token log-prob of
+the sample) (section 3.3, equation 3), and the best-scoring skill is the step (semantic translation).
+The translated skill, not the free-form phrase, is appended to the prompt once it has run (autoregressive
+trajectory correction); a failed skill is not, so the next step is sampled again from the same prompt.
+
+The plan ends (section 3.3) when the translated skill is ``done``, or early, proposing nothing (the loop
+ends with ``no_candidate``), when more than half of the samples are empty or when the best score is
+below ``epsilon`` (the phrase is out of the robot's vocabulary).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from kitchen_sim.paths import resolve_config
+from kitchen_sim.skill import Skill
+
+from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.knn_retriever import KnnRetriever
+from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.skill_projection import SkillProjector, require_skill_texts
+
+STEP_STOP = "\n"
+# Leading and trailing characters that are not English text (section 3.3 counts a sample made only of
+# them as 0-length): digits, punctuation, whitespace, anything outside a-z.
+_NON_TEXT_EDGES = re.compile(r"^[^A-Za-z]+|[^A-Za-z]+$")
+
+
+@dataclass(frozen=True)
+class Demonstration:
+    """One example of the demonstration set: a task and its plan in skill texts."""
+
+    task: str
+    steps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ZeroShotOptions:
+    """Hyper-parameters (papers/zero_shot_planners.txt, appendix A.1, whose grid they come from):
+    ``samples`` k (grid {1, 10}), ``beta`` (0.3, the only value searched), ``epsilon`` early-termination
+    threshold (grid {0, 0.4, 0.8}; the paper does not say which won, 0.4 is the middle), ``temperature``
+    (grid {0.1, 0.3, 0.6}), ``top_p`` nucleus sampling (used, value not given); ``max_tokens`` budget of
+    one step; ``top_k`` candidates kept in each step's table."""
+
+    samples: int = 10
+    beta: float = 0.3
+    epsilon: float = 0.4
+    temperature: float = 0.3
+    top_p: float = 0.9
+    max_tokens: int = 12
+    top_k: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("samples", "max_tokens", "top_k"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+
+
+class ZeroShotPlanner:
+    """The zero-shot planner as a ``Planner`` for ``run_plan``.
+
+    Outcomes of ``next_step``: the skill that best translates the samples, with the top-k skills as
+    candidates (``combined`` = the translation score, ``llm`` = mean log-prob of the sample that scored
+    it best, ``affordance`` 1.0: the method does not consult affordances); ``None`` (note says which
+    rule) when more than half of the samples are empty, the best score is below epsilon, or the scene
+    has no skill.
+    """
+
+    name = "zero_shot"
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        demonstrations: KnnRetriever[Demonstration],
+        projector: SkillProjector,
+        options: ZeroShotOptions | None = None,
+    ) -> None:
+        self.options = options or ZeroShotOptions()
+        self._model = model
+        self._demonstrations = demonstrations
+        self._projector = projector
+        self._instruction = ""
+        self._example: Demonstration | None = None
+        self._done: list[str] = []
+
+    @property
+    def example(self) -> Demonstration | None:
+        """The demonstration selected for the current instruction."""
+        return self._example
+
+    def reset(self, instruction: str) -> None:
+        self._instruction = instruction
+        self._example = self._demonstrations.nearest(instruction, 1)[0]
+        self._done = []
+
+    def current_prompt(self) -> str:
+        assert self._example is not None, "reset() selects the demonstration; call it first"
+        example = _task_block(self._example.task, self._example.steps)
+        return f"{example}\n\n{_task_block(self._instruction, self._done)}\nStep {len(self._done) + 1}:"
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        skills = list(env.admissible_skills())
+        if not skills:
+            return StepDecision(None, note="no admissible skill in this scene")
+        generation = self._model.generate(
+            self.current_prompt(),
+            n=self.options.samples,
+            max_tokens=self.options.max_tokens,
+            temperature=self.options.temperature,
+            top_p=self.options.top_p,
+            stop=(STEP_STOP,),
+        )
+        phrases = [_NON_TEXT_EDGES.sub("", text.split(STEP_STOP)[0]) for text in generation.texts]
+        sampled = [(p, float(lp)) for p, lp in zip(phrases, generation.mean_log_probs, strict=True) if p]
+        empty = len(phrases) - len(sampled)
+        if empty * 2 > len(phrases):
+            return StepDecision(None, note=f"{empty} of {len(phrases)} samples were empty: the plan ends")
+        return self._translate(sampled, skills)
+
+    def observe(self, record: StepRecord) -> None:
+        if record.succeeded:
+            self._done.append(record.skill.text)
+
+    def _translate(self, sampled: list[tuple[str, float]], skills: list[Skill]) -> StepDecision:
+        texts = [text for text, _ in sampled]
+        log_probs = np.array([lp for _, lp in sampled])
+        # A backend that cannot report log-probs gives NaN: rank those samples by similarity alone.
+        weighted = self.options.beta * np.nan_to_num(log_probs, nan=0.0)
+        scores = self._projector.similarities(texts, skills) + weighted[:, None]
+        best_sample = np.argmax(scores, axis=0)  # per skill, the sample that translates to it best
+        skill_scores = scores[best_sample, np.arange(len(skills))]
+        ranked = np.argsort(-skill_scores, kind="stable")
+        best = int(ranked[0])
+        phrase = texts[best_sample[best]]
+        if skill_scores[best] < self.options.epsilon:
+            return StepDecision(
+                None,
+                note=f"best translation {skills[best].text!r} of {phrase!r} scores {skill_scores[best]:.2f} "
+                f"< epsilon {self.options.epsilon}: the plan ends",
+            )
+        candidates = tuple(
+            CandidateScore(skills[i], float(log_probs[best_sample[i]]), 1.0, combined=float(skill_scores[i]))
+            for i in ranked[: self.options.top_k]
+        )
+        return StepDecision(skills[best], candidates, note=f"translated {phrase!r}")
+
+
+def _task_block(task: str, steps: Sequence[str]) -> str:
+    lines = [f"Task: {task}", *(f"Step {index}: {step}" for index, step in enumerate(steps, start=1))]
+    return "\n".join(lines)
+
+
+def load_demonstrations(path: str | Path) -> list[Demonstration]:
+    """The demonstration set of a file like config/zero_shot_examples.yaml; ValueError names a bad entry."""
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    entries = data.get("demonstrations") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: expected a non-empty `demonstrations:` list of {{task, steps}} entries")
+    demonstrations = []
+    for index, entry in enumerate(entries):
+        steps = entry.get("steps") if isinstance(entry, dict) else None
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != {"task", "steps"}
+            or not isinstance(entry["task"], str)
+            or not isinstance(steps, list)
+            or not steps
+            or not all(isinstance(s, str) and s.strip() for s in steps)
+        ):
+            raise ValueError(f"{path}: demonstrations[{index}] needs exactly `task` (text) and `steps` (skill texts)")
+        demonstrations.append(Demonstration(entry["task"].strip(), tuple(steps)))
+    return demonstrations
+
+
+def build(resources: PlannerResources) -> ZeroShotPlanner:
+    """The zero-shot planner from config/planners.yaml's ``zero_shot`` section (examples_file, samples,
+    beta, epsilon, ...). Every step of every demonstration must be a kitchen skill (ValueError lists them)."""
+    options = resources.options_for("zero_shot")
+    path = resolve_config(options.pop("examples_file", None), "zero_shot_examples.yaml")
+    demonstrations = load_demonstrations(path)
+    require_skill_texts((s for d in demonstrations for s in d.steps), resources.kitchen, str(path))
+    retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, resources.embedder)
+    return ZeroShotPlanner(resources.model, retriever, SkillProjector(resources.embedder), ZeroShotOptions(**options))
