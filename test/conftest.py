@@ -10,7 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from kitchen_sim import Kitchen, load_kitchen  # noqa: E402
 from ros_harness import RosGraph, ros_graph as _ros_graph  # noqa: E402
+from world_builders import MakeWorld, world_builder  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,3 +48,16 @@ def minilm():  # noqa: ANN201 (an Embedder; imported lazily so collection stays 
     from llm_planner_ros.llm.factory import load_embedder
 
     return load_embedder({})
+
+
+
+@pytest.fixture(scope="session")
+def kitchen() -> Kitchen:
+    """The configured kitchen (config/kitchen_world.yaml and config/kitchen_skills.yaml)."""
+    return load_kitchen()
+
+
+@pytest.fixture
+def make_world(kitchen: Kitchen) -> MakeWorld:
+    """make_world("table", holding=None, drawer=None, coke_1="far counter") -> World (test/world_builders.py)."""
+    return world_builder(kitchen)

@@ -4,7 +4,7 @@ with a scripted planning model."""
 from __future__ import annotations
 
 import pytest
-from conftest import MakeWorld
+from world_builders import MakeWorld
 from doubles import PartiallyObservedKitchen, ScriptedModel, WordEmbedder
 
 from kitchen_sim.kitchen import load_kitchen

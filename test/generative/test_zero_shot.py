@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import MakeWorld
+from world_builders import MakeWorld
 from doubles import ScriptedModel, WordEmbedder
 
 from kitchen_sim.skill import TERMINATE

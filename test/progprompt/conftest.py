@@ -1,38 +1,12 @@
-"""Fixtures of the ProgPrompt tests: the configured kitchen, compact scenes, and their program vocabulary."""
+"""Fixtures of the ProgPrompt tests: a coke scene and its program vocabulary."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
 
-from kitchen_sim import Kitchen, World, load_kitchen
+from kitchen_sim import World
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
-
-MakeWorld = Callable[..., World]
-
-
-@pytest.fixture(scope="session")
-def kitchen() -> Kitchen:
-    return load_kitchen()
-
-
-@pytest.fixture
-def make_world(kitchen: Kitchen) -> MakeWorld:
-    """A world from a compact scene: make_world("table", coke_1="far counter", holding=None, drawer=None)."""
-
-    def make(robot_at: str, holding: str | None = None, drawer: bool | None = None, **objects: str) -> World:
-        initial: dict[str, Any] = {
-            "robot": {"at": robot_at, "holding": holding},
-            "objects": [{"id": oid, "label": oid.rsplit("_", 1)[0].replace("_", " "), "at": at}
-                        for oid, at in objects.items()],
-        }
-        if drawer is not None:
-            initial["drawer"] = {"open": drawer}
-        return kitchen.world(initial)
-
-    return make
+from world_builders import MakeWorld
 
 
 def vocabulary_of(world: World) -> Vocabulary:

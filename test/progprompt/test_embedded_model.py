@@ -20,7 +20,9 @@ from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
-from .conftest import MakeWorld, vocabulary_of
+from world_builders import MakeWorld
+
+from .conftest import vocabulary_of
 
 pytestmark = pytest.mark.model
 

@@ -18,7 +18,7 @@ from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgP
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
-from .conftest import MakeWorld
+from world_builders import MakeWorld
 from .scripted_model import ScriptedModel
 
 EXAMPLES = load_examples(Path(__file__).resolve().parents[2] / "config" / "progprompt_examples.yaml")

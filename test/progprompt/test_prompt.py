@@ -13,7 +13,9 @@ from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load
 from llm_planner_ros.planning.progprompt.prompt import program_text, render_prompt
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, VocabularyError, skill_functions
 
-from .conftest import MakeWorld, vocabulary_of
+from world_builders import MakeWorld
+
+from .conftest import vocabulary_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "config" / "progprompt_examples.yaml"
 

@@ -15,7 +15,9 @@ from llm_planner_ros.planning.progprompt.program import Check, Near, Repeat, Ski
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 
-from .conftest import MakeWorld, vocabulary_of
+from world_builders import MakeWorld
+
+from .conftest import vocabulary_of
 
 GOOD = """def bring_me_a_coke():
     # 1: find the coke
