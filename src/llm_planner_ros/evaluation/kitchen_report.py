@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS
+from llm_planner_ros.visualization.figures import pyplot, save_figure
 
 _COLUMNS = ("episodes", "plan_success", "execution_success", "exec", "gcr", "mean_plan_length",
             "llm_calls_per_episode", "wall_s_per_episode")
@@ -28,11 +29,7 @@ def markdown_report(summary: dict[str, Any], title: str) -> str:
 
 def write_family_chart(summary: dict[str, Any], path: str | Path, title: str) -> Path:
     """Grouped bars of plan and execution success per family (and overall), as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     names = [*summary["families"], "all"]
     values = [*summary["families"].values(), summary]
     figure, axis = plt.subplots(figsize=(max(6.0, 1.1 * len(names)), 4.0))
@@ -46,9 +43,4 @@ def write_family_chart(summary: dict[str, Any], path: str | Path, title: str) ->
     axis.set_ylim(0, 100)
     axis.set_title(title, fontsize=10)
     axis.legend()
-    figure.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
-    return out
+    return save_figure(figure, path)

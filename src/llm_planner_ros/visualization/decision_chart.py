@@ -11,17 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from llm_planner_ros.planning.decision import StepRecord
+from llm_planner_ros.visualization.figures import pyplot, save_figure
 
 _PANELS = (("LLM  p(skill | prompt)", "llm_probability"), ("affordance", "affordance"), ("combined", "combined"))
 
 
 def write_decision_chart(steps: Sequence[StepRecord], path: str | Path, instruction: str = "") -> Path:
     """Write the chart of ``steps`` (those with candidates) to ``path``; returns the path written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     rows = [step for step in steps if step.candidates]
     if not rows:
         raise ValueError("no step with candidate scores to chart (was the plan empty?)")
@@ -42,9 +39,4 @@ def write_decision_chart(steps: Sequence[StepRecord], path: str | Path, instruct
             axis.set_title(f"step {step.index + 1}: {title}", fontsize=9, loc="left")
     if instruction:
         figure.suptitle(instruction, fontsize=11)
-    figure.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=110)
-    plt.close(figure)
-    return out
+    return save_figure(figure, path)
