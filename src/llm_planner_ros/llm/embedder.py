@@ -1,0 +1,52 @@
+"""Sentence embeddings with sentence-transformers; the default is the embedded all-MiniLM-L6-v2.
+
+Models load from a local folder only (``local_files_only``), so nothing is fetched from the hub.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from llm_planner_ros.llm import embedded
+from llm_planner_ros.llm.base import Embedder, ModelLoadError, check_text
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Unit-length float32 embeddings from a sentence-transformers folder (None: the embedded MiniLM)."""
+
+    def __init__(self, model_dir: str | Path | None = None, device: str = "cpu") -> None:
+        from sentence_transformers import SentenceTransformer
+
+        folder = Path(model_dir).expanduser() if model_dir else embedded.minilm_dir()
+        if not folder.is_dir():
+            raise ModelLoadError(
+                f"embedding model folder not found at {folder}: give a sentence-transformers folder, or leave "
+                "`model` empty for the embedded all-MiniLM-L6-v2 (run make setup)"
+            )
+        try:
+            self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)
+        except (OSError, ValueError, RuntimeError) as error:
+            raise ModelLoadError(f"could not load the embedding model in {folder}: {error}") from error
+        self._name = folder.name if model_dir else "all-MiniLM-L6-v2"
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of texts, got a single str: wrap it in a list")
+        for index, text in enumerate(texts):
+            check_text(text, f"text {index}")
+        if not texts:
+            return np.zeros((0, self._model.get_embedding_dimension()), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)

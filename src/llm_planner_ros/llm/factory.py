@@ -1,0 +1,162 @@
+"""Building a LanguageModel or an Embedder from a flat configuration mapping.
+
+The keys are the fields of :class:`LLMConfig` and :class:`EmbedderConfig` (each with its default and
+help text); ``llm_service_node`` declares one ROS parameter per field, and YAML files under
+``config/`` set them. Keys of a backend other than the chosen one are ignored; unknown keys are an
+error, so a typo never silently falls back to a default.
+
+    model = load_language_model({"backend": "hf"})                       # the embedded SmolLM2
+    model = load_language_model({"backend": "openai", "base_url": "http://gpu:8000/v1", "model": "..."})
+    model = load_language_model({"backend": "replay", "recording": "run.jsonl"})
+    embedder = load_embedder({})                                          # the embedded MiniLM
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
+
+BACKENDS = ("hf", "openai", "replay")
+REPLAY_MODES = ("replay", "record")
+
+_log = logging.getLogger(__name__)
+
+
+def _option(default: Any, help: str) -> Any:
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    """How to build a LanguageModel (see ``load_language_model``)."""
+
+    backend: str = _option("hf", "hf (local model) | openai (OpenAI-compatible server) | replay (JSONL recording)")
+    model: str = _option("", "hf: a .gguf file or model folder, empty = embedded SmolLM2-135M-Instruct; openai: served model id")
+    device: str = _option("cpu", "hf: cpu, cuda or cuda:N")
+    threads: int = _option(0, "hf: torch CPU threads, 0 = every CPU this process may use")
+    seed: int = _option(0, "hf: seed of the sampling generator")
+    context_window: int = _option(0, "hf: context window in tokens, 0 = the model's max_position_embeddings")
+    cache_dir: str = _option("", "hf: cache of converted GGUF weights, empty = $XDG_CACHE_HOME/llm_planner_ros")
+    adapter: str = _option("", "hf: LoRA adapter file merged into the weights (llm.lora), empty = none")
+    base_url: str = _option("http://localhost:8000/v1", "openai: API base URL, including /v1")
+    api_key_env: str = _option("", "openai: environment variable holding the API key, empty = no key")
+    timeout_s: float = _option(60.0, "openai: read timeout of one HTTP request, seconds")
+    connect_timeout_s: float = _option(5.0, "openai: connect timeout, seconds")
+    max_retries: int = _option(2, "openai: retries after a timeout, connection failure, HTTP 429 or 5xx")
+    backoff_s: float = _option(0.5, "openai: first retry delay, doubled for each further retry")
+    tokenizer: str = _option("", "openai: folder with the served model's tokenizer (needed for logit_bias)")
+    recording: str = _option("", "replay: the JSONL recording file")
+    replay_mode: str = _option("replay", "replay: replay (answer from the recording) | record (append to it)")
+    record_backend: str = _option("hf", "replay_mode record: the backend whose answers are recorded (hf | openai)")
+
+
+@dataclass(frozen=True)
+class EmbedderConfig:
+    """How to build an Embedder (see ``load_embedder``)."""
+
+    model: str = _option("", "sentence-transformers folder, empty = embedded all-MiniLM-L6-v2")
+    device: str = _option("cpu", "cpu, cuda or cuda:N")
+
+
+ConfigT = TypeVar("ConfigT", LLMConfig, EmbedderConfig)
+
+
+def parse_config(kind: type[ConfigT], config: Mapping[str, Any]) -> ConfigT:
+    """``kind`` from a mapping: values converted to each field's type; ModelLoadError on unknown keys
+    or values that do not convert."""
+    fields = {f.name: f for f in dataclasses.fields(kind)}
+    unknown = sorted(set(config) - set(fields))
+    if unknown:
+        raise ModelLoadError(f"unknown key(s) {unknown} in the {kind.__name__}: valid keys are {sorted(fields)}")
+    values: dict[str, Any] = {}
+    for name, value in config.items():
+        target = type(fields[name].default)
+        try:
+            if target is int and (isinstance(value, bool) or float(value) != int(value)):
+                raise ValueError
+            values[name] = target(value)
+        except (TypeError, ValueError):
+            raise ModelLoadError(f"{name} must be of type {target.__name__}, got {value!r}") from None
+    return kind(**values)
+
+
+def load_language_model(config: Mapping[str, Any], report: Callable[[str], None] | None = None) -> LanguageModel:
+    """The LanguageModel ``config`` describes; ``report`` receives loading progress (default: the log).
+
+    ModelLoadError (with the fix) when the configuration is wrong or the model cannot load.
+    """
+    settings = parse_config(LLMConfig, config)
+    report = report or _log.info
+    if settings.backend == "hf":
+        return _hf_model(settings, report)
+    if settings.backend == "openai":
+        return _openai_model(settings)
+    if settings.backend == "replay":
+        return _replay_model(settings, config, report)
+    raise ModelLoadError(f"unknown LLM backend {settings.backend!r}: use one of {', '.join(BACKENDS)}")
+
+
+def load_embedder(config: Mapping[str, Any]) -> Embedder:
+    """The Embedder ``config`` describes (``{}``: the embedded all-MiniLM-L6-v2 on the CPU)."""
+    from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
+
+    settings = parse_config(EmbedderConfig, config)
+    return SentenceTransformerEmbedder(settings.model or None, settings.device)
+
+
+def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageModel:
+    from llm_planner_ros.llm.hf import HFLanguageModel
+    from llm_planner_ros.llm.hf_loading import load_causal_lm
+
+    cache_dir = Path(settings.cache_dir).expanduser() if settings.cache_dir else None
+    loaded = load_causal_lm(settings.model, settings.device, settings.threads, cache_dir, report)
+    name = loaded.name
+    if settings.adapter:
+        from llm_planner_ros.llm.lora import merge_adapter
+
+        adapter = Path(settings.adapter).expanduser()
+        report(f"merged the adapter {adapter} into {merge_adapter(loaded.model, adapter, loaded.name)} layers")
+        name = f"{loaded.name}+{adapter.stem}"
+    return HFLanguageModel(loaded.model, loaded.tokenizer, name, settings.context_window or None, settings.seed)
+
+
+def _openai_model(settings: LLMConfig) -> LanguageModel:
+    from llm_planner_ros.llm.openai_compat import OpenAICompatibleModel
+
+    api_key = None
+    if settings.api_key_env:
+        api_key = os.environ.get(settings.api_key_env)
+        if not api_key:
+            raise ModelLoadError(f"environment variable {settings.api_key_env} (api_key_env) is not set: export the API key")
+    return OpenAICompatibleModel(
+        settings.base_url,
+        settings.model,
+        timeout_s=settings.timeout_s,
+        connect_timeout_s=settings.connect_timeout_s,
+        max_retries=settings.max_retries,
+        backoff_s=settings.backoff_s,
+        api_key=api_key,
+        tokenizer=settings.tokenizer,
+    )
+
+
+def _replay_model(settings: LLMConfig, config: Mapping[str, Any], report: Callable[[str], None]) -> LanguageModel:
+    from llm_planner_ros.llm.replay import ReplayLanguageModel
+
+    if not settings.recording:
+        raise ModelLoadError("backend replay needs `recording`: the JSONL file to replay or to record to")
+    if settings.replay_mode == "replay":
+        return ReplayLanguageModel(settings.recording)
+    if settings.replay_mode != "record":
+        raise ModelLoadError(f"unknown replay_mode {settings.replay_mode!r}: use one of {', '.join(REPLAY_MODES)}")
+    if settings.record_backend == "replay":
+        raise ModelLoadError("record_backend cannot be replay: record the answers of hf or openai")
+    inner = load_language_model({**config, "backend": settings.record_backend}, report)
+    return ReplayLanguageModel(settings.recording, inner)

@@ -1,0 +1,80 @@
+"""The ``hf`` backend: a local Hugging Face causal LM, scored and sampled in this process.
+
+Scoring shares the prompt's K/V cache across candidates and across calls (``prefix_scorer``);
+sampling runs as branches of the same cache (``sampling``). One lock serialises calls, because the
+cache is state shared by both. Loading (folders, GGUF, the embedded default) is ``hf_loading``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+
+from llm_planner_ros.llm.base import (
+    GenerationResult,
+    LanguageModel,
+    ScoreResult,
+    check_generate_request,
+    check_score_request,
+)
+from llm_planner_ros.llm.prefix_scorer import PrefixSharingScorer
+from llm_planner_ros.llm.sampling import PackedSampler
+from llm_planner_ros.llm.tree_cache import TreeKVCache
+
+
+class HFLanguageModel(LanguageModel):
+    """A loaded causal LM (float32, eval mode) with its fast tokenizer.
+
+    ``context_window`` defaults to the model's ``max_position_embeddings``; ``seed`` seeds sampling, so
+    the same sequence of calls gives the same samples.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, name: str, context_window: int | None = None, seed: int = 0) -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        window = context_window or getattr(model.config, "max_position_embeddings", None)
+        if not window:
+            raise ValueError(f"{name} does not state its context window: pass context_window")
+        self._cache = TreeKVCache(model.eval(), int(window))
+        self._scorer = PrefixSharingScorer(self._cache, tokenizer)
+        generator = torch.Generator().manual_seed(seed)
+        self._sampler = PackedSampler(self._cache, tokenizer, model.config.vocab_size, _eos_ids(model, tokenizer), generator)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def context_window(self) -> int:
+        return self._cache.context_window
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        check_score_request(prompt, completions)
+        with self._lock:
+            terms = self._scorer.token_log_probs(prompt, completions)
+        return ScoreResult.from_token_log_probs(terms, per_token)
+
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
+        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+        with self._lock:
+            samples = self._sampler.sample(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+        return GenerationResult(tuple(s.text for s in samples), tuple(s.mean_log_prob for s in samples))
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> set[int]:
+    """End-of-sequence ids: the tokenizer's and the generation config's (an int or a list)."""
+    configured = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = configured if isinstance(configured, list) else [configured]
+    return {i for i in [*ids, tokenizer.eos_token_id] if i is not None}

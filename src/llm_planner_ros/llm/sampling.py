@@ -1,0 +1,180 @@
+"""Sampling n continuations as branches of the shared prompt cache (the ``hf`` backend's ``generate``).
+
+The prompt goes through the same :class:`TreeKVCache` as scoring, so a prompt that extends the
+previous one (or shares its few-shot header) is not recomputed. The n samples are decoded together:
+each step feeds one token per unfinished sample as a packed batch-1 forward in which every sample's
+token attends to the prompt cache and to its own earlier tokens only; the prompt is never copied.
+
+Policies (documented in docs/llm.md):
+
+- Trailing spaces: a prompt ending in spaces ("... 2. ") is a token boundary BPE models rarely see
+  (" find" is one token; " " then "find" is odd). The spaces are taken off the prompt and the first
+  sampled token is restricted to tokens whose text starts with them ("token healing"); the returned
+  text does not repeat them.
+- A continuation ends at an end-of-sequence token, at ``max_tokens`` tokens, or when its text
+  contains a stop string; the text is cut before the first stop string.
+- ``mean_log_prob`` averages the model's own log-probs (no bias, temperature or top-p) of the tokens
+  that made the returned text plus the token that ended it (the end-of-sequence token, or the token
+  where the stop string begins); with no end, all ``max_tokens`` tokens.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from llm_planner_ros.llm.base import InvalidRequestError, cut_at_stop
+from llm_planner_ros.llm.tokenization import bias_token_ids
+from llm_planner_ros.llm.tree_cache import TreeKVCache
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One continuation: its text, the mean log-prob of the counted tokens (module docstring), and every
+    sampled token with the model's log-prob of it (including a final end-of-sequence token)."""
+
+    text: str
+    mean_log_prob: float
+    tokens: tuple[int, ...]
+    token_log_probs: tuple[float, ...]
+
+
+class PackedSampler:
+    """Draws continuations of prompts from a model behind a :class:`TreeKVCache`.
+
+    Not thread-safe: the owner serialises calls. ``generator`` makes sampling reproducible.
+    """
+
+    def __init__(
+        self, cache: TreeKVCache, tokenizer: Any, vocab_size: int, eos_ids: set[int], generator: torch.Generator
+    ) -> None:
+        self._cache = cache
+        self._tokenizer = tokenizer
+        self._vocab_size = vocab_size
+        self._eos_ids = eos_ids
+        self._generator = generator
+        self._token_texts: list[str] | None = None
+
+    def sample(
+        self,
+        prompt: str,
+        n: int,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        stop: Sequence[str],
+        logit_bias: Mapping[str, float] | None,
+    ) -> list[Sample]:
+        """``n`` samples; see the module docstring for the policies."""
+        healed, first_allowed = self._healing(prompt)
+        prompt_ids = self._tokenizer(prompt[: len(prompt) - len(healed)])["input_ids"]
+        # The last sampled token is never fed back, hence the - 1.
+        needed = len(prompt_ids) + max_tokens - 1
+        if needed > self._cache.context_window:
+            raise InvalidRequestError(
+                f"the prompt ({len(prompt_ids)} tokens) plus max_tokens ({max_tokens}) needs {needed} positions but the "
+                f"model's context window is {self._cache.context_window} tokens: lower max_tokens or shorten the prompt"
+            )
+        reused = self._cache.reuse(prompt_ids)
+        fresh = prompt_ids[reused:]
+        rows = self._cache.extend(fresh, list(range(-1, len(fresh) - 1)), [len(fresh) - 1])
+        self._cache.commit(len(fresh))
+        bias = self._bias_vector(logit_bias)
+
+        tokens: list[list[int]] = [[] for _ in range(n)]
+        log_probs: list[list[float]] = [[] for _ in range(n)]
+        node = [-1] * n
+        active = list(range(n))
+        rows = rows.expand(n, -1)
+        allowed = first_allowed
+        try:
+            while active:
+                chosen = self._choose(rows, bias, allowed, temperature, top_p)
+                allowed = None
+                still = []
+                for row, sample in enumerate(active):
+                    token = chosen[row]
+                    tokens[sample].append(token)
+                    log_probs[sample].append(float(rows[row, token]))
+                    if not self._finished(tokens[sample], healed, stop, max_tokens):
+                        still.append(sample)
+                if not still:
+                    break
+                base = self._cache.branch_size
+                rows = self._cache.extend(
+                    [tokens[s][-1] for s in still], [node[s] for s in still], list(range(len(still)))
+                )
+                for offset, sample in enumerate(still):
+                    node[sample] = base + offset
+                active = still
+        finally:
+            self._cache.commit(0)
+        return [self._result(tokens[s], log_probs[s], healed, stop) for s in range(n)]
+
+    def _choose(
+        self,
+        rows: torch.Tensor,
+        bias: torch.Tensor | None,
+        allowed: torch.Tensor | None,
+        temperature: float,
+        top_p: float,
+    ) -> list[int]:
+        scores = rows.detach().to("cpu", copy=True)
+        if bias is not None:
+            scores += bias
+        if allowed is not None:
+            scores[:, ~allowed] = -math.inf
+        if temperature == 0:
+            return scores.argmax(dim=-1).tolist()
+        probs = torch.softmax(scores / temperature, dim=-1)
+        if top_p < 1:
+            ordered, order = probs.sort(dim=-1, descending=True)
+            # Keep the smallest head of the sorted distribution whose mass reaches top_p.
+            outside = ordered.cumsum(dim=-1) - ordered >= top_p
+            ordered[outside] = 0
+            probs = torch.zeros_like(probs).scatter_(-1, order, ordered)
+        return torch.multinomial(probs, 1, generator=self._generator).squeeze(-1).tolist()
+
+    def _finished(self, tokens: list[int], healed: str, stop: Sequence[str], max_tokens: int) -> bool:
+        if tokens[-1] in self._eos_ids or len(tokens) >= max_tokens:
+            return True
+        return bool(stop) and cut_at_stop(self._visible(tokens, healed), stop)[1] is not None
+
+    def _result(self, tokens: list[int], log_probs: list[float], healed: str, stop: Sequence[str]) -> Sample:
+        text, cut = cut_at_stop(self._visible(tokens, healed), stop)
+        counted = len(tokens)
+        if cut is not None:
+            counted = next(k for k in range(1, len(tokens) + 1) if len(self._visible(tokens[:k], healed)) > cut)
+        return Sample(text, math.fsum(log_probs[:counted]) / counted, tuple(tokens), tuple(log_probs))
+
+    def _visible(self, tokens: list[int], healed: str) -> str:
+        text = self._tokenizer.decode([t for t in tokens if t not in self._eos_ids], skip_special_tokens=True)
+        return text[len(healed) :]
+
+    def _bias_vector(self, logit_bias: Mapping[str, float] | None) -> torch.Tensor | None:
+        if not logit_bias:
+            return None
+        vector = torch.zeros(self._vocab_size)
+        for token, value in bias_token_ids(self._tokenizer, logit_bias).items():
+            if token < self._vocab_size:
+                vector[token] += value
+        return vector
+
+    def _healing(self, prompt: str) -> tuple[str, torch.Tensor | None]:
+        """The prompt's trailing spaces to heal and the first tokens allowed then ("", None: no healing,
+        also when no token of the vocabulary starts with those spaces)."""
+        spaces = prompt[len(prompt.rstrip(" ")) :]
+        if not spaces or spaces == prompt:
+            return "", None
+        if self._token_texts is None:
+            self._token_texts = self._tokenizer.batch_decode([[token] for token in range(len(self._tokenizer))])
+        matching = [t for t, text in enumerate(self._token_texts) if t < self._vocab_size and text.startswith(spaces)]
+        if not matching:
+            return "", None
+        allowed = torch.zeros(self._vocab_size, dtype=torch.bool)
+        allowed[matching] = True
+        return spaces, allowed

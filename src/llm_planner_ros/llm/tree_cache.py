@@ -1,0 +1,148 @@
+"""A K/V cache of one committed token sequence, extended by token trees in single packed forward passes.
+
+Why: SayCan scores ~50 skill texts after the same ~1000-token prompt, at every step, and each step's
+prompt extends the last one. Running the prompt once per candidate costs ~50 full forwards; copying
+its cache into a batch of 50 still moves 50 copies of it through every layer. Here the candidates
+never get a batch row of their own: their tokens are packed into ONE sequence of batch size 1 placed
+after the committed prompt, each token attending to the whole committed cache and to its own
+ancestors only (a 4D additive attention mask), at the position it would have in its own sequence
+(explicit position ids). The committed K/V are stored once and read by every branch, never copied per
+branch; the branch tokens form a tree, so a token shared by several branches is computed once.
+
+Lifecycle of one call:
+
+1. ``reuse(context)``: keep the cached K/V of the longest common token prefix of the committed
+   sequence and ``context`` (at least one token of ``context`` is left to compute, because its logits
+   are needed), drop the rest and any branches left over.
+2. ``extend(tokens, parents, logits_at)``, once or more: one forward over new tokens, token i being a
+   child of branch token ``parents[i]`` (-1: of the committed sequence's end). Returns log-probs at
+   the requested rows.
+3. ``commit(count)``: the first ``count`` branch tokens (which must form a chain from the committed
+   end) join the committed sequence; every other branch token is dropped from the cache.
+
+If a forward fails the whole cache is dropped (it may be half-updated), so the next call recomputes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from llm_planner_ros.llm.base import InvalidRequestError, ModelLoadError
+from llm_planner_ros.llm.tokenization import common_prefix_length
+
+
+class TreeKVCache:
+    """The committed token sequence of a causal LM with its K/V, plus the branches of the current call."""
+
+    def __init__(self, model: Any, context_window: int) -> None:
+        self._model = model
+        self.context_window = context_window
+        self._reset()
+
+    @property
+    def committed(self) -> tuple[int, ...]:
+        """The token ids whose K/V are cached and kept between calls."""
+        return tuple(self._committed)
+
+    @property
+    def branch_size(self) -> int:
+        """How many branch tokens the cache holds since the last commit (the next one gets this index)."""
+        return len(self._branch_tokens)
+
+    def reuse(self, context: Sequence[int]) -> int:
+        """Keep the cached prefix shared with ``context`` (all but its last token at most); returns its length."""
+        if not context:
+            raise ValueError("reuse() needs a non-empty context")
+        self.commit(0)
+        keep = min(common_prefix_length(self._committed, context), len(context) - 1)
+        self._truncate(keep)
+        del self._committed[keep:]
+        return keep
+
+    def extend(self, tokens: Sequence[int], parents: Sequence[int], logits_at: Sequence[int]) -> torch.Tensor:
+        """One packed forward over ``tokens``; log-softmax rows (float32, [len(logits_at), vocab]).
+
+        ``parents[i]`` indexes all branch tokens since the last commit, this call's included (it must
+        be smaller than the token's own index), or is -1 for a child of the committed sequence's end.
+        ``logits_at`` indexes this call's tokens. InvalidRequestError when a position would reach the
+        context window.
+        """
+        if len(tokens) != len(parents):
+            raise ValueError(f"{len(tokens)} tokens but {len(parents)} parents")
+        committed, before = len(self._committed), len(self._branch_tokens)
+        total = before + len(tokens)
+        ancestors = torch.zeros(total, total, dtype=torch.bool)
+        ancestors[:before, :before] = self._ancestors
+        depth = list(self._branch_depth)
+        for offset, parent in enumerate(parents):
+            index = before + offset
+            if not -1 <= parent < index:
+                raise ValueError(f"branch token {index} has parent {parent}: parents must come before children")
+            if parent >= 0:
+                ancestors[index] = ancestors[parent]
+            ancestors[index, index] = True
+            depth.append(0 if parent < 0 else depth[parent] + 1)
+        positions = [committed + d for d in depth[before:]]
+        if positions and max(positions) >= self.context_window:
+            raise InvalidRequestError(
+                f"the prompt and its continuation need {max(positions) + 1} positions but the model's context window "
+                f"is {self.context_window} tokens: shorten the prompt (e.g. fewer examples) or the continuation"
+            )
+        device, dtype = self._model.device, self._model.dtype
+        # Additive mask: 0 where a query may attend, the dtype's minimum elsewhere (works with every
+        # attention implementation, unlike a boolean mask that eager attention would add as 0/1).
+        mask = torch.zeros(1, 1, len(tokens), committed + total, dtype=dtype, device=device)
+        mask[0, 0, :, committed:].masked_fill_(~ancestors[before:].to(device), torch.finfo(dtype).min)
+        try:
+            with torch.inference_mode():
+                output = self._model(
+                    input_ids=torch.tensor([list(tokens)], device=device),
+                    attention_mask=mask,
+                    position_ids=torch.tensor([positions], device=device),
+                    past_key_values=self._cache,
+                    use_cache=True,
+                    logits_to_keep=torch.tensor(list(logits_at), dtype=torch.long, device=device),
+                )
+                log_probs = torch.log_softmax(output.logits[0].float(), dim=-1)
+        except BaseException:
+            self._reset()
+            raise
+        self._branch_tokens.extend(tokens)
+        self._branch_depth = depth
+        self._ancestors = ancestors
+        return log_probs
+
+    def commit(self, count: int) -> None:
+        """Move the first ``count`` branch tokens into the committed sequence; drop all other branch tokens."""
+        if any(depth != index for index, depth in enumerate(self._branch_depth[:count])):
+            raise ValueError(f"the first {count} branch tokens are not a chain from the committed sequence's end")
+        self._committed.extend(self._branch_tokens[:count])
+        self._truncate(len(self._committed))
+        self._branch_tokens, self._branch_depth = [], []
+        self._ancestors = torch.zeros(0, 0, dtype=torch.bool)
+
+    def _truncate(self, length: int) -> None:
+        surplus = self._cache.get_seq_length() - length
+        if surplus > 0:
+            # Cropping slices the layers' tensors (views): no copy of what is kept.
+            self._cache.crop(-surplus)
+
+    def _reset(self) -> None:
+        from transformers import DynamicCache
+        from transformers.cache_utils import DynamicLayer
+
+        cache = DynamicCache(config=self._model.config)
+        unsupported = {type(layer).__name__ for layer in cache.layers if type(layer) is not DynamicLayer}
+        if unsupported:
+            raise ModelLoadError(
+                f"the model's cache uses {', '.join(sorted(unsupported))}: prefix-shared scoring supports models whose "
+                "layers all use full attention (DynamicLayer); pick a model without sliding-window or linear attention"
+            )
+        self._cache = cache
+        self._committed: list[int] = []
+        self._branch_tokens: list[int] = []
+        self._branch_depth: list[int] = []
+        self._ancestors = torch.zeros(0, 0, dtype=torch.bool)
