@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import rclpy
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import IntegerRange, ParameterDescriptor
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
@@ -44,10 +44,11 @@ from llm_planner_ros.llm.hf_loading import use_passive_openmp_waits
 SCORE_SERVICE = "/llm/score"
 GENERATE_SERVICE = "/llm/generate"
 
-_NODE_PARAMETERS: dict[str, tuple[Any, str]] = {
+_NODE_PARAMETERS: dict[str, tuple[int, str]] = {
     "default_max_tokens": (64, "max_tokens of a GenerateText request that leaves it at 0"),
     "request_queue_depth": (1000, "requests each service holds while one is served (reliable, keep last)"),
 }
+_POSITIVE = IntegerRange(from_value=1, to_value=1_000_000, step=1)
 
 T = TypeVar("T")
 
@@ -64,7 +65,7 @@ class LLMServiceNode(Node):
                 field.name, field.default, ParameterDescriptor(description=field.metadata["help"], dynamic_typing=True)
             )
         for name, (default, description) in _NODE_PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(description=description))
+            self.declare_parameter(name, default, ParameterDescriptor(description=description, integer_range=[_POSITIVE]))
         self._model: LanguageModel | None = None
         self._load_error = ""
         self._loaded = threading.Event()

@@ -123,14 +123,9 @@ def test_converted_gguf_weights_are_reused(smollm2: Any, gguf_cache: Path, load_
 # ----- the embedder --------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def embedder() -> Any:
-    return load_embedder({})
-
-
 @pytest.mark.model
-def test_embeddings_are_unit_rows_that_rank_by_meaning(embedder: Any) -> None:
-    vectors = embedder.embed(["pick up the coke", "grab the can of coke", "go to the trash can"])
+def test_embeddings_are_unit_rows_that_rank_by_meaning(minilm: Any) -> None:
+    vectors = minilm.embed(["pick up the coke", "grab the can of coke", "go to the trash can"])
 
     assert vectors.dtype == np.float32 and vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
@@ -139,9 +134,9 @@ def test_embeddings_are_unit_rows_that_rank_by_meaning(embedder: Any) -> None:
 
 
 @pytest.mark.model
-def test_embedder_edge_cases(embedder: Any, tmp_path: Path) -> None:
-    assert embedder.embed([]).shape == (0, 384)
+def test_embedder_edge_cases(minilm: Any, tmp_path: Path) -> None:
+    assert minilm.embed([]).shape == (0, 384)
     with pytest.raises(InvalidRequestError, match="not valid UTF-8"):
-        embedder.embed(["caf\udce9"])
+        minilm.embed(["caf\udce9"])
     with pytest.raises(ModelLoadError, match="embedding model folder not found"):
         load_embedder({"model": str(tmp_path / "absent")})

@@ -56,30 +56,33 @@ def load_causal_lm(model: str, device: str, threads: int, cache_dir: Path | None
     torch_device = _device(device)
     torch.set_num_threads(threads or len(os.sched_getaffinity(0)))
     started = time.monotonic()
-    if not model:
-        gguf = embedded.smollm2_gguf()
-        name = gguf.name.removesuffix(".gguf")
-    else:
-        path = Path(model).expanduser()
-        if not path.exists():
-            raise ModelLoadError(
-                f"model file not found at {path}: give a .gguf file or a model folder (config.json, weights, "
-                "tokenizer), or leave `model` empty for the embedded SmolLM2 (run make setup)"
-            )
-        if path.is_file() and path.suffix == ".gguf":
-            gguf, name = path, path.stem
-        elif path.is_dir() and (path / "config.json").is_file():
-            gguf, name = None, path.name
-        else:
-            raise ModelLoadError(f"{path} is neither a .gguf file nor a model folder with config.json: point `model` at one")
-    if gguf is not None:
-        lm, tokenizer = _load_gguf(gguf, (cache_dir or embedded.user_cache_dir()) / "gguf", report)
+    path, is_gguf, name = _source(model)
+    if is_gguf:
+        lm, tokenizer = _load_gguf(path, (cache_dir or embedded.user_cache_dir()) / "gguf", report)
     else:
         report(f"loading {name} from {path}")
         lm, tokenizer = _load_folder(path)
     lm = lm.to(torch_device).eval()
     report(f"model {name} ready on {torch_device} in {time.monotonic() - started:.1f} s")
     return LoadedModel(lm, tokenizer, name)
+
+
+def _source(model: str) -> tuple[Path, bool, str]:
+    """(path, whether it is a GGUF file, short name) of the configured ``model``."""
+    if not model:
+        gguf = embedded.smollm2_gguf()
+        return gguf, True, gguf.name.removesuffix(".gguf")
+    path = Path(model).expanduser()
+    if not path.exists():
+        raise ModelLoadError(
+            f"model file not found at {path}: give a .gguf file or a model folder (config.json, weights, "
+            "tokenizer), or leave `model` empty for the embedded SmolLM2 (run make setup)"
+        )
+    if path.is_file() and path.suffix == ".gguf":
+        return path, True, path.stem
+    if path.is_dir() and (path / "config.json").is_file():
+        return path, False, path.name
+    raise ModelLoadError(f"{path} is neither a .gguf file nor a model folder with config.json: point `model` at one")
 
 
 def _device(device: str) -> Any:
