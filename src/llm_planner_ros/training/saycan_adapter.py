@@ -1,0 +1,275 @@
+"""Fit a LoRA adapter of the embedded model to SayCan dialogs from the generated example bank, on a CPU.
+
+Each training sequence is what the planner scores at inference with ``examples: retrieved``: the
+grounded prompt's preamble, the ``--neighbours`` bank examples nearest to a bank example's request
+(itself excluded; most similar last, as the planner shows them), that example's scene line and request,
+then its plan ("Robot: 1. find a coke, 2. pick up the coke, ..., N. done."). So the adapter learns to
+carry a similar request's plan over to the scene and request at hand. The loss is the cross-entropy of
+the target plan's skill-text tokens only (the numbers and commas around them are fixed by the prompt),
+the same tokens SayCan scores.
+
+Cost is what limits this on a 2-core CPU (a forward pass of the 135M model runs ~40-100 tokens/s there),
+so the adapter only adapts the top ``--layers`` decoder layers: the hidden states entering them are
+computed once per sequence without gradients and kept in memory, and each epoch runs only the top
+layers. Sequences are drawn evenly over the bank's instruction families. ``--max-minutes`` bounds the
+whole run on a machine slower than planned: caching stops at 55% of it (training then uses the dialogs
+cached so far) and training at 95%, each with a message; on a fast enough machine neither happens and
+the same arguments give the same adapter.
+
+    python -m llm_planner_ros.training.saycan_adapter --examples 260 --neighbours 2 --epochs 3 \\
+        --out data/saycan/adapter.safetensors
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from llm_planner_ros.llm.factory import load_embedder
+from llm_planner_ros.llm.hf_loading import load_causal_lm
+from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, save_adapter
+from llm_planner_ros.planning.saycan import dialog_example
+from llm_planner_ros.planning.saycan_bank import BANK_FILE, PlanExample, load_bank
+from llm_planner_ros.planning.saycan_prompt import DialogExample, SayCanPrompt
+from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan_tasks import repo_path
+
+PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
+ADAPTER_FILE = Path("data/saycan/adapter.safetensors")
+
+
+@dataclass(frozen=True)
+class TrainingSequence:
+    """Token ids of one dialog and the positions whose tokens are scored (skill texts)."""
+
+    ids: tuple[int, ...]
+    targets: tuple[int, ...]
+
+
+def dialog_text(prompt: SayCanPrompt, example: PlanExample,
+                shown: Sequence[DialogExample] = ()) -> tuple[str, list[tuple[int, int]]]:
+    """The training text of ``example`` after the examples ``shown``, and the character spans of its
+    skill texts.
+
+    The text up to "Robot: 1. " is exactly the planner's first-step prompt with those examples, and each
+    later step continues it as the planner's next prompt would, so training and scoring read alike.
+    """
+    text = prompt.render(example.instruction, [], example.scene, examples=list(shown))
+    spans = []
+    for number, step in enumerate(example.steps, start=1):
+        if number > 1:
+            text += f", {number}. "
+        spans.append((len(text), len(text) + len(step)))
+        text += step
+    return text + ".", spans
+
+
+def encode(tokenizer: Any, prompt: SayCanPrompt, example: PlanExample,
+           shown: Sequence[DialogExample] = ()) -> TrainingSequence:
+    """Tokenize a dialog; a token is a target when its characters reach into a skill text of the target
+    plan (a token that straddles the join, like " find", belongs to the skill, as in scoring)."""
+    text, spans = dialog_text(prompt, example, shown)
+    encoded = tokenizer(text, return_offsets_mapping=True)
+    targets = [index for index, (start, end) in enumerate(encoded["offset_mapping"])
+               if any(end > first and start < last for first, last in spans) and index > 0]
+    return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))
+
+
+def neighbours(retriever: ExampleRetriever, example: PlanExample, count: int) -> list[DialogExample]:
+    """The ``count`` bank examples nearest to ``example``'s request, itself excluded, most similar last."""
+    if count == 0:
+        return []
+    nearest = [other for other in retriever.nearest(example.instruction, count + 1) if other.id != example.id]
+    return [dialog_example(other) for other in reversed(nearest[:count])]
+
+
+def balanced_sample(bank: Sequence[PlanExample], count: int, rng: random.Random) -> list[PlanExample]:
+    """``count`` examples drawn round-robin over the bank's families (each family shuffled), so rare
+    families are as present as common ones until they run out."""
+    by_family: dict[str, list[PlanExample]] = defaultdict(list)
+    for example in bank:
+        by_family[example.family].append(example)
+    queues = [rng.sample(group, len(group)) for _, group in sorted(by_family.items())]
+    chosen: list[PlanExample] = []
+    while len(chosen) < count and any(queues):
+        for queue in queues:
+            if queue and len(chosen) < count:
+                chosen.append(queue.pop())
+    rng.shuffle(chosen)
+    return chosen
+
+
+class TopLayerTrainer:
+    """Runs a causal LM split at decoder layer ``split``: the bottom once (cached), the top with grads."""
+
+    def __init__(self, model: Any, split: int) -> None:
+        self.model = model
+        self.split = split
+        self.layers = model.model.layers
+
+    def _mask(self, lengths: Sequence[int], width: int) -> torch.Tensor:
+        """Additive (batch, 1, width, width) mask: causal, padding keys hidden."""
+        causal = torch.ones(width, width, dtype=torch.bool).tril()
+        keys = torch.arange(width)[None, :] < torch.tensor(lengths)[:, None]
+        allowed = causal[None, :, :] & keys[:, None, :]
+        mask = torch.zeros(len(lengths), 1, width, width)
+        return mask.masked_fill_(~allowed[:, None], torch.finfo(torch.float32).min)
+
+    def _run(self, hidden: torch.Tensor, layers: Sequence[Any], mask: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(hidden.shape[1])[None, :].expand(hidden.shape[0], -1)
+        rotary = self.model.model.rotary_emb(hidden, positions)
+        for layer in layers:
+            hidden = layer(hidden, attention_mask=mask, position_ids=positions, position_embeddings=rotary)
+        return hidden
+
+    def bottom(self, batch: Sequence[TrainingSequence]) -> torch.Tensor:
+        """Hidden states entering the top layers, (batch, width, hidden), right-padded."""
+        lengths = [len(seq.ids) for seq in batch]
+        width = max(lengths)
+        ids = torch.tensor([list(seq.ids) + [0] * (width - len(seq.ids)) for seq in batch])
+        with torch.no_grad():
+            hidden = self.model.model.embed_tokens(ids)
+            return self._run(hidden, self.layers[: self.split], self._mask(lengths, width))
+
+    def loss(self, hidden: torch.Tensor, batch: Sequence[TrainingSequence]) -> torch.Tensor:
+        """Mean cross-entropy of every target token of the batch, predicted from the position before it."""
+        lengths = [len(seq.ids) for seq in batch]
+        out = self._run(hidden, self.layers[self.split:], self._mask(lengths, hidden.shape[1]))
+        rows = torch.tensor([b for b, seq in enumerate(batch) for _ in seq.targets])
+        columns = torch.tensor([t - 1 for seq in batch for t in seq.targets])
+        labels = torch.tensor([seq.ids[t] for seq in batch for t in seq.targets])
+        logits = self.model.lm_head(self.model.model.norm(out[rows, columns]))
+        return torch.nn.functional.cross_entropy(logits.float(), labels)
+
+
+def train(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    console = Console()
+    started = time.monotonic()
+    budget = args.max_minutes * 60
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    loaded = load_causal_lm("", "cpu", args.threads, None, console.log)
+    model, tokenizer = loaded.model, loaded.tokenizer
+    total_layers = len(model.model.layers)
+    if not 1 <= args.layers <= total_layers:
+        raise SystemExit(f"--layers must be between 1 and {total_layers}")
+    prompt = SayCanPrompt.from_yaml(repo_path(args.prompt))
+    bank = load_bank(args.bank)
+    chosen = balanced_sample(bank, args.examples + args.validation, rng)
+    retriever = None
+    if args.neighbours:
+        bank_path = repo_path(args.bank)
+        console.log("embedding the bank's requests for retrieval (cached next to the bank)")
+        retriever = ExampleRetriever(bank, load_embedder({}), bank_path.with_suffix(".vectors.npz"))
+    sequences = [encode(tokenizer, prompt, example, neighbours(retriever, example, args.neighbours) if retriever else [])
+                 for example in chosen]
+    validation, sequences = sequences[: args.validation], sequences[args.validation:]
+    tokens = sum(len(seq.ids) for seq in sequences)
+    console.log(f"{len(sequences)} training dialogs ({tokens} tokens, "
+                f"{sum(len(s.targets) for s in sequences)} scored), {len(validation)} for validation")
+
+    split = total_layers - args.layers
+    spec = AdapterSpec(tuple(range(split, total_layers)), tuple(args.modules), args.rank, args.alpha)
+    wrapped = attach(model, spec, args.seed)
+    model.train()
+    trainer = TopLayerTrainer(model, split)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TimeRemainingColumn(), TextColumn("{task.fields[note]}"))
+    with Progress(*columns, console=console) as progress:
+        batches = _batches(sequences, args.batch, rng)
+        valid = _batches(validation, args.batch, rng)
+        task = progress.add_task(f"bottom {split} layers", total=len(batches) + len(valid), note="")
+        valid_cache = []
+        for batch in valid:
+            valid_cache.append((batch, trainer.bottom(batch)))
+            progress.advance(task)
+        train_cache = []
+        for batch in batches:
+            if time.monotonic() > started + 0.55 * budget:
+                console.log(f"[yellow]--max-minutes {args.max_minutes}: cached {len(train_cache)} of {len(batches)} "
+                            "batches in 55% of the time; training on those")
+                break
+            train_cache.append((batch, trainer.bottom(batch)))
+            progress.advance(task)
+        parameters = [p for module in wrapped.values() for p in (module.A, module.B)]
+        optimizer = torch.optim.AdamW(parameters, lr=args.lr, weight_decay=0.0)
+        steps = args.epochs * len(train_cache)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5 * (1 + math.cos(math.pi * step / steps)))
+        console.log(f"validation loss before: {_validate(trainer, valid_cache):.3f}")
+        task = progress.add_task(f"top {args.layers} layers", total=steps, note="")
+        stopped = False
+        for epoch in range(args.epochs):
+            for batch, hidden in rng.sample(train_cache, len(train_cache)):
+                loss = trainer.loss(hidden, batch)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(parameters, 1.0)
+                optimizer.step()
+                schedule.step()
+                optimizer.zero_grad()
+                progress.update(task, advance=1, note=f"epoch {epoch + 1} loss {loss.item():.3f}")
+                if time.monotonic() > started + 0.95 * budget:
+                    stopped = True
+                    break
+            if stopped:
+                console.log(f"[yellow]--max-minutes {args.max_minutes} reached in epoch {epoch + 1}: saving what is trained")
+                break
+    console.log(f"validation loss after: {_validate(trainer, valid_cache):.3f}")
+    out = repo_path(args.out)
+    save_adapter(out, wrapped, spec, loaded.name)
+    console.log(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) in {(time.monotonic() - started) / 60:.1f} min")
+    return 0
+
+
+def _batches(sequences: Sequence[TrainingSequence], size: int, rng: random.Random) -> list[list[TrainingSequence]]:
+    """Batches of similar lengths (little padding), in random order."""
+    ordered = sorted(sequences, key=lambda seq: len(seq.ids))
+    batches = [ordered[i : i + size] for i in range(0, len(ordered), size)]
+    return rng.sample(batches, len(batches))
+
+
+def _validate(trainer: TopLayerTrainer, cache: Sequence[tuple[list[TrainingSequence], torch.Tensor]]) -> float:
+    if not cache:
+        return float("nan")
+    with torch.no_grad():
+        losses = [trainer.loss(hidden, batch).item() for batch, hidden in cache]
+    return sum(losses) / len(losses)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train the SayCan adapter (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_adapter", description=main.__doc__)
+    parser.add_argument("--bank", type=Path, default=BANK_FILE, help=f"example bank (default {BANK_FILE})")
+    parser.add_argument("--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})")
+    parser.add_argument("--out", type=Path, default=ADAPTER_FILE, help=f"adapter file (default {ADAPTER_FILE})")
+    parser.add_argument("--examples", type=int, default=260, help="training dialogs (default 260)")
+    parser.add_argument("--neighbours", type=int, default=2,
+                        help="retrieved examples shown before each dialog (default 2; match the planner's retrieved_examples)")
+    parser.add_argument("--validation", type=int, default=48, help="held-out dialogs for the validation loss")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--layers", type=int, default=4, help="top decoder layers adapted (default 4)")
+    parser.add_argument("--modules", nargs="+", default=list(MODULE_PATHS), help="linear modules adapted (default all)")
+    parser.add_argument("--rank", type=int, default=8)
+    parser.add_argument("--alpha", type=float, default=16.0)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads, 0 = all this process may use")
+    parser.add_argument("--max-minutes", type=float, default=30.0, help="stop training after this long (default 30)")
+    return train(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

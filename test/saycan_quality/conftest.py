@@ -1,0 +1,37 @@
+"""Fixtures of the SayCan quality tests (issue 6): the kitchen and worlds from compact scenes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kitchen_sim.kitchen import Kitchen, load_kitchen
+from kitchen_sim.world import World
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from saycan_doubles import MakeWorld  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def kitchen() -> Kitchen:
+    return load_kitchen()
+
+
+@pytest.fixture
+def make_world(kitchen: Kitchen) -> MakeWorld:
+    """A world from a compact scene: make_world("table", holding="coke_1", coke_1="robot", apple_1="table")."""
+
+    def make(robot_at: str, holding: str | None = None, drawer: bool | None = None, **objects: str) -> World:
+        initial: dict[str, Any] = {
+            "robot": {"at": robot_at, "holding": holding},
+            "objects": [{"id": i, "label": i.rsplit("_", 1)[0].replace("_", " "), "at": at} for i, at in objects.items()],
+        }
+        if drawer is not None:
+            initial["drawer"] = {"open": drawer}
+        return kitchen.world(initial)
+
+    return make

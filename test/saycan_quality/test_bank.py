@@ -1,0 +1,79 @@
+"""The generated example bank: requests the oracle solved, replayable, decontaminated, all families."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from kitchen_sim.conditions import condition_from_yaml
+from kitchen_sim.episodes import load_episodes
+from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.oracle import shortest_plan
+from llm_planner_ros.planning.saycan_bank import BANK_FILE, PlanExample, generate_examples, load_bank, normalized
+from llm_planner_ros.planning.saycan_scene import describe_scene
+from llm_planner_ros.planning.saycan_tasks import TaskWriter, load_lexicon
+
+FAMILIES = {"nl_single_primitive", "nl_nouns", "nl_verbs", "structured_language", "embodiment", "crowd_sourced",
+            "long_horizon", "drawer", "multilingual"}
+
+
+def _replays(example: PlanExample, kitchen: Kitchen) -> bool:
+    world = kitchen.world(example.initial)
+    goal = condition_from_yaml(example.goal, kitchen.config)
+    if example.steps[-1] != "done" or goal.holds(world) or describe_scene(world) != example.scene:
+        return False
+    for step in example.steps[:-1]:
+        world.apply(step)  # raises SkillError for a step that cannot run
+    return goal.holds(world)
+
+
+def test_generated_examples_are_shortest_plans_that_reach_their_goals(kitchen: Kitchen) -> None:
+    examples = list(generate_examples(kitchen, 80, seed=7))
+    assert len(examples) == 80
+    for example in examples:
+        assert _replays(example, kitchen), example
+        optimal = shortest_plan(kitchen.world(example.initial), condition_from_yaml(example.goal, kitchen.config),
+                                max_depth=40)
+        assert optimal is not None and len(optimal) == len(example.steps), example.id
+
+
+def test_generation_is_reproducible_and_drops_excluded_instructions(kitchen: Kitchen) -> None:
+    first = list(generate_examples(kitchen, 30, seed=3))
+    assert first == list(generate_examples(kitchen, 30, seed=3))
+    excluded = [example.instruction.upper() + " " for example in first[:10]]
+    cleaned = list(generate_examples(kitchen, 30, seed=3, exclude=excluded))
+    assert not {normalized(e.instruction) for e in cleaned} & {normalized(text) for text in excluded}
+
+
+def test_every_task_kind_writes_tasks(kitchen: Kitchen) -> None:
+    writer = TaskWriter(load_lexicon(), kitchen, random.Random(5))
+    for kind in writer.kinds:
+        tasks = [task for task in (writer.write(kind) for _ in range(40)) if task is not None]
+        assert tasks, f"{kind} never wrote a task in 40 draws"
+        assert all(task.instruction.strip() and "{" not in task.instruction for task in tasks), kind
+
+
+@pytest.fixture(scope="module")
+def shipped() -> list[PlanExample]:
+    return load_bank(BANK_FILE)
+
+
+def test_the_shipped_bank_replays_and_covers_every_family(shipped: list[PlanExample], kitchen: Kitchen) -> None:
+    assert len(shipped) >= 2000
+    assert {example.family for example in shipped} == FAMILIES
+    for example in random.Random(0).sample(shipped, 150):
+        assert _replays(example, kitchen), example.id
+
+
+def test_the_shipped_bank_holds_no_dev_suite_instruction(shipped: list[PlanExample], kitchen: Kitchen,
+                                                         repo_root: Path) -> None:
+    dev = {normalized(episode.instruction)
+           for episode in load_episodes(repo_root / "benchmarks/kitchen/dev.yaml", kitchen)}
+    assert not dev & {normalized(example.instruction) for example in shipped}
+
+
+def test_a_missing_bank_says_how_to_generate_it(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="python -m llm_planner_ros.planning.saycan_bank"):
+        load_bank(tmp_path / "absent.jsonl")

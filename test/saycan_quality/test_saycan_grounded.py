@@ -1,0 +1,113 @@
+"""The grounded SayCan planner: scene line, retrieved examples, the terminate affordance, the revisit cap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from saycan_doubles import MakeWorld, PreferringModel, WordEmbedder
+
+from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.paths import config_file
+from llm_planner_ros.planning.plan_loop import EndReason, run_plan
+from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycan import SayCanOptions, SayCanPlanner, build
+from llm_planner_ros.planning.saycan_bank import PlanExample
+from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+GROUNDED = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
+COKE_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
+
+
+def test_the_scene_line_is_the_state_the_instruction_started_in(make_world: MakeWorld) -> None:
+    model = PreferringModel(COKE_PLAN)
+    env = SimulatedEnvironment(make_world("table", coke_1="far counter"))
+    planner = SayCanPlanner(model, GROUNDED, SayCanOptions(scene_context=True, examples="none", avoid_revisits=True))
+    result = run_plan(planner, "Bring me a coke.", env, max_steps=10)
+    assert result.skills == COKE_PLAN
+    start = "Scene: robot at the table, holding nothing. close counter: nothing. far counter: coke."
+    # Every step's prompt keeps the first scene line (a stable prefix) and appends the executed steps.
+    assert all(start in prompt and prompt.count("Scene:") == 1 for prompt in model.prompts)
+    assert model.prompts[0].endswith("Human: Bring me a coke.\nRobot: 1. ")
+    assert model.prompts[2].endswith("Robot: 1. find a coke, 2. pick up the coke, 3. ")
+    assert "Human: Pick up the kettle chips." not in model.prompts[0]  # examples: none
+
+
+def test_retrieved_examples_replace_the_file_examples_most_similar_last(make_world: MakeWorld, tmp_path: Path) -> None:
+    bank = [PlanExample(str(i), "k", "f", text, f"Scene: scene {i}.", (step, "done"), {}, {})
+            for i, (text, step) in enumerate([("bring me the pepsi", "find a pepsi"), ("go to the table", "go to the table"),
+                                              ("bring me a coke", "find a coke")])]
+    retriever = ExampleRetriever(bank, WordEmbedder(), tmp_path / "v.npz")
+    model = PreferringModel(["done"])
+    planner = SayCanPlanner(model, GROUNDED, SayCanOptions(scene_context=True, examples="retrieved", retrieved_examples=2),
+                            retriever=retriever)
+    run_plan(planner, "bring me a coke", SimulatedEnvironment(make_world("table", coke_1="far counter")), max_steps=3)
+    prompt = model.prompts[0]
+    assert "Human: Pick up the kettle chips." not in prompt and "go to the table" not in prompt
+    assert prompt.index("Human: bring me the pepsi") < prompt.index("Human: bring me a coke\nRobot: 1. find a coke")
+    assert "Scene: scene 2.\nHuman: bring me a coke\nRobot: 1. find a coke, 2. done.\n" in prompt
+
+
+def test_terminate_affordance_replaces_only_done(make_world: MakeWorld) -> None:
+    model = PreferringModel(["done", "pick up the coke"])
+    env = SimulatedEnvironment(make_world("far counter", coke_1="far counter"))
+    paper = SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none"))
+    paper.reset("hold the coke")
+    decision = paper.next_step(env, [])
+    # The paper's 0.1: "done" needs a 10x language-model margin; e^-0.5 is not enough.
+    assert decision.skill is not None and decision.skill.text == "pick up the coke"
+    trusting = SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none", terminate_affordance=1.0, top_k=60))
+    trusting.reset("hold the coke")
+    decision = trusting.next_step(env, [])
+    assert decision.skill is not None and decision.skill.text == "done"
+    scores = {c.skill.text: c for c in decision.candidates}
+    assert scores["done"].affordance == 1.0 and scores["pick up the coke"].affordance == pytest.approx(0.9)
+
+
+def test_the_revisit_cap_breaks_a_put_down_pick_up_loop(make_world: MakeWorld) -> None:
+    # A model that always prefers undoing: without the cap the plan ping-pongs until the step limit.
+    model = PreferringModel(["pick up the coke", "put down the coke", "bring it to you", "done"])
+    looping = run_plan(SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none")), "bring me the coke",
+                       SimulatedEnvironment(make_world("far counter", coke_1="far counter")), max_steps=8)
+    assert looping.reason == EndReason.MAX_STEPS
+    capped = run_plan(SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none", avoid_revisits=True)),
+                      "bring me the coke", SimulatedEnvironment(make_world("far counter", coke_1="far counter")), max_steps=8)
+    assert capped.skills == ["pick up the coke", "bring it to you", "put down the coke", "done"]
+
+
+def test_the_revisit_cap_lets_a_tour_come_back_to_its_start(make_world: MakeWorld) -> None:
+    # Back at the start place, but having visited the table: a new state, so the return is allowed.
+    model = PreferringModel(["go to the table", "bring it to you", "done"])
+    planner = SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none", avoid_revisits=True, terminate_affordance=1.0))
+    result = run_plan(planner, "visit the table and come back", SimulatedEnvironment(make_world("user")), max_steps=6)
+    assert result.skills[:2] == ["go to the table", "bring it to you"]
+
+
+def test_build_reads_the_options_and_the_paper_ablation_restores_the_paper_setup(kitchen: Kitchen) -> None:
+    model = PreferringModel(["done"])
+    grounded = {"prompt_file": "saycan_grounded_prompt.yaml", "scene_context": True, "examples": "none",
+                "terminate_affordance": 0.5, "avoid_revisits": True}
+    planner = build(PlannerResources(model, kitchen, WordEmbedder, {"saycan": grounded}))
+    assert planner.options == SayCanOptions(scene_context=True, examples="none", terminate_affordance=0.5,
+                                            avoid_revisits=True)
+    paper = build(PlannerResources(model, kitchen, WordEmbedder, {"saycan": {**grounded, "ablation": "paper"}}))
+    assert paper.options == SayCanOptions(ablation="paper")
+    paper.reset("Bring me a coke.")
+    assert paper.current_prompt() == SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml")).render("Bring me a coke.")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"examples": "some"}, "file, retrieved, none"),
+    ({"terminate_affordance": 1.5}, "probability"),
+    ({"retrieved_examples": 0}, "at least 1"),
+])
+def test_bad_options_name_the_fix(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SayCanOptions(**options)  # type: ignore[arg-type]
+
+
+def test_retrieval_without_a_retriever_is_refused() -> None:
+    with pytest.raises(ValueError, match="retriever"):
+        SayCanPlanner(PreferringModel([]), GROUNDED, SayCanOptions(examples="retrieved"))

@@ -1,0 +1,72 @@
+"""Training data and mechanics of the SayCan adapter: what is scored, how families are drawn, the split model."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import torch
+from saycan_doubles import tiny_llama, word_tokenizer
+
+from kitchen_sim.paths import config_file
+from llm_planner_ros.llm.lora import AdapterSpec, attach
+from llm_planner_ros.planning.saycan_bank import PlanExample
+from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, dialog_text, encode
+
+PROMPT = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
+EXAMPLE = PlanExample("x", "deliver", "nl_verbs", "Bring me a coke.", "Scene: robot at the table, holding nothing.",
+                      ("find a coke", "pick up the coke", "done"), {}, {})
+
+
+def test_the_dialog_starts_with_the_planners_first_prompt_and_marks_the_skills() -> None:
+    text, spans = dialog_text(PROMPT, EXAMPLE)
+    first_prompt = PROMPT.render(EXAMPLE.instruction, [], EXAMPLE.scene, examples=[])
+    assert text == first_prompt + "find a coke, 2. pick up the coke, 3. done."
+    assert [text[a:b] for a, b in spans] == list(EXAMPLE.steps)
+    # Each later step's prefix is what the planner renders after the earlier steps ran.
+    assert text.startswith(PROMPT.render(EXAMPLE.instruction, ["find a coke"], EXAMPLE.scene, examples=[]))
+
+
+def test_only_skill_tokens_are_targets() -> None:
+    text, _ = dialog_text(PROMPT, EXAMPLE)
+    tokenizer = word_tokenizer([text])
+    sequence = encode(tokenizer, PROMPT, EXAMPLE)
+    scored = [tokenizer.convert_ids_to_tokens(sequence.ids[i]) for i in sequence.targets]
+    assert scored == ["find", "a", "coke", "pick", "up", "the", "coke", "done"]
+
+
+def test_balanced_sampling_draws_families_evenly() -> None:
+    bank = [PlanExample(f"{family}{i}", "k", family, "x", "s", ("done",), {}, {})
+            for family, n in (("big", 100), ("small", 5), ("mid", 30)) for i in range(n)]
+    chosen = balanced_sample(bank, 30, random.Random(0))
+    assert Counter(e.family for e in chosen) == {"big": 13, "mid": 12, "small": 5}
+    assert len({e.id for e in chosen}) == 30
+
+
+def test_the_split_model_computes_the_full_models_loss_and_trains_the_top() -> None:
+    model = tiny_llama(layers=3)
+    sequences = [encode_ids([4, 9, 16, 25, 36, 49], [3, 4, 5]), encode_ids([7, 8, 9, 10], [2, 3])]
+    with torch.no_grad():
+        terms = []
+        for seq in sequences:
+            log_probs = torch.log_softmax(model(input_ids=torch.tensor([seq.ids])).logits[0], -1)
+            terms += [-log_probs[t - 1, seq.ids[t]].item() for t in seq.targets]
+    trainer = TopLayerTrainer(model, split=2)
+    hidden = trainer.bottom(sequences)
+    assert abs(trainer.loss(hidden, sequences).item() - sum(terms) / len(terms)) < 1e-4
+    wrapped = attach(model, AdapterSpec(layers=(2,), modules=("q_proj", "up_proj"), rank=4))
+    optimizer = torch.optim.AdamW([p for m in wrapped.values() for p in (m.A, m.B)], lr=0.05)
+    before = trainer.loss(hidden, sequences).item()
+    for _ in range(40):
+        loss = trainer.loss(hidden, sequences)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    assert trainer.loss(hidden, sequences).item() < before - 0.5
+
+
+def encode_ids(ids: list[int], targets: list[int]):  # noqa: ANN201 (a TrainingSequence)
+    from llm_planner_ros.training.saycan_adapter import TrainingSequence
+
+    return TrainingSequence(tuple(ids), tuple(targets))
