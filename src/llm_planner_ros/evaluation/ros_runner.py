@@ -21,12 +21,14 @@ from rclpy.action import ActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 
+from affordance_servers.model import AffordanceModel
 from affordance_servers.topic_state_provider import TopicStateProvider
 from kitchen_sim.episodes import Episode
 from kitchen_sim.kitchen import Kitchen
+from kitchen_sim.messages import skill_to_msg
 from kitchen_sim.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from kitchen_sim.world import World
-from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 
 from llm_planner_ros.bringup import SIM_GRAPH
@@ -49,6 +51,7 @@ class _Graph:
         self.node = rclpy.create_node("kitchen_bench_client", context=self.context)
         self.goals = ActionClient(self.node, ExecuteInstruction, ACTION)
         self.load = self.node.create_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+        self.affordances: dict[str, ActionClient] = {}
         self.state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
         self.executor = MultiThreadedExecutor(num_threads=3, context=self.context)
         self.executor.add_node(self.node)
@@ -77,18 +80,37 @@ class _Graph:
         return result, world
 
     def _wait_for_scene(self, episode: Episode) -> None:
-        """Block until the state topics show the episode's initial scene, so the planner (which reads the
-        same topics) does not plan its first step on the previous episode's final state."""
-        expected = None
+        """Block until the state topics show the episode's initial scene and the affordance server
+        answers for that scene, so neither the planner nor the affordances (each reading the topics in
+        its own process) start from the previous episode's final state."""
+        expected: World | None = None
         deadline = time.monotonic() + 10.0
         while time.monotonic() < deadline:
             world = self.state.current()
             if world is not None:
-                expected = expected or episode.world(world.kitchen).to_initial()
-                if world.to_initial() == expected:
+                expected = expected or episode.world(world.kitchen)
+                if world.to_initial() == expected.to_initial() and self._affordances_match(expected):
                     return
             time.sleep(0.02)
         raise RuntimeError(f"the simulator did not show episode {episode.id}'s initial scene within 10 s")
+
+    def _affordances_match(self, world: World) -> bool:
+        """The affordance server's values for every skill equal the calibrated model's on ``world``."""
+        skills = list(world.admissible_skills())
+        expected = AffordanceModel().evaluate(skills, world)
+        by_family: dict[str, list[int]] = {}
+        for index, skill in enumerate(skills):
+            by_family.setdefault(skill.family, []).append(index)
+        for family, indices in by_family.items():
+            client = self.affordances.setdefault(family, ActionClient(self.node, EvaluateAffordance, f"/affordance/{family}"))
+            if not client.wait_for_server(timeout_sec=5.0):
+                return False
+            goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
+            handle = wait_for(client.send_goal_async(goal), 5.0, f"/affordance/{family}")
+            values = wait_for(handle.get_result_async(), 5.0, f"/affordance/{family} result").result.affordances
+            if any(abs(values[k] - expected[i]) > 1e-9 for k, i in enumerate(indices)):
+                return False
+        return True
 
     def close(self) -> None:
         self.executor.shutdown(timeout_sec=5)
@@ -106,8 +128,10 @@ class RosKitchenRunner:
     """
 
     def __init__(self, kitchen: Kitchen, episode_file: Path, log_dir: Path, llm: Mapping[str, Any],
-                 planner: str, planners_file: Path | None, failure_seed: int, execution_failures: bool,
-                 domain_base: int = 60) -> None:
+                 planner: str, planners_file: Path | None, failure_seed: int, execution_failures: bool) -> None:
+        # The graphs take this process's ROS_DOMAIN_ID and the next one, so concurrent runs set apart by
+        # their domain (as the tests do) never see each other's nodes.
+        domain_base = int(os.environ.get("ROS_DOMAIN_ID", "0"))
         self._kitchen = kitchen
         self._episode_file = episode_file.resolve()
         planner_params: dict[str, Any] = {"planner": planner}
@@ -122,7 +146,7 @@ class RosKitchenRunner:
                 "planner": planner_params,
             }
             name = "failures" if failures else "plan"
-            self._graphs[failures] = _Graph(domain_base + int(failures), kitchen, log_dir / name, overrides)
+            self._graphs[failures] = _Graph((domain_base + int(failures)) % 233, kitchen, log_dir / name, overrides)
         try:
             for graph in self._graphs.values():
                 graph.wait_ready(300.0, log_dir)
