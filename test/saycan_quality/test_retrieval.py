@@ -26,6 +26,8 @@ def test_nearest_examples_come_most_similar_first(tmp_path: Path) -> None:
         "bring me the apple", "bring me a coke"]
     assert [e.instruction for e in retriever.nearest("throw away the coke", 1)] == ["throw away the sponge"]
     assert len(retriever.nearest("anything", 50)) == len(BANK)
+    queries = ["please bring me an apple", "throw away the coke"]
+    assert retriever.nearest_many(queries, 2) == [retriever.nearest(query, 2) for query in queries]
     with pytest.raises(ValueError, match="at least 1"):
         retriever.nearest("anything", 0)
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import torch
-from saycan_doubles import tiny_llama, word_tokenizer
+from saycan_doubles import WordEmbedder, tiny_llama, word_tokenizer
 
 from kitchen_sim.paths import config_file
 from llm_planner_ros.llm.lora import AdapterSpec, attach
 from llm_planner_ros.planning.saycan_bank import PlanExample
 from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
-from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, dialog_text, encode
+from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, dialog_text, encode, neighbours
 
 PROMPT = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
 EXAMPLE = PlanExample("x", "deliver", "nl_verbs", "Bring me a coke.", "Scene: robot at the table, holding nothing.",
@@ -70,3 +72,11 @@ def encode_ids(ids: list[int], targets: list[int]):  # noqa: ANN201 (a TrainingS
     from llm_planner_ros.training.saycan_adapter import TrainingSequence
 
     return TrainingSequence(tuple(ids), tuple(targets))
+
+
+def test_each_dialog_is_shown_its_nearest_other_examples_most_similar_last(tmp_path: Path) -> None:
+    bank = [PlanExample(str(i), "k", "f", text, "Scene: s.", ("done",), {}, {}) for i, text in enumerate(
+        ["bring me a coke", "bring me the coke can", "throw away the coke", "go to the table"])]
+    retriever = ExampleRetriever(bank, WordEmbedder(), tmp_path / "v.npz")
+    shown = neighbours(retriever, bank[:1], 2)[0]
+    assert [example.human for example in shown] == ["throw away the coke", "bring me the coke can"]

@@ -39,11 +39,15 @@ class ExampleRetriever:
         return len(self._examples)
 
     def nearest(self, instruction: str, k: int) -> list[PlanExample]:
+        return self.nearest_many([instruction], k)[0]
+
+    def nearest_many(self, instructions: Sequence[str], k: int) -> list[list[PlanExample]]:
+        """``nearest`` for many instructions, embedded in one batch (much faster than one by one)."""
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
-        similarities = self._vectors @ np.asarray(self._embedder.embed([instruction]), dtype=np.float32)[0]
-        order = np.argsort(-similarities, kind="stable")[:k]
-        return [self._examples[i] for i in order]
+        queries = np.asarray(self._embedder.embed(list(instructions)), dtype=np.float32)
+        similarities = queries @ self._vectors.T
+        return [[self._examples[i] for i in np.argsort(-row, kind="stable")[:k]] for row in similarities]
 
 
 def _vectors(texts: list[str], embedder: Embedder, cache: Path | None) -> np.ndarray:

@@ -85,12 +85,15 @@ def encode(tokenizer: Any, prompt: SayCanPrompt, example: PlanExample,
     return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))
 
 
-def neighbours(retriever: ExampleRetriever, example: PlanExample, count: int) -> list[DialogExample]:
-    """The ``count`` bank examples nearest to ``example``'s request, itself excluded, most similar last."""
-    if count == 0:
-        return []
-    nearest = [other for other in retriever.nearest(example.instruction, count + 1) if other.id != example.id]
-    return [dialog_example(other) for other in reversed(nearest[:count])]
+def neighbours(retriever: ExampleRetriever, examples: Sequence[PlanExample], count: int) -> list[list[DialogExample]]:
+    """For each example, the ``count`` bank examples nearest to its request, itself excluded, most
+    similar last (as the planner shows retrieved examples)."""
+    found = retriever.nearest_many([example.instruction for example in examples], count + 1)
+    shown = []
+    for example, nearest in zip(examples, found, strict=True):
+        others = [other for other in nearest if other.id != example.id][:count]
+        shown.append([dialog_example(other) for other in reversed(others)])
+    return shown
 
 
 def balanced_sample(bank: Sequence[PlanExample], count: int, rng: random.Random) -> list[PlanExample]:
@@ -169,13 +172,13 @@ def train(args: argparse.Namespace) -> int:
     prompt = SayCanPrompt.from_yaml(repo_path(args.prompt))
     bank = load_bank(args.bank)
     chosen = balanced_sample(bank, args.examples + args.validation, rng)
-    retriever = None
+    shown: list[list[DialogExample]] = [[] for _ in chosen]
     if args.neighbours:
         bank_path = repo_path(args.bank)
-        console.log("embedding the bank's requests for retrieval (cached next to the bank)")
+        console.log("retrieving each dialog's neighbours (the bank's vectors are cached next to it)")
         retriever = ExampleRetriever(bank, load_embedder({}), bank_path.with_suffix(".vectors.npz"))
-    sequences = [encode(tokenizer, prompt, example, neighbours(retriever, example, args.neighbours) if retriever else [])
-                 for example in chosen]
+        shown = neighbours(retriever, chosen, args.neighbours)
+    sequences = [encode(tokenizer, prompt, example, examples) for example, examples in zip(chosen, shown, strict=True)]
     validation, sequences = sequences[: args.validation], sequences[args.validation:]
     tokens = sum(len(seq.ids) for seq in sequences)
     console.log(f"{len(sequences)} training dialogs ({tokens} tokens, "
