@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
-from rclpy.action import ActionClient
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rcl_interfaces.srv import ListParameters
@@ -85,9 +85,9 @@ class RosGraph:
         self.processes.append(proc)
         return proc
 
-    def action_client(self, action_type: Any, name: str, timeout: float = DEFAULT_WAIT_S) -> ActionClient:
+    def action_client(self, action_type: Any, name: str, timeout: float = DEFAULT_WAIT_S) -> RaceFreeActionClient:
         """An action client whose server is known to be up (raises TimeoutError otherwise)."""
-        client = ActionClient(self.node, action_type, name)
+        client = RaceFreeActionClient(self.node, action_type, name)
         if not client.wait_for_server(timeout_sec=timeout):
             raise TimeoutError(f"action server {name} not up after {timeout:.0f} s\n{self.logs()}")
         return client

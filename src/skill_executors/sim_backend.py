@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from action_msgs.msg import GoalStatus
-from rclpy.action import ActionClient
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
@@ -33,7 +33,7 @@ class SimBackend(SkillBackend):
         self, node: Node, action_name: str, callback_group: CallbackGroup,
         server_timeout_s: float = 10.0, silence_timeout_s: float = 10.0,
     ) -> None:
-        self._client = ActionClient(node, ExecuteSkill, action_name, callback_group=callback_group)
+        self._client = RaceFreeActionClient(node, ExecuteSkill, action_name, callback_group=callback_group)
         self._action_name = action_name
         self._server_timeout_s = server_timeout_s
         self._silence_timeout_s = silence_timeout_s

@@ -51,6 +51,7 @@ def test_demo_plans_and_executes_with_the_embedded_model_and_replays_identically
 
     replayed, again = demo(tmp_path, "replay", "backend=replay", f"recording={recording}")
     assert [s["skill"] for s in again["steps"]] == [s["skill"] for s in steps], replayed.stdout
+    assert [(s["status"], s["message"]) for s in again["steps"]] == [(s["status"], s["message"]) for s in steps]
     for first, second in zip(steps, again["steps"], strict=True):
         assert [c["llm"] for c in second["candidates"]] == [c["llm"] for c in first["candidates"]]
     assert again["final_state"] == outcome["final_state"]

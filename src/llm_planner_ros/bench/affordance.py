@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import rclpy
-    from rclpy.action import ActionClient
+    from llm_planner_ros.ros.action_client import RaceFreeActionClient
     from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         spinner = threading.Thread(target=executor.spin, daemon=True)
         spinner.start()
         try:
-            clients = {name: ActionClient(node, EvaluateAffordance, name)
+            clients = {name: RaceFreeActionClient(node, EvaluateAffordance, name)
                        for name in {args.server, *(f"/affordance/{f}" for f in families)}}
             for name, client in clients.items():
                 if not client.wait_for_server(timeout_sec=STARTUP_TIMEOUT_S):

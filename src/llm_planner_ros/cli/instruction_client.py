@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import rclpy
 from action_msgs.msg import GoalStatus
-from rclpy.action import ActionClient
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rich.console import Console
@@ -64,7 +64,7 @@ class InstructionClient:
         self._context = Context()
         rclpy.init(context=self._context)
         self.node = rclpy.create_node("llm_planner_cli", context=self._context)
-        self._client = ActionClient(self.node, ExecuteInstruction, ACTION)
+        self._client = RaceFreeActionClient(self.node, ExecuteInstruction, ACTION)
         self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
         self._executor = MultiThreadedExecutor(num_threads=3, context=self._context)
         self._executor.add_node(self.node)

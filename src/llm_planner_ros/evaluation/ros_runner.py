@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
-from rclpy.action import ActionClient
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 
@@ -49,9 +49,9 @@ class _Graph:
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain_id)
         self.node = rclpy.create_node("kitchen_bench_client", context=self.context)
-        self.goals = ActionClient(self.node, ExecuteInstruction, ACTION)
+        self.goals = RaceFreeActionClient(self.node, ExecuteInstruction, ACTION)
         self.load = self.node.create_client(LoadEpisode, LOAD_EPISODE_SERVICE)
-        self.affordances: dict[str, ActionClient] = {}
+        self.affordances: dict[str, RaceFreeActionClient] = {}
         self.state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
         self.executor = MultiThreadedExecutor(num_threads=3, context=self.context)
         self.executor.add_node(self.node)
@@ -102,7 +102,7 @@ class _Graph:
         for index, skill in enumerate(skills):
             by_family.setdefault(skill.family, []).append(index)
         for family, indices in by_family.items():
-            client = self.affordances.setdefault(family, ActionClient(self.node, EvaluateAffordance, f"/affordance/{family}"))
+            client = self.affordances.setdefault(family, RaceFreeActionClient(self.node, EvaluateAffordance, f"/affordance/{family}"))
             if not client.wait_for_server(timeout_sec=5.0):
                 return False
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])

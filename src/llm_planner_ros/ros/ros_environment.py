@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from action_msgs.msg import GoalStatus
-from rclpy.action import ActionClient
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
@@ -51,7 +51,7 @@ class RosEnvironment:
         self._affordance_timeout_s = affordance_timeout_s
         self._executor_timeout_s = executor_timeout_s
         self._server_wait_s = server_wait_s
-        self._clients: dict[str, ActionClient] = {}
+        self._clients: dict[str, RaceFreeActionClient] = {}
 
     # ----- state ---------------------------------------------------------------------------------------
     def snapshot(self) -> World:
@@ -136,10 +136,10 @@ class RosEnvironment:
         except WaitTimeout as timeout:
             self._node.get_logger().error(f"{timeout}; the skill may still be running")
 
-    def _client(self, action_type: type, name: str) -> ActionClient:
+    def _client(self, action_type: type, name: str) -> RaceFreeActionClient:
         client = self._clients.get(name)
         if client is None:
-            client = ActionClient(self._node, action_type, name, callback_group=self._group)
+            client = RaceFreeActionClient(self._node, action_type, name, callback_group=self._group)
             self._clients[name] = client
         if not client.wait_for_server(timeout_sec=self._server_wait_s):
             raise PlanAborted(
