@@ -46,10 +46,9 @@ def split_completions(tokenizer: Any, prompt: str, completions: Sequence[str]) -
     """
     if not getattr(tokenizer, "is_fast", False):
         raise InvalidRequestError(f"{type(tokenizer).__name__} is not a fast tokenizer: scoring needs character offsets")
-    encoded = tokenizer([prompt + completion for completion in completions], return_offsets_mapping=True)
     boundary = len(prompt)
     splits = []
-    for index, (ids, offsets) in enumerate(zip(encoded["input_ids"], encoded["offset_mapping"], strict=True)):
+    for index, (ids, offsets) in enumerate(_joint_encodings(tokenizer, prompt, completions)):
         inside = [position for position, (_, end) in enumerate(offsets) if end > boundary]
         if not inside:
             raise InvalidRequestError(
@@ -63,6 +62,35 @@ def split_completions(tokenizer: Any, prompt: str, completions: Sequence[str]) -
             )
         splits.append(SplitCompletion(tuple(ids[:first]), tuple(ids[first : last + 1])))
     return splits
+
+
+def _joint_encodings(
+    tokenizer: Any, prompt: str, completions: Sequence[str]
+) -> list[tuple[list[int], list[tuple[int, int]]]]:
+    """Token ids and character offsets of ``prompt + c`` for every completion ``c``.
+
+    Tokenizing 50 joined texts of a 1000-token prompt costs ~50 ms on two cores, a sixth of a SayCan
+    step. Byte-level BPE tokenizers (GPT-2 style pre-tokenization: SmolLM2, Llama 3, Qwen) never merge
+    a line break with the non-space text after it, so the prompt up to its last line break tokenizes
+    the same whatever follows: it is tokenized once, and only its last line is tokenized with each
+    completion. Whether the tokenizer behaves so is checked on every call against the full joint
+    tokenization of the first completion; if not (e.g. a tokenizer that adds an end token, or a
+    SentencePiece one that prefixes a space to every text), every joined text is tokenized in full.
+    """
+    cut = prompt.rfind("\n") + 1
+    if 0 < cut < len(prompt) and not prompt[cut].isspace():
+        head = tokenizer(prompt[:cut], return_offsets_mapping=True)
+        tails = tokenizer([prompt[cut:] + completion for completion in completions],
+                          add_special_tokens=False, return_offsets_mapping=True)
+        joined = [
+            (head["input_ids"] + ids, head["offset_mapping"] + [(start + cut, end + cut) for start, end in offsets])
+            for ids, offsets in zip(tails["input_ids"], tails["offset_mapping"], strict=True)
+        ]
+        first = tokenizer(prompt + completions[0], return_offsets_mapping=True)
+        if joined[0][0] == first["input_ids"] and joined[0][1] == [tuple(span) for span in first["offset_mapping"]]:
+            return joined
+    encoded = tokenizer([prompt + completion for completion in completions], return_offsets_mapping=True)
+    return list(zip(encoded["input_ids"], encoded["offset_mapping"], strict=True))
 
 
 def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
