@@ -39,7 +39,7 @@ from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from llm_planner_ros.llm.base import LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_language_model
-from llm_planner_ros.llm.hf_loading import use_passive_openmp_waits
+from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 
 SCORE_SERVICE = "/llm/score"
 GENERATE_SERVICE = "/llm/generate"
@@ -147,7 +147,7 @@ class LLMServiceNode(Node):
 
 
 def main(args: list[str] | None = None) -> None:
-    use_passive_openmp_waits()
+    limit_openmp_spinning()
     rclpy.init(args=args)
     node = LLMServiceNode()
     # Two threads: the serial model group holds one, the other keeps parameter services responsive.

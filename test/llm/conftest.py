@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-from llm_planner_ros.llm.hf_loading import use_passive_openmp_waits
+from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 
-# Before torch loads (when this conftest is the first to import it): spinning OpenMP workers are
-# several times slower on the shared 2-core machine (see use_passive_openmp_waits).
-use_passive_openmp_waits()
+# Before torch loads (when this conftest is the first to import it): long-spinning OpenMP workers
+# are several times slower on the shared 2-core machine (see limit_openmp_spinning).
+limit_openmp_spinning()
 
 import importlib.util  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402

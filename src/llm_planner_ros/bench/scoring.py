@@ -54,10 +54,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from llm_planner_ros.llm.hf_loading import use_passive_openmp_waits
-
-    use_passive_openmp_waits()
-
     console = Console(stderr=True)
     if not 1 <= args.repeats <= len(INSTRUCTIONS) - 1:
         console.print(f"[red]--repeats must be between 1 and {len(INSTRUCTIONS) - 1}[/red]")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from llm_planner_ros.bench import BENCHMARKS
 from llm_planner_ros.cli import graph_commands
+from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +39,7 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
     if hasattr(args, "_run"):
         return int(args._run(args) or 0)
     module = importlib.import_module(args._module)
