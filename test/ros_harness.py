@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
-from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rcl_interfaces.srv import ListParameters
 from rclpy.node import Node
 
 from llm_planner_ros.processes import NodeProcess, ros_argv
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 
 # Fast DDS discovery on loopback took up to 2.4 s here; leave a wide margin, never sleep blindly.
 DEFAULT_WAIT_S = 20.0

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 from action_msgs.msg import GoalStatus
-from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from kitchen_sim.messages import skill_to_msg
 from kitchen_sim.skill import Skill
 from llm_planner_interfaces.action import ExecuteSkill
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 
 # How often the blocking wait looks at should_cancel(); bounds the delay between a cancel and its relay.

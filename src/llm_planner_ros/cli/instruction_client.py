@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import rclpy
 from action_msgs.msg import GoalStatus
-from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rich.console import Console
@@ -26,6 +25,7 @@ from kitchen_sim.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import wait_for
 from llm_planner_ros.visualization.score_table import step_table

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
-from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 
@@ -34,6 +33,7 @@ from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import wait_for
 

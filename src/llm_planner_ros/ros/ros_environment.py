@@ -12,18 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from action_msgs.msg import GoalStatus
-from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from affordance_servers.state_provider import StateProvider
+from kitchen_sim.messages import skill_to_msg
 from kitchen_sim.skill import Skill
 from kitchen_sim.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
-from kitchen_sim.messages import skill_to_msg
+from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 
 
