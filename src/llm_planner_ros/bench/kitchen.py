@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(markdown_report(summary, f"kitchen benchmark: {label} on {args.episodes}"))
     console.print(f"plan_success {summary['plan_success']:.3f}  execution_success {summary['execution_success']:.3f}  "
                   f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({total_s:.0f} s)")
+    if args.execution_failures:
+        console.print(f"{summary['execution_failed_skills']} skill attempts failed in the pass with injected failures")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2))

@@ -22,6 +22,7 @@ from kitchen_sim.world import World
 
 from llm_planner_ros.evaluation.counting_model import CountingModel
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
+from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.metrics import plan_metrics
 from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
@@ -49,6 +50,8 @@ class EpisodeRun:
     failure: str | None = None
     failure_detail: str = ""
     execution_plan: list[str] = field(default_factory=list)
+    # Skills that failed during the pass with injected failures (each one a chance to recover or not).
+    execution_failed_skills: int = 0
 
 
 def plan_in_process(planner: Planner, episode: Episode, kitchen: Kitchen,
@@ -88,6 +91,7 @@ def evaluate_episode(episode: Episode, kitchen: Kitchen, runner: EpisodeRunner, 
         executed, final = runner(episode, True)
         run.execution_success = executed.success and episode.goal_holds(final)
         run.execution_plan = executed.skills
+        run.execution_failed_skills = sum(step.status == StepStatus.FAILED for step in executed.steps)
     return run
 
 
@@ -118,6 +122,7 @@ def _aggregate(runs: Iterable[EpisodeRun]) -> dict[str, Any]:
         "scored_tokens_per_episode": mean(r.scored_tokens for r in runs),
         "wall_s_per_episode": mean(r.wall_s for r in runs),
         "failures": {kind: sum(r.failure == kind for r in runs) for kind in FAILURE_KINDS},
+        "execution_failed_skills": sum(r.execution_failed_skills for r in runs),
     }
 
 

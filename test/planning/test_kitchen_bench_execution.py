@@ -1,0 +1,90 @@
+"""Execution success in the kitchen benchmark: the second pass injects skill failures, and a planner that
+re-plans from the state recovers from a failed attempt while one that keeps failing does not."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from kitchen_sim.episodes import Episode, load_episodes
+from kitchen_sim.failures import FailureInjector
+from kitchen_sim.kitchen import Kitchen, load_kitchen
+from kitchen_sim.oracle import optimal_next_skills
+from kitchen_sim.world import World
+from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, plan_in_process, summarize
+from llm_planner_ros.planning.decision import StepDecision, StepRecord
+from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.plan_loop import PlanResult
+
+EPISODES = Path(__file__).parents[1] / "data" / "sample_episodes.yaml"
+
+
+class GoalSeeker:
+    """Re-plans every step: the first skill of a shortest plan from the current state to the goal."""
+
+    name = "goal_seeker"
+
+    def __init__(self, episode: Episode) -> None:
+        self.goal = episode.goal
+
+    def reset(self, instruction: str) -> None:
+        pass
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        choices = optimal_next_skills(env.snapshot(), self.goal)
+        return StepDecision(choices[0] if choices else None)
+
+    def observe(self, record: StepRecord) -> None:
+        pass
+
+
+def _coke_episode(kitchen: Kitchen) -> Episode:
+    (episode,) = [e for e in load_episodes(EPISODES, kitchen).episodes if e.id == "nl-verb-03"]
+    return episode
+
+
+def _runner(kitchen: Kitchen, pick_fails: float, seed: int = 0):  # noqa: ANN202
+    def run(episode: Episode, failures: bool) -> tuple[PlanResult, World]:
+        injector = FailureInjector({"pick": pick_fails}, seed=seed, enabled=True) if failures else None
+        return plan_in_process(GoalSeeker(episode), episode, kitchen, injector)
+    return run
+
+
+def _seed_failing_first_pick_only(kitchen: Kitchen, episode: Episode) -> int:
+    """A seed under which the first 'pick up the coke' attempt fails and the second succeeds at p = 0.5."""
+    pick = episode.world(kitchen).skill("pick up the coke")
+    for seed in range(200):
+        injector = FailureInjector({"pick": 0.5}, seed=seed, enabled=True)
+        injector.reset(episode.id)
+        if [injector.attempt_fails(pick) for _ in range(2)] == [True, False]:
+            return seed
+    raise AssertionError("no seed in 0..199 fails exactly the first attempt")
+
+
+def test_a_failed_pick_is_retried_and_the_episode_still_succeeds() -> None:
+    kitchen = load_kitchen()
+    episode = _coke_episode(kitchen)
+    seed = _seed_failing_first_pick_only(kitchen, episode)
+    run = evaluate_episode(episode, kitchen, _runner(kitchen, 0.5, seed), None, execution_failures=True)
+    assert run.plan_success and run.execution_success
+    assert run.execution_failed_skills == 1
+    assert run.execution_plan == run.plan  # the failed attempt is not part of the executed plan
+
+
+def test_a_pick_that_always_fails_costs_execution_success_but_not_plan_success() -> None:
+    kitchen = load_kitchen()
+    episode = _coke_episode(kitchen)
+    run = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=True)
+    assert run.plan_success and not run.execution_success
+    # find, then failed picks until the step budget is spent
+    assert run.execution_failed_skills == episode.max_steps - 1
+    summary = summarize([run])
+    assert summary["plan_success"] == 1.0 and summary["execution_success"] == 0.0
+    assert summary["execution_failed_skills"] == episode.max_steps - 1
+
+
+def test_without_the_failure_pass_execution_success_is_plan_success() -> None:
+    kitchen = load_kitchen()
+    episode = _coke_episode(kitchen)
+    run = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=False)
+    assert run.plan_success and run.execution_success and run.execution_failed_skills == 0
