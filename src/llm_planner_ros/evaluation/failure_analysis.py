@@ -9,7 +9,8 @@ names the failure:
   through its affordance (a missed skill);
 - ``llm_error``: a feasible skill that made no progress was chosen although a feasible one that would
   have existed (the language model ranked the wrong skill first);
-- ``early_termination``: ``done`` while the goal did not hold;
+- ``early_termination``: ``done`` while the goal did not hold, or the method stopped proposing skills
+  (zero-shot planning's epsilon rule, LLM-Planner out of re-plans, an empty generation);
 - ``step_limit``: every step helped, but the budget ran out first;
 - ``error``: the plan ended on an error (a server, the model, a rejected program) before any of these.
 """
@@ -64,6 +65,8 @@ def diagnose(result: PlanResult, episode: Episode, kitchen: Kitchen) -> FailureD
         return FailureDiagnosis("step_limit", None, result.message)
     if result.reason == EndReason.DONE:
         return FailureDiagnosis("early_termination", None, "`done` with the goal unmet")
+    if result.reason == EndReason.NO_CANDIDATE:
+        return FailureDiagnosis("early_termination", None, f"the method stopped with the goal unmet: {result.message}")
     return FailureDiagnosis("error", None, f"{result.reason.value}: {result.message}")
 
 
