@@ -2,8 +2,9 @@
 
 The gap between sending a goal and registering its sequence number is a few Python lines in rclpy, so
 the race shows up only now and then (once in a CI run of the demo). The test widens the gap on purpose:
-the client's handle pauses right after sending, while the executor's threads are free to take the
-server's answer. rclpy's own ActionClient loses that answer; RaceFreeActionClient must not.
+the client's handle pauses right after sending until the executor has taken the server's answer
+(or, when taking is blocked, for at most two seconds). rclpy's own ActionClient loses that answer;
+RaceFreeActionClient must not.
 """
 
 from __future__ import annotations
@@ -25,23 +26,33 @@ from ros_harness import allocate_domain_id
 
 pytestmark = pytest.mark.graph
 
-GAP_S = 0.3
+MAX_GAP_S = 2.0
 
 
 class _SlowToRegister:
-    """Wraps an rclpy action client handle: every request is sent, then the sender stalls for GAP_S."""
+    """Wraps an rclpy action client handle: after sending a request, the sender stalls until the executor
+    has taken a response (or MAX_GAP_S passed, when taking is blocked), so registration comes after it."""
 
     def __init__(self, handle: Any) -> None:
         self._handle = handle
+        self._taken = threading.Event()
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._handle, name)
         if name.startswith("send_"):
             def send_then_stall(*args: Any) -> Any:
+                self._taken.clear()
                 sequence_number = attribute(*args)
-                time.sleep(GAP_S)
+                self._taken.wait(MAX_GAP_S)
                 return sequence_number
             return send_then_stall
+        if name.startswith("take_") and name.endswith("_response"):
+            def take_and_tell(*args: Any) -> Any:
+                taken = attribute(*args)
+                if taken is not None and all(taken):
+                    self._taken.set()
+                return taken
+            return take_and_tell
         return attribute
 
     def __enter__(self) -> Any:
@@ -88,7 +99,7 @@ def _goal_answered(node: Any, client_type: type[ActionClient]) -> bool:
     assert client.wait_for_server(timeout_sec=10.0)
     client._client_handle = _SlowToRegister(client._client_handle)
     try:
-        return _answered(client.send_goal_async(ExecuteSkill.Goal()), timeout=5 * GAP_S + 2.0)
+        return _answered(client.send_goal_async(ExecuteSkill.Goal()), timeout=2 * MAX_GAP_S + 5.0)
     finally:
         client.destroy()
 
@@ -105,8 +116,8 @@ def test_race_free_client_receives_the_goal_response_and_the_result(node: Any) -
     assert client.wait_for_server(timeout_sec=10.0)
     client._client_handle = _SlowToRegister(client._client_handle)
     sent = client.send_goal_async(ExecuteSkill.Goal())
-    assert _answered(sent, timeout=5 * GAP_S + 2.0)
+    assert _answered(sent, timeout=2 * MAX_GAP_S + 5.0)
     result = sent.result().get_result_async()
-    assert _answered(result, timeout=5 * GAP_S + 2.0)
+    assert _answered(result, timeout=2 * MAX_GAP_S + 5.0)
     assert result.result().result.message == "instant"
     client.destroy()
