@@ -75,19 +75,21 @@ class GoalFocus:
         return GoalFocus(frozenset(labels), frozenset(visited))
 
 
-def _collect(condition: Condition, labels: set[str], visited: set[str]) -> bool:
-    """Add the labels and visited places ``condition`` names; False if it has a kind not known here."""
+def _collect(condition: Condition, labels: set[str], visited: set[str], negated: bool = False) -> bool:
+    """Add the labels and visited places ``condition`` names; False if it has a kind not known here, or
+    one that any label can satisfy (so the search must not narrow the labels)."""
     if isinstance(condition, (All, AnyOf)):
         # A list, not a generator: every child must be visited even after an unknown one.
-        return all([_collect(child, labels, visited) for child in condition.children])
+        return all([_collect(child, labels, visited, negated) for child in condition.children])
     if isinstance(condition, Not):
-        return _collect(condition.child, labels, visited)
+        return _collect(condition.child, labels, visited, not negated)
     if isinstance(condition, (At, Count)):
         labels.update(condition.labels)
         return True
     if isinstance(condition, Holding):
+        # not holding(nothing) = holding anything: an object of any label may be the one picked.
         labels.update(condition.labels or ())
-        return True
+        return not (negated and condition.labels is None)
     if isinstance(condition, RobotAt):
         return True
     if isinstance(condition, Visited):

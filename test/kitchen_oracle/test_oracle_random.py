@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kitchen_sim import Kitchen
@@ -71,8 +71,16 @@ def episodes(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     return initial, draw(goals(with_drawer))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized so that CI runs the same 60 scenes every time; the examples below are scenes a random
+# run once found (each was a real oracle bug) and stay checked for good.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(episodes())
+@example((  # "holding anything": the focus must not drop the labels (no label is named)
+    {"robot": {"at": "close counter", "holding": None},
+     "objects": [{"id": "coke_1", "label": "coke", "at": "close counter"},
+                 {"id": "coke_2", "label": "coke", "at": "close counter"}]},
+    {"all": [{"visited": ["close counter"]}, {"not": {"holding": None}}]},
+))
 def test_oracle_length_equals_exhaustive_search(
     kitchen: Kitchen, episode: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
