@@ -17,18 +17,9 @@ import pytest
 from action_msgs.msg import GoalStatus
 from doubles import ScriptedModel
 
-from kitchen_sim import load_kitchen
-from kitchen_sim.topics import LOAD_EPISODE_SERVICE
-from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
-from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.bringup import SIM_GRAPH
-from llm_planner_ros.llm.factory import load_embedder
-from llm_planner_ros.llm.replay import ReplayLanguageModel
-from llm_planner_ros.planning.plan_loop import EndReason, run_plan
-from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
-from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from ros_harness import RosGraph, ros_graph, wait_future
+from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
+from ros_harness import RosGraph
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
@@ -44,46 +35,26 @@ PLANS = [
 ]
 
 
+GOAL = {"at": {"label": "coke", "location": "user"}}
+
+
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("replay") / "llm_planner.jsonl"
-    kitchen = load_kitchen()
-    model = ReplayLanguageModel(path, ScriptedModel([[plan] for plan in PLANS]))
-    resources = PlannerResources(model, kitchen, lambda: load_embedder({}), load_planner_options())
-    result = run_plan(build_planner("llm_planner", resources), INSTRUCTION, SimulatedEnvironment(kitchen.world(INITIAL)), 12)
-    assert result.reason == EndReason.DONE, result.message
-    return path
+    return record_plan(path, "llm_planner", ScriptedModel([[plan] for plan in PLANS]), INSTRUCTION, INITIAL)
 
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory, recording: Path) -> Iterator[RosGraph]:
-    episodes = tmp_path_factory.mktemp("episodes") / "episodes.yaml"
-    episodes.write_text(json.dumps({"world": "saycan_kitchen", "episodes": [
-        {"id": "coke-far", "family": "test", "instruction": INSTRUCTION, "initial": INITIAL,
-         "goal": {"at": {"label": "coke", "location": "user"}}}]}))
-    with ros_graph(tmp_path_factory.mktemp("graph")) as graph:
-        for spec in SIM_GRAPH:
-            if spec.executable == "llm_service_node":
-                continue
-            params: dict[str, object] = {"time_scale": 0.05} if spec.executable == "sim_world_node" else {}
-            if spec.executable == "planner_node":
-                params = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording),
-                          "planner": "llm_planner"}
-            graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
-        graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
-        load = graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
-        reply = wait_future(load.call_async(LoadEpisode.Request(episode_file=str(episodes), episode_id="coke-far")))
-        assert reply.success, reply.message
+    with replaying_sim_graph(tmp_path_factory.mktemp("work"), recording, "llm_planner", INSTRUCTION, INITIAL, GOAL,
+                             time_scale=0.05) as graph:
         yield graph
 
 
 def test_a_failed_subgoal_is_replanned_with_completed_subgoals_and_perceived_objects(
     graph: RosGraph, recording: Path
 ) -> None:
-    client = graph.action_client(ExecuteInstruction, "/llm_planner/execute_instruction", timeout=60)
-    handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction=INSTRUCTION)), what="goal response")
-    assert handle.accepted
-    response = wait_future(handle.get_result_async(), timeout=240, what="planner result")
+    response = execute_instruction(graph, INSTRUCTION)
     executed = [(step.skill, step.status) for step in response.result.executed]
     assert response.status == GoalStatus.STATUS_SUCCEEDED, (response.result.message, executed, graph.logs())
     assert executed[:2] == [("go to the close counter", PlanStep.STATUS_SUCCEEDED),

@@ -1,0 +1,69 @@
+"""A planning method in planner_node on the simulated kitchen graph, its model replayed from a recording.
+
+``record_plan`` makes the recording offline: the method plans the scene in a SimulatedEnvironment with a
+scripted model wrapped by the replay backend in record mode. ``replaying_sim_graph`` starts the sim graph
+(no llm_service_node) with planner_node replaying it, and loads the scene as an episode; a node prompt
+that differed in any character from the offline one finds no recorded answer and aborts the goal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kitchen_sim import load_kitchen
+from kitchen_sim.topics import LOAD_EPISODE_SERVICE
+from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_interfaces.srv import LoadEpisode
+from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.llm.factory import load_embedder
+from llm_planner_ros.llm.replay import ReplayLanguageModel
+from llm_planner_ros.planning.plan_loop import EndReason, run_plan
+from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+from ros_harness import RosGraph, ros_graph, wait_future
+
+EPISODE_ID = "scene"
+
+def record_plan(path: Path, planner: str, scripted: LanguageModel, instruction: str,
+                initial: Mapping[str, Any], max_steps: int = 12) -> Path:
+    """Plan ``instruction`` offline with ``planner`` over ``scripted``, recording every model answer to ``path``."""
+    kitchen = load_kitchen()
+    model = ReplayLanguageModel(path, scripted)
+    resources = PlannerResources(model, kitchen, lambda: load_embedder({}), load_planner_options())
+    result = run_plan(build_planner(planner, resources), instruction, SimulatedEnvironment(kitchen.world(initial)), max_steps)
+    assert result.reason == EndReason.DONE, result.message
+    return path
+
+@contextmanager
+def replaying_sim_graph(work: Path, recording: Path, planner: str, instruction: str, initial: Mapping[str, Any],
+                        goal: Mapping[str, Any], time_scale: float) -> Iterator[RosGraph]:
+    """The sim graph with planner_node running ``planner`` on ``recording``, the scene loaded."""
+    episodes = work / "episodes.yaml"
+    episodes.write_text(json.dumps({"world": "saycan_kitchen", "episodes": [
+        {"id": EPISODE_ID, "family": "test", "instruction": instruction, "initial": dict(initial), "goal": dict(goal)}]}))
+    with ros_graph(work / "graph") as graph:
+        for spec in SIM_GRAPH:
+            if spec.executable == "llm_service_node":
+                continue
+            params: dict[str, object] = {"time_scale": time_scale} if spec.executable == "sim_world_node" else {}
+            if spec.executable == "planner_node":
+                params = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording),
+                          "planner": planner}
+            graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
+        graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
+        load = graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+        reply = wait_future(load.call_async(LoadEpisode.Request(episode_file=str(episodes), episode_id=EPISODE_ID)))
+        assert reply.success, reply.message
+        yield graph
+
+def execute_instruction(graph: RosGraph, instruction: str) -> Any:
+    """Send ``instruction`` to /llm_planner/execute_instruction; the goal's final response (status, result)."""
+    client = graph.action_client(ExecuteInstruction, "/llm_planner/execute_instruction", timeout=60)
+    handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction)), what="goal response")
+    assert handle.accepted
+    return wait_future(handle.get_result_async(), timeout=240, what="planner result")
