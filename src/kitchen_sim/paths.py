@@ -31,6 +31,12 @@ def config_file(name: str) -> Path:
     return config_dir() / name
 
 
+def repo_path(path: str | Path) -> Path:
+    """``path`` as given when absolute, else relative to the checkout (the folder that holds config/)."""
+    path = Path(path)
+    return path if path.is_absolute() else config_dir().parent / path
+
+
 def resolve_config(path: str | Path | None, default_name: str) -> Path:
     """``path`` when given (a node parameter or CLI flag), else the default file of the config folder."""
     return Path(path) if path else config_file(default_name)

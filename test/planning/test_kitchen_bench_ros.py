@@ -43,3 +43,22 @@ def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
         assert theirs["plan"] == mine["plan"], (mine["id"], mine["plan"], theirs["plan"])
         assert theirs["plan_success"] == mine["plan_success"] and theirs["gcr"] == mine["gcr"]
     assert graph["ros"] is True and {"plan_success", "execution_success", "exec", "gcr"} <= set(graph)
+
+
+def test_option_overrides_the_planners_config_for_the_run(tmp_path: Path) -> None:
+    recording = tmp_path / "bench.jsonl"
+    result = bench(tmp_path, "none", "--option", "examples=none", "--option", "top_k=3",
+                   "--llm", "backend=replay", "--llm", "replay_mode=record", "--llm", "record_backend=hf",
+                   "--llm", f"recording={recording}")
+    assert result["planner_options"]["examples"] == "none" and result["planner_options"]["top_k"] == 3
+    prompts = [json.loads(line)["request"]["prompt"] for line in recording.read_text().splitlines()]
+    # no dialog before the request (the default retrieves two): the prompt holds one "Human:" turn
+    assert prompts and all(prompt.count("Human:") == 1 for prompt in prompts), prompts[0]
+
+
+def test_unknown_option_is_refused_with_the_known_ones(tmp_path: Path) -> None:
+    argv = [str(Path(sys.executable).parent / "llm-planner"), "bench", "kitchen", "--episodes", str(EPISODES),
+            "--option", "exampels=none"]
+    completed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert completed.returncode != 0
+    assert "exampels" in completed.stderr and "retrieved_examples" in completed.stderr

@@ -2,12 +2,15 @@
 
     llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \\
         [--ablation no_affordance|generative] [--execution-failures] [--seed N] \\
-        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--limit N] [--ids a,b]
+        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--limit N] [--ids a,b] \\
+        [--option KEY=VALUE ...]
 
 By default the planner, affordance model and simulator classes run in this process (fast); with
 ``--ros`` every episode goes through the real node graph (evaluation.ros_runner). ``--llm KEY=VALUE``
 sets the language model (the fields of llm_planner_ros.llm.factory.LLMConfig; default: the embedded
-SmolLM2), e.g. ``--llm backend=replay --llm recording=run.jsonl``.
+SmolLM2), e.g. ``--llm backend=replay --llm recording=run.jsonl``. ``--option KEY=VALUE`` overrides one
+option of the planner's section of config/planners.yaml for this run (the value is read as YAML), e.g.
+``--option examples=none --option retrieved_examples=4``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also run every episode with the simulator's seeded skill failures (execution success)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the injected failures")
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting (repeatable)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="override an option of the planner's section of config/planners.yaml (repeatable)")
     parser.add_argument("--ros", action="store_true", help="run through the real node graph instead of in-process")
     parser.add_argument("--limit", type=int, default=0, help="only the first N episodes (0: all)")
     parser.add_argument("--ids", default="", help="only these comma-separated episode ids")
@@ -83,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {
         "planner": args.planner, "ablation": args.ablation or "none", "episodes_file": str(args.episodes),
         "model": model.name if model is not None else llm_config.get("backend", "hf"), "ros": args.ros,
+        "planner_options": options.get(args.planner, {}),
         "execution_failures": args.execution_failures, "seed": args.seed, "wall_s": total_s, **summary,
         "runs": runs_as_dicts(runs),
     }
@@ -103,15 +109,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    import yaml
+
+    from llm_planner_ros.cli.options import parse_key_values
     from llm_planner_ros.planning.registry import PLANNERS, load_planner_options
 
     if args.planner not in PLANNERS:
         raise SystemExit(f"unknown planner {args.planner!r}; choose one of {', '.join(PLANNERS)}")
     options = load_planner_options()
+    section = options.setdefault(args.planner, {})
+    for key, text in parse_key_values(args.option, "--option").items():
+        # config/planners.yaml lists every option of a method, so a key it lacks is a typo
+        if key not in section:
+            raise SystemExit(f"--option {key}: {args.planner} has no such option; known: {', '.join(sorted(section))}")
+        section[key] = yaml.safe_load(text)
     if args.ablation:
         if args.planner != "saycan":
             raise SystemExit("--ablation applies to --planner saycan only")
-        options.setdefault("saycan", {})["ablation"] = args.ablation
+        section["ablation"] = args.ablation
     return options
 
 

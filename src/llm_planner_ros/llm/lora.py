@@ -99,6 +99,30 @@ def save_adapter(path: str | Path, wrapped: Mapping[str, LoRALinear], spec: Adap
     save_file(tensors, str(path), metadata=metadata)
 
 
+def load_adapter_into(wrapped: Mapping[str, LoRALinear], path: str | Path, spec: AdapterSpec) -> None:
+    """Set the A and B of ``wrapped`` (from ``attach``) to a saved adapter's, to train it further.
+
+    ValueError (with the fix) unless the file adapts exactly the wrapped layers with the spec's rank
+    and alpha: continuing another adapter's training under other settings would silently rescale it.
+    """
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="pt") as handle:
+        metadata = handle.metadata() or {}
+        settings = (metadata.get("format"), metadata.get("rank"), metadata.get("alpha"))
+        if settings != (FORMAT, str(spec.rank), str(spec.alpha)):
+            raise ValueError(f"{path} has format/rank/alpha {settings}, not {(FORMAT, str(spec.rank), str(spec.alpha))}: "
+                             "resume with the --rank and --alpha it was trained with")
+        names = sorted({key.rsplit(".", 1)[0] for key in handle.keys()})
+        if names != sorted(wrapped):
+            raise ValueError(f"{path} adapts {len(names)} linear layers, the run wraps {len(wrapped)}: "
+                             "resume with the --layers and --modules it was trained with")
+        with torch.no_grad():
+            for name, module in wrapped.items():
+                module.A.copy_(handle.get_tensor(f"{name}.A").float())
+                module.B.copy_(handle.get_tensor(f"{name}.B").float())
+
+
 def merge_adapter(model: Any, path: str | Path, base: str | None = None) -> int:
     """Add the adapter's updates into ``model``'s weights in place; returns how many layers changed.
 

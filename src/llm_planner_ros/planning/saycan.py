@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kitchen_sim.paths import config_file
+from kitchen_sim.paths import config_file, repo_path
 from kitchen_sim.skill import TERMINATE, Skill
 from kitchen_sim.world import World
 
@@ -52,7 +52,6 @@ from llm_planner_ros.planning.saycan_bank import BANK_FILE, PlanExample, load_ba
 from llm_planner_ros.planning.saycan_prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycan_scene import describe_scene
-from llm_planner_ros.planning.saycan_tasks import repo_path
 from llm_planner_ros.planning.skill_projection import SkillProjector
 
 ABLATIONS = ("none", "no_affordance", "generative", "paper")

@@ -30,11 +30,12 @@ from kitchen_sim.conditions import condition_from_yaml
 from kitchen_sim.episodes import load_episodes
 from kitchen_sim.kitchen import Kitchen, load_kitchen
 from kitchen_sim.oracle import shortest_plan
+from kitchen_sim.paths import repo_path
 from kitchen_sim.skill import FIND
 from kitchen_sim.world import World
 
 from llm_planner_ros.planning.saycan_scene import describe_scene
-from llm_planner_ros.planning.saycan_tasks import LEXICON_FILE, TaskWriter, load_lexicon, repo_path
+from llm_planner_ros.planning.saycan_tasks import LEXICON_FILE, TaskWriter, load_lexicon
 
 BANK_FILE = Path("data/saycan/bank.jsonl")
 MAX_PLAN = 40  # longest plan kept, done included (the longest dev episodes allow 40 steps)

@@ -25,7 +25,7 @@ import yaml
 
 from kitchen_sim.config import HELD
 from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.paths import config_dir
+from kitchen_sim.paths import repo_path
 from kitchen_sim.scene import ObjectInstance, Scene
 
 LEXICON_FILE = Path("data/saycan/lexicon.yaml")
@@ -36,12 +36,6 @@ TRASH = "trash can"
 SURFACES = ("close counter", "far counter", "table")
 OBJECT_PLACES = (*SURFACES, TRASH, USER)
 OBJECT_PLACE_WEIGHTS = (0.3, 0.3, 0.28, 0.04, 0.08)
-
-
-def repo_path(path: str | Path) -> Path:
-    """``path`` as given when absolute, else relative to the checkout (the folder that holds config/)."""
-    path = Path(path)
-    return path if path.is_absolute() else config_dir().parent / path
 
 
 def load_lexicon(path: str | Path = LEXICON_FILE) -> dict[str, Any]:

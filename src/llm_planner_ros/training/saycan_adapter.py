@@ -35,14 +35,14 @@ from typing import Any
 
 import torch
 
+from kitchen_sim.paths import repo_path
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
-from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, save_adapter
+from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.planning.saycan import dialog_example
 from llm_planner_ros.planning.saycan_bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan_prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
-from llm_planner_ros.planning.saycan_tasks import repo_path
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
 ADAPTER_FILE = Path("data/saycan/adapter.safetensors")
@@ -187,6 +187,9 @@ def train(args: argparse.Namespace) -> int:
     split = total_layers - args.layers
     spec = AdapterSpec(tuple(range(split, total_layers)), tuple(args.modules), args.rank, args.alpha)
     wrapped = attach(model, spec, args.seed)
+    if args.resume:
+        load_adapter_into(wrapped, repo_path(args.resume), spec)
+        console.log(f"continuing the training of {args.resume}")
     model.train()
     trainer = TopLayerTrainer(model, split)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -223,6 +226,10 @@ def train(args: argparse.Namespace) -> int:
                 schedule.step()
                 optimizer.zero_grad()
                 progress.update(task, advance=1, note=f"epoch {epoch + 1} loss {loss.item():.3f}")
+                done = progress.tasks[task].completed
+                if not console.is_terminal and done % max(1, steps // 20) == 0:
+                    # a log file gets no live bar: a line every 5% of the steps instead
+                    console.log(f"step {done:.0f}/{steps} epoch {epoch + 1} loss {loss.item():.3f}")
                 if time.monotonic() > started + 0.95 * budget:
                     stopped = True
                     break
@@ -257,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bank", type=Path, default=BANK_FILE, help=f"example bank (default {BANK_FILE})")
     parser.add_argument("--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})")
     parser.add_argument("--out", type=Path, default=ADAPTER_FILE, help=f"adapter file (default {ADAPTER_FILE})")
+    parser.add_argument("--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)")
     parser.add_argument("--examples", type=int, default=260, help="training dialogs (default 260)")
     parser.add_argument("--neighbours", type=int, default=2,
                         help="retrieved examples shown before each dialog (default 2; match the planner's retrieved_examples)")
