@@ -24,6 +24,9 @@ from typing import Any, TypeVar
 from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
 
 BACKENDS = ("hf", "openai", "replay")
+AUTO_ADAPTER = "auto"
+# Trained for the embedded model by llm_planner_ros.training.saycan_adapter (docs/benchmarks.md, issue 6).
+EMBEDDED_ADAPTER = Path("data/saycan/adapter.safetensors")
 REPLAY_MODES = ("replay", "record")
 
 _log = logging.getLogger(__name__)
@@ -44,7 +47,9 @@ class LLMConfig:
     seed: int = _option(0, "hf: seed of the sampling generator")
     context_window: int = _option(0, "hf: context window in tokens, 0 = the model's max_position_embeddings")
     cache_dir: str = _option("", "hf: cache of converted GGUF weights, empty = $XDG_CACHE_HOME/llm_planner_ros")
-    adapter: str = _option("", "hf: LoRA adapter file merged into the weights (llm.lora), empty = none")
+    adapter: str = _option(AUTO_ADAPTER, "hf: LoRA adapter file merged into the weights (llm.lora); auto = the project's "
+                           "SayCan adapter (data/saycan/adapter.safetensors) with the embedded model, none with any other; "
+                           "none or empty = no adapter")
     base_url: str = _option("http://localhost:8000/v1", "openai: API base URL, including /v1")
     api_key_env: str = _option("", "openai: environment variable holding the API key, empty = no key")
     timeout_s: float = _option(60.0, "openai: read timeout of one HTTP request, seconds")
@@ -118,13 +123,26 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
     cache_dir = Path(settings.cache_dir).expanduser() if settings.cache_dir else None
     loaded = load_causal_lm(settings.model, settings.device, settings.threads, cache_dir, report)
     name = loaded.name
-    if settings.adapter:
+    adapter = adapter_file(settings)
+    if adapter is not None:
         from llm_planner_ros.llm.lora import merge_adapter
 
-        adapter = Path(settings.adapter).expanduser()
         report(f"merged the adapter {adapter} into {merge_adapter(loaded.model, adapter, loaded.name)} layers")
         name = f"{loaded.name}+{adapter.stem}"
     return HFLanguageModel(loaded.model, loaded.tokenizer, name, settings.context_window or None, settings.seed)
+
+
+def adapter_file(settings: LLMConfig) -> Path | None:
+    """The adapter the hf backend merges: ``auto`` gives the embedded model its SayCan adapter and any
+    other model none (an adapter only fits the weights it was trained on); relative paths are read from
+    the checkout, so a node started from another folder finds the same file."""
+    from kitchen_sim.paths import repo_path
+
+    if settings.adapter == AUTO_ADAPTER:
+        return None if settings.model else repo_path(EMBEDDED_ADAPTER)
+    if settings.adapter in ("", "none"):
+        return None
+    return repo_path(Path(settings.adapter).expanduser())
 
 
 def _openai_model(settings: LLMConfig) -> LanguageModel:

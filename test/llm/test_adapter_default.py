@@ -1,0 +1,32 @@
+"""Which LoRA adapter the hf backend merges: the embedded model gets the project's SayCan adapter unless told
+otherwise, any other model none, and a relative path is read from the checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kitchen_sim.paths import repo_path
+from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, LLMConfig, adapter_file, parse_config
+
+
+def test_the_embedded_model_gets_the_saycan_adapter_by_default() -> None:
+    found = adapter_file(parse_config(LLMConfig, {}))
+    assert found == repo_path(EMBEDDED_ADAPTER) and found.is_file()
+
+
+@pytest.mark.parametrize("value", ["none", ""])
+def test_none_or_empty_means_the_base_model(value: str) -> None:
+    assert adapter_file(parse_config(LLMConfig, {"adapter": value})) is None
+
+
+def test_another_model_gets_no_adapter_by_default(tmp_path: Path) -> None:
+    # an adapter only fits the weights it was trained on
+    assert adapter_file(parse_config(LLMConfig, {"model": str(tmp_path / "other.gguf")})) is None
+
+
+def test_a_relative_adapter_path_is_read_from_the_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert adapter_file(parse_config(LLMConfig, {"adapter": "data/saycan/x.safetensors"})) == repo_path("data/saycan/x.safetensors")
+    assert adapter_file(parse_config(LLMConfig, {"adapter": "/abs/y.safetensors"})) == Path("/abs/y.safetensors")
