@@ -10,7 +10,7 @@ from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_harness import RosGraph, wait_future
 
-from llm_planner_ros.llm.hf import HFLanguageModel
+from llm_planner_ros.llm.factory import load_language_model
 
 OBJECTS = ["coke", "apple", "tea", "sponge", "pepsi", "redbull", "7up", "lime soda", "rice chips", "energy bar",
            "kettle chips", "water bottle"]
@@ -32,8 +32,11 @@ def deep_client(graph: RosGraph, srv_type: Any, name: str) -> Any:
 
 
 @pytest.mark.timeout(900)
-def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, smollm2_lm: HFLanguageModel, gguf_cache: Path) -> None:
+def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, gguf_cache: Path) -> None:
     node = ros_graph.start_node("llm_service_node", params={"cache_dir": str(gguf_cache)}, name="llm_service")
+    # the node's default model: the embedded SmolLM2 with the SayCan adapter merged in (adapter: auto)
+    smollm2_lm = load_language_model({"cache_dir": str(gguf_cache)})
+    assert smollm2_lm.name.endswith("+adapter")
     scores = deep_client(ros_graph, ScoreCompletions, "/llm/score")
     generate = deep_client(ros_graph, GenerateText, "/llm/generate")
 

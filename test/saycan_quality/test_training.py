@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import torch
 from saycan_doubles import WordEmbedder, tiny_llama, word_tokenizer
 
@@ -80,3 +84,27 @@ def test_each_dialog_is_shown_its_nearest_other_examples_most_similar_last(tmp_p
     retriever = ExampleRetriever(bank, WordEmbedder(), tmp_path / "v.npz")
     shown = neighbours(retriever, bank[:1], 2)[0]
     assert [example.human for example in shown] == ["throw away the coke", "bring me the coke can"]
+
+
+@pytest.mark.model
+def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: Path) -> None:
+    """Two tiny runs of the trainer on the embedded model: the second resumes the first's adapter, so its
+    validation loss before training is the first's after training (same validation dialogs)."""
+    from safetensors import safe_open
+
+    from llm_planner_ros.training.saycan_adapter import main
+
+    first, second = tmp_path / "first.safetensors", tmp_path / "second.safetensors"
+    common = ["--examples", "4", "--validation", "2", "--layers", "1", "--rank", "2", "--alpha", "4",
+              "--batch", "2", "--lr", "1e-2", "--threads", "1"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*common, "--out", str(first)]) == 0
+        assert main([*common, "--resume", str(first), "--out", str(second)]) == 0
+    losses = [float(value) for value in re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())]
+    assert len(losses) == 4 and losses[1] < losses[0], out.getvalue()
+    assert abs(losses[2] - losses[1]) < 0.02, out.getvalue()  # float16 storage of A and B rounds a little
+    with safe_open(str(second), framework="pt") as handle:
+        assert sorted(handle.keys()) == sorted(f"layers.29.{m}.{ab}" for m in
+                                               ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+                                               for ab in "AB")

@@ -1,23 +1,28 @@
-"""Fit a LoRA adapter of the embedded model to SayCan dialogs from the generated example bank, on a CPU.
+"""Fit a LoRA adapter of the embedded model to SayCan dialogs from a generated example bank, on a CPU.
 
-Each training sequence is what the planner scores at inference with ``examples: retrieved``: the
-grounded prompt's preamble, the ``--neighbours`` bank examples nearest to a bank example's request
-(itself excluded; most similar last, as the planner shows them), that example's scene line and request,
-then its plan ("Robot: 1. find a coke, 2. pick up the coke, ..., N. done."). So the adapter learns to
-carry a similar request's plan over to the scene and request at hand. The loss is the cross-entropy of
-the target plan's skill-text tokens only (the numbers and commas around them are fixed by the prompt),
-the same tokens SayCan scores.
+Each training sequence is what the planner scores at inference: the grounded prompt's preamble, the
+``--neighbours`` bank examples nearest to a bank example's request (itself excluded; most similar last,
+as the planner shows retrieved examples; 0 for the shipped adapter, which the planner uses with
+``examples: none``), that example's scene line and request, then its plan ("Robot: 1. find a coke, 2.
+pick up the coke, ..., N. done."). The loss is the cross-entropy of the plan's skill-text tokens only
+(the numbers and commas around them are fixed by the prompt), the same tokens SayCan scores.
 
-Cost is what limits this on a 2-core CPU (a forward pass of the 135M model runs ~40-100 tokens/s there),
-so the adapter only adapts the top ``--layers`` decoder layers: the hidden states entering them are
-computed once per sequence without gradients and kept in memory, and each epoch runs only the top
-layers. Sequences are drawn evenly over the bank's instruction families. ``--max-minutes`` bounds the
-whole run on a machine slower than planned: caching stops at 55% of it (training then uses the dialogs
-cached so far) and training at 95%, each with a message; on a fast enough machine neither happens and
-the same arguments give the same adapter.
+Cost is what limits this on a 2-core CPU (training runs ~200 dialog tokens/s there). ``--layers``
+below the model's depth adapts only the top layers: the hidden states entering them are computed once
+per sequence without gradients and kept in memory. Sequences are drawn evenly over the bank's
+instruction families. ``--resume`` continues a saved adapter on new dialogs, so a long training can run
+in stages (each a fresh cosine schedule). ``--max-minutes`` bounds a run on a machine slower than
+planned: caching stops at 55% of it (training then uses the dialogs cached so far) and training at 95%,
+each with a message; on a fast enough machine neither happens and the same arguments give the same
+adapter.
 
-    python -m llm_planner_ros.training.saycan_adapter --examples 260 --neighbours 2 --epochs 3 \\
-        --out data/saycan/adapter.safetensors
+The shipped adapter (data/saycan/adapter.safetensors) is three such stages of 2,400, 3,600 and 3,600
+dialogs from banks of seeds 0, 1 and 2 (docs/benchmarks.md, "The SayCan adapter"), e.g. the second:
+
+    python -m llm_planner_ros.planning.saycan_bank --count 12000 --seed 1 --exclude benchmarks/kitchen/dev.yaml \\
+        --exclude data/saycan/held_out_instructions.txt --out /tmp/bank1.jsonl
+    python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank1.jsonl --resume /tmp/stage1.safetensors \\
+        --examples 3600 --seed 1 --out /tmp/stage2.safetensors
 """
 
 from __future__ import annotations
@@ -265,20 +270,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})")
     parser.add_argument("--out", type=Path, default=ADAPTER_FILE, help=f"adapter file (default {ADAPTER_FILE})")
     parser.add_argument("--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)")
-    parser.add_argument("--examples", type=int, default=260, help="training dialogs (default 260)")
-    parser.add_argument("--neighbours", type=int, default=2,
-                        help="retrieved examples shown before each dialog (default 2; match the planner's retrieved_examples)")
-    parser.add_argument("--validation", type=int, default=48, help="held-out dialogs for the validation loss")
-    parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--layers", type=int, default=4, help="top decoder layers adapted (default 4)")
+    parser.add_argument("--examples", type=int, default=3600, help="training dialogs (default 3600)")
+    parser.add_argument("--neighbours", type=int, default=0,
+                        help="retrieved examples shown before each dialog (default 0, for examples: none; "
+                             "else match the planner's retrieved_examples)")
+    parser.add_argument("--validation", type=int, default=64, help="held-out dialogs for the validation loss")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--layers", type=int, default=30, help="top decoder layers adapted (default 30: all of SmolLM2-135M)")
     parser.add_argument("--modules", nargs="+", default=list(MODULE_PATHS), help="linear modules adapted (default all)")
-    parser.add_argument("--rank", type=int, default=8)
-    parser.add_argument("--alpha", type=float, default=16.0)
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--rank", type=int, default=16)
+    parser.add_argument("--alpha", type=float, default=32.0)
+    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads, 0 = all this process may use")
-    parser.add_argument("--max-minutes", type=float, default=30.0, help="stop training after this long (default 30)")
+    parser.add_argument("--max-minutes", type=float, default=45.0, help="stop training after this long (default 45)")
     return train(parser.parse_args(argv))
 
 
