@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
+from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rcl_interfaces.srv import ListParameters
@@ -90,7 +91,17 @@ class RosGraph:
         client = RaceFreeActionClient(self.node, action_type, name)
         if not client.wait_for_server(timeout_sec=timeout):
             raise TimeoutError(f"action server {name} not up after {timeout:.0f} s\n{self.logs()}")
+        self._ping_host(name, lambda node, ns: get_action_server_names_and_types_by_node(self.node, node, ns))
         return client
+
+    def _ping_host(self, name: str, served_by: Any) -> None:
+        """Ping the node that serves ``name`` (``served_by(node, namespace)`` lists what a node serves):
+        a client seeing the server does not mean the server sees the client, and an answer sent before
+        that is lost ("failed to send response (timeout)" in the server's log)."""
+        for node, namespace in self.node.get_node_names_and_namespaces():
+            if any(served == name for served, _ in served_by(node, namespace)):
+                self.ping(f"{namespace.strip('/')}/{node}".lstrip("/"))
+                return
 
     def ping(self, node_name: str, timeout: float = 60.0) -> None:
         """Block until a service round trip to ``node_name`` succeeds (its parameter service).
@@ -119,6 +130,7 @@ class RosGraph:
         client = self.node.create_client(srv_type, name)
         if not client.wait_for_service(timeout_sec=timeout):
             raise TimeoutError(f"service {name} not up after {timeout:.0f} s\n{self.logs()}")
+        self._ping_host(name, self.node.get_service_names_and_types_by_node)
         return client
 
     def logs(self) -> str:

@@ -23,8 +23,6 @@ def _start_server(graph: RosGraph, duration: float) -> None:
         [sys.executable, str(MOCK_SERVER), "--action", ACTION, "--families", "pick", "--duration", str(duration)],
         label="mock_executor",
     )
-    # the client finding the server does not mean the server found the client (its answer would be lost)
-    graph.ping("mock_execute_skill_server")
 
 
 def _send(graph: RosGraph, client, text: str, family: str, feedback: list | None = None):  # noqa: ANN001
