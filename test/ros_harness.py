@@ -94,7 +94,7 @@ class RosGraph:
         self._ping_host(name, lambda node, ns: get_action_server_names_and_types_by_node(self.node, node, ns))
         return client
 
-    def _ping_host(self, name: str, served_by: Any) -> None:
+    def _ping_host(self, name: str, served_by: Callable[[str, str], list[tuple[str, list[str]]]]) -> None:
         """Ping the node that serves ``name`` (``served_by(node, namespace)`` lists what a node serves):
         a client seeing the server does not mean the server sees the client, and an answer sent before
         that is lost ("failed to send response (timeout)" in the server's log)."""

@@ -47,13 +47,13 @@ def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
 
 def test_option_overrides_the_planners_config_for_the_run(tmp_path: Path) -> None:
     recording = tmp_path / "bench.jsonl"
-    result = bench(tmp_path, "none", "--option", "examples=none", "--option", "top_k=3",
+    result = bench(tmp_path, "retrieved", "--option", "examples=retrieved", "--option", "retrieved_examples=1",
                    "--llm", "backend=replay", "--llm", "replay_mode=record", "--llm", "record_backend=hf",
                    "--llm", f"recording={recording}")
-    assert result["planner_options"]["examples"] == "none" and result["planner_options"]["top_k"] == 3
+    assert result["planner_options"]["examples"] == "retrieved" and result["planner_options"]["retrieved_examples"] == 1
     prompts = [json.loads(line)["request"]["prompt"] for line in recording.read_text().splitlines()]
-    # no dialog before the request (the default retrieves two): the prompt holds one "Human:" turn
-    assert prompts and all(prompt.count("Human:") == 1 for prompt in prompts), prompts[0]
+    # one retrieved dialog before the request (the default shows none): two "Human:" turns
+    assert prompts and all(prompt.count("Human:") == 2 for prompt in prompts), prompts[0]
 
 
 def test_unknown_option_is_refused_with_the_known_ones(tmp_path: Path) -> None:

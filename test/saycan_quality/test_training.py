@@ -14,7 +14,7 @@ import torch
 from saycan_doubles import WordEmbedder, tiny_llama, word_tokenizer
 
 from kitchen_sim.paths import config_file
-from llm_planner_ros.llm.lora import AdapterSpec, attach
+from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
 from llm_planner_ros.planning.saycan_bank import PlanExample
 from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
 from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
@@ -105,6 +105,4 @@ def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: 
     assert len(losses) == 4 and losses[1] < losses[0], out.getvalue()
     assert abs(losses[2] - losses[1]) < 0.02, out.getvalue()  # float16 storage of A and B rounds a little
     with safe_open(str(second), framework="pt") as handle:
-        assert sorted(handle.keys()) == sorted(f"layers.29.{m}.{ab}" for m in
-                                               ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
-                                               for ab in "AB")
+        assert sorted(handle.keys()) == sorted(f"layers.29.{module}.{ab}" for module in MODULE_PATHS for ab in "AB")

@@ -41,7 +41,7 @@ from typing import Any
 import torch
 
 from kitchen_sim.paths import repo_path
-from llm_planner_ros.llm.factory import load_embedder
+from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.planning.saycan import dialog_example
@@ -50,7 +50,6 @@ from llm_planner_ros.planning.saycan_prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
-ADAPTER_FILE = Path("data/saycan/adapter.safetensors")
 
 
 @dataclass(frozen=True)
@@ -268,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_adapter", description=main.__doc__)
     parser.add_argument("--bank", type=Path, default=BANK_FILE, help=f"example bank (default {BANK_FILE})")
     parser.add_argument("--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})")
-    parser.add_argument("--out", type=Path, default=ADAPTER_FILE, help=f"adapter file (default {ADAPTER_FILE})")
+    parser.add_argument("--out", type=Path, default=EMBEDDED_ADAPTER, help=f"adapter file (default {EMBEDDED_ADAPTER})")
     parser.add_argument("--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)")
     parser.add_argument("--examples", type=int, default=3600, help="training dialogs (default 3600)")
     parser.add_argument("--neighbours", type=int, default=0,
