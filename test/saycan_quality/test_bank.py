@@ -77,3 +77,39 @@ def test_the_shipped_bank_holds_no_dev_suite_instruction(shipped: list[PlanExamp
 def test_a_missing_bank_says_how_to_generate_it(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="python -m llm_planner_ros.planning.saycan_bank"):
         load_bank(tmp_path / "absent.jsonl")
+
+
+def test_every_long_horizon_style_writes_tasks_the_oracle_solves(kitchen: Kitchen) -> None:
+    writer = TaskWriter(load_lexicon(), kitchen, random.Random(9))
+    solved: dict[str, int] = {}
+    for _ in range(1500):
+        task = writer.write("long")
+        if task is None:
+            continue
+        world = kitchen.world(task.initial.to_initial())
+        goal = condition_from_yaml(task.goal, kitchen.config)
+        if not goal.holds(world) and shortest_plan(world, goal, max_depth=40) is not None:
+            solved[task.style] = solved.get(task.style, 0) + 1
+    assert set(solved) == set(load_lexicon()["long"]), solved
+
+
+def test_a_long_horizon_style_without_a_writer_is_refused_by_name(kitchen: Kitchen) -> None:
+    lexicon = load_lexicon()
+    lexicon["long"] = {"juggle": ["juggle {x}"]}
+    with pytest.raises(ValueError, match="'juggle' has no writer; known styles: .*sequence"):
+        TaskWriter(lexicon, kitchen, random.Random(0)).write("long")
+
+
+def test_polite_wrappers_go_around_commands_only(kitchen: Kitchen) -> None:
+    writer = TaskWriter(load_lexicon(), kitchen, random.Random(4))
+    openings = ("could you ", "would you ", "can you ", "how would you ", "i need you to ", "please ", "hey robot, ")
+    statements = ("i ", "i'd ", "i'll ", "i'm ", "can i ", "the ", "a ", "an ")
+    wrapped = 0
+    for kind in writer.kinds:
+        for task in filter(None, (writer.write(kind) for _ in range(100))):
+            text = task.instruction.lower()
+            opening = next((o for o in openings if text.startswith(o)), None)
+            if opening is not None:
+                wrapped += 1
+                assert not text[len(opening):].startswith(statements), task.instruction
+    assert wrapped > 200

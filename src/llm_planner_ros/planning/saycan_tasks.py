@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,16 @@ TRASH = "trash can"
 SURFACES = ("close counter", "far counter", "table")
 OBJECT_PLACES = (*SURFACES, TRASH, USER)
 OBJECT_PLACE_WEIGHTS = (0.3, 0.3, 0.28, 0.04, 0.08)
+
+# Long-horizon styles that carry named objects: where each goes ("p", "q": two different surfaces).
+_CARRIES: dict[str, tuple[str, ...]] = {
+    "two_deliver": (USER, USER), "three_deliver": (USER, USER, USER), "two_trash": (TRASH, TRASH),
+    "three_trash": (TRASH, TRASH, TRASH), "trash_deliver": (TRASH, USER), "two_move": ("p", "p"),
+    "three_move": ("p", "p", "p"), "split_move": ("p", "q"),
+}
+_NUMBERS = {2: "two", 3: "three"}
+# First words of requests that are statements or questions already (or start with an object or place)
+_NOT_IMPERATIVE = frozenset({"i", "i'd", "i'll", "i'm", "can", "the", "a", "an", "my", "nothing", "all"})
 
 
 def load_lexicon(path: str | Path = LEXICON_FILE) -> dict[str, Any]:
@@ -61,6 +71,7 @@ class Task:
     initial: Scene
     goal: dict[str, Any]
     mentions: tuple[str, ...] = ()  # labels the request names, where the plan's wording depends on them
+    style: str = ""  # the lexicon pattern group of kinds that have several (long-horizon: "sort", "tour", ...)
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,7 @@ class _Request:
     text: str
     goal: dict[str, Any]
     mentions: tuple[str, ...] = ()
+    style: str = ""
 
 
 class _SceneBuilder:
@@ -170,7 +182,7 @@ class TaskWriter:
         written = writer(scene)
         if written is None:
             return None
-        return Task(kind, family, written.text, scene.scene(), written.goal, written.mentions)
+        return Task(kind, family, written.text, scene.scene(), written.goal, written.mentions, written.style)
 
     # ----- words --------------------------------------------------------------------------------------
     def _choice(self, options: Sequence[str]) -> str:
@@ -191,8 +203,10 @@ class TaskWriter:
         return self._choice(self.lexicon["requests"][kind])
 
     def _wrap(self, request: str) -> str:
-        """The request in a random politeness wrapper, capitalised, with end punctuation."""
-        text = self._choice(self.lexicon["wrappers"]).format(request)
+        """The request in a random politeness wrapper (imperatives only: "could you I'd like ..." is not
+        English), capitalised, with end punctuation."""
+        imperative = request.split(maxsplit=1)[0].lower() not in _NOT_IMPERATIVE
+        text = self._choice(self.lexicon["wrappers"]).format(request) if imperative else request
         text = text[0].upper() + text[1:]
         return text if text[-1] in ".?!" else text + self._choice((".", ".", "", "!"))
 
@@ -396,64 +410,119 @@ class TaskWriter:
         style = self._choice(sorted(self.lexicon["long"]))
         template = self._choice(self.lexicon["long"][style])
         scene.release_gripper()
-        a, b, c = self.rng.sample(list(self.labels), 3)
-        if style in ("two_deliver", "two_trash", "trash_deliver", "two_move", "split_move", "three_deliver"):
-            p, q = self.rng.sample(SURFACES, 2)
-            destinations = {"two_deliver": (USER, USER), "three_deliver": (USER, USER, USER), "two_trash": (TRASH, TRASH),
-                            "trash_deliver": (TRASH, USER), "two_move": (p, p), "split_move": (p, q)}[style]
-            labels = (a, b, c)[: len(destinations)]
-            for label, destination in zip(labels, destinations, strict=True):
-                scene.ensure(label, self._choice([s for s in SURFACES if s != destination]))
-            names = [self._name(label) for label in labels]
-            request = template.format(x=names[0], y=names[1], z=names[-1], p=self._place(p), q=self._place(q))
-            return _Request(self._wrap(request), {"all": [_at([l], d) for l, d in zip(labels, destinations, strict=True)]})
-        if style == "move_all":
-            source, place = self.rng.sample(SURFACES, 2)
-            for label in (a, b, c)[: self.rng.randint(2, 3)]:
-                scene.ensure(label, source)
-            on_source = scene.at(source)
-            request = template.format(a=self._place(source), p=self._place(place))
-            return _Request(self._wrap(request), _all_at(on_source, place))
-        if style == "trash_all":
-            category = self._pick_category()
-            members = list(category["labels"])
-            source = self._choice(SURFACES)
-            for label in self.rng.sample(members, min(len(members), self.rng.randint(2, 3))):
-                scene.add(label, source)
-            others = [label for label in self.labels if label not in members]
-            keep = scene.add(self._choice(others), source)
-            thrown = [obj for obj in scene.at(source) if obj.label in members]
-            if len(thrown) < 2:
-                return None
-            request = template.format(cs=self._choice(category["all"]), a=self._place(source))
-            return _Request(self._wrap(request), {"all": [*_all_at(thrown, TRASH)["all"], _at([keep.label], source)]})
-        if style in ("tour", "tour_only"):
-            places = [p for p in (*SURFACES, TRASH) if p != scene.robot_at]
-            p, q = self.rng.sample(places, 2)
-            request = template.format(p=self._place(p), q=self._place(q))
-            goal: dict[str, Any] = {"visited": [p, q]}
-            if style == "tour":
-                if scene.robot_at == USER:
-                    scene.robot_at = self._choice([s for s in SURFACES if s not in (p, q)] or [TRASH])
-                goal = {"all": [goal, {"robot_at": USER}]}
-            return _Request(self._wrap(request), goal)
-        if style == "swap":
-            p, q = self.rng.sample(SURFACES, 2)
-            if scene.of(a) or scene.of(b):
-                return None
-            scene.add(a, p)
-            scene.add(b, q)
-            request = template.format(x=self._name(a, "the"), y=self._name(b, "the"))
-            return _Request(self._wrap(request), {"all": [_at([a], q), _at([b], p)]})
-        if style == "count_distinct":
-            category = self._pick_category()
-            if len(category["labels"]) < 3:
-                return None
-            place = self._choice(SURFACES) if "{p}" in template else USER
-            for label in self.rng.sample(category["labels"], 3):
-                scene.add(label, self._choice([s for s in SURFACES if s != place]))
-            request = template.format(cs=self._choice(category["all"]), p=self._place(place))
-            return _Request(self._wrap(request), {"count": {"labels": category["labels"], "location": place, "min": 2, "distinct": True}})
+        writers = self._long_writers()
+        if style in _CARRIES:
+            written: _Request | None = self._carry(scene, template, _CARRIES[style])
+        elif style in writers:
+            written = writers[style](scene, template)
+        else:
+            known = ", ".join(sorted([*_CARRIES, *writers]))
+            raise ValueError(f"lexicon long-horizon style {style!r} has no writer; known styles: {known}")
+        return None if written is None else replace(written, style=style)
+
+    def _long_writers(self) -> dict[str, Callable[[_SceneBuilder, str], _Request | None]]:
+        """The long-horizon styles that are not plain carries, by name."""
+        return {
+            "move_all": self._move_all, "trash_all": self._trash_all, "sort": self._sort,
+            "tour": lambda s, tpl: self._tour(s, tpl, come_back=True),
+            "tour_only": lambda s, tpl: self._tour(s, tpl, come_back=False),
+            "swap": self._swap, "count_distinct": self._count_distinct, "need_pair": self._need_pair,
+            "sequence": self._sequence,
+        }
+
+    def _carry(self, scene: _SceneBuilder, template: str, pattern: Sequence[str]) -> _Request:
+        """Named objects, each to its destination of ``pattern`` (``p`` / ``q``: two different surfaces)."""
+        p, q = self.rng.sample(SURFACES, 2)
+        destinations = [{"p": p, "q": q}.get(d, d) for d in pattern]
+        labels = self.rng.sample(list(self.labels), len(destinations))
+        for label, destination in zip(labels, destinations, strict=True):
+            self._away(scene, label, destination)
+        names = [self._name(label) for label in labels]
+        request = template.format(x=names[0], y=names[1], z=names[-1], p=self._place(p), q=self._place(q))
+        return _Request(self._wrap(request), {"all": [_at([l], d) for l, d in zip(labels, destinations, strict=True)]})
+
+    def _away(self, scene: _SceneBuilder, label: str, destination: str) -> None:
+        """An instance of ``label`` on a surface other than ``destination``, and none already there (a
+        request that names an object means one that still has to be carried)."""
+        elsewhere = [s for s in SURFACES if s != destination]
+        scene.ensure(label, self._choice(elsewhere))
+        for other in scene.of(label):
+            if other.at == destination:
+                scene.move(other, self._choice(elsewhere))
+
+    def _move_all(self, scene: _SceneBuilder, template: str) -> _Request:
+        source, place = self.rng.sample(SURFACES, 2)
+        for label in self.rng.sample(list(self.labels), self.rng.randint(2, 3)):
+            scene.ensure(label, source)
+        request = template.format(a=self._place(source), p=self._place(place))
+        return _Request(self._wrap(request), _all_at(scene.at(source), place))
+
+    def _trash_all(self, scene: _SceneBuilder, template: str) -> _Request | None:
+        category = self._pick_category()
+        members = list(category["labels"])
+        source = self._choice(SURFACES)
+        for label in self.rng.sample(members, min(len(members), self.rng.randint(2, 3))):
+            scene.add(label, source)
+        others = [label for label in self.labels if label not in members]
+        keep = scene.add(self._choice(others), source)
+        thrown = [obj for obj in scene.at(source) if obj.label in members]
+        if len(thrown) < 2:
+            return None
+        request = template.format(cs=self._choice(category["all"]), a=self._place(source))
+        return _Request(self._wrap(request), {"all": [*_all_at(thrown, TRASH)["all"], _at([keep.label], source)]})
+
+    def _sort(self, scene: _SceneBuilder, template: str) -> _Request | None:
+        """Two categories without common labels, each to its own surface: every member on a surface."""
+        first, second = self.rng.sample(sorted(self.lexicon["categories"]), 2)
+        one, two = self.lexicon["categories"][first], self.lexicon["categories"][second]
+        if set(one["labels"]) & set(two["labels"]):
+            return None
+        p, q = self.rng.sample(SURFACES, 2)
+        for category, place in ((one, p), (two, q)):
+            for obj in scene.objects.values():
+                if obj.label in category["labels"] and obj.at not in SURFACES:
+                    scene.move(obj, self._choice(SURFACES))
+            self._away(scene, self._choice(category["labels"]), place)
+        moved = {place: [obj for obj in scene.objects.values() if obj.label in category["labels"]]
+                 for category, place in ((one, p), (two, q))}
+        if sum(obj.at != place for place, objs in moved.items() for obj in objs) > 4:
+            return None  # more than four objects to carry: plans past what the suite asks for
+        request = template.format(cs=self._choice(one["all"]), cs2=self._choice(two["all"]), p=self._place(p),
+                                  q=self._place(q))
+        goal = [part for place, objs in moved.items() for part in _all_at(objs, place)["all"]]
+        return _Request(self._wrap(request), {"all": goal})
+
+    def _tour(self, scene: _SceneBuilder, template: str, come_back: bool) -> _Request:
+        keys = [key for key in "pqr" if f"{{{key}}}" in template]
+        if come_back and scene.robot_at == USER:
+            scene.robot_at = self._choice(SURFACES)
+        places = self.rng.sample([p for p in (*SURFACES, TRASH) if p != scene.robot_at], len(keys))
+        request = template.format(**{key: self._place(place) for key, place in zip(keys, places, strict=True)})
+        goal: dict[str, Any] = {"visited": places}
+        return _Request(self._wrap(request), {"all": [goal, {"robot_at": USER}]} if come_back else goal)
+
+    def _swap(self, scene: _SceneBuilder, template: str) -> _Request | None:
+        a, b = self.rng.sample(list(self.labels), 2)
+        p, q = self.rng.sample(SURFACES, 2)
+        if scene.of(a) or scene.of(b):
+            return None
+        scene.add(a, p)
+        scene.add(b, q)
+        request = template.format(x=self._name(a, "the"), y=self._name(b, "the"))
+        return _Request(self._wrap(request), {"all": [_at([a], q), _at([b], p)]})
+
+    def _count_distinct(self, scene: _SceneBuilder, template: str) -> _Request | None:
+        candidates = [c for c in self.lexicon["categories"].values() if "kinds" in c and len(c["labels"]) >= 3]
+        category = self._choice_mapping(candidates)
+        count = self.rng.choice([n for n in (2, 3) if n < len(category["labels"])])
+        place = self._choice(SURFACES) if "{p}" in template else USER
+        for label in self.rng.sample(category["labels"], count + 1):
+            scene.add(label, self._choice([s for s in SURFACES if s != place]))
+        request = template.format(n=_NUMBERS[count], k=self._choice(category["kinds"]), p=self._place(place))
+        goal = {"count": {"labels": category["labels"], "location": place, "min": count, "distinct": True}}
+        return _Request(self._wrap(request), goal)
+
+    def _need_pair(self, scene: _SceneBuilder, template: str) -> _Request | None:
         first, second = self.rng.sample(sorted(self.lexicon["categories"]), 2)
         one, two = self.lexicon["categories"][first], self.lexicon["categories"][second]
         if set(one["labels"]) & set(two["labels"]):
@@ -462,6 +531,25 @@ class TaskWriter:
         self._ensure_one_of(scene, two["labels"], away_from=USER)
         request = template.format(c=self._choice(one["one"]), c2=self._choice(two["one"]))
         return _Request(self._wrap(request), {"all": [_at(one["labels"], USER), _at(two["labels"], USER)]})
+
+    def _sequence(self, scene: _SceneBuilder, template: str) -> _Request | None:
+        """Two single requests (deliver, throw away, move one object, or visit a place) one after the other."""
+        parts: list[str] = []
+        goals: list[dict[str, Any]] = []
+        for label in self.rng.sample(list(self.labels), 2):
+            what = self._choice(("deliver", "trash", "move", "visit"))
+            if what == "visit":
+                place = self._choice([p for p in (*SURFACES, TRASH) if p != scene.robot_at])
+                parts.append(self._request("go").format(p=self._place(place)))
+                goals.append({"visited": [place]})
+                continue
+            destination = {"deliver": USER, "trash": TRASH}.get(what) or self._choice(SURFACES)
+            self._away(scene, label, destination)
+            parts.append(self._request(what).format(x=self._name(label, "the"), p=self._place(destination)))
+            goals.append(_at([label], destination))
+        if goals[0] == goals[1]:
+            return None
+        return _Request(self._wrap(template.format(s1=parts[0], s2=parts[1])), {"all": goals})
 
     # ----- drawer, other languages --------------------------------------------------------------------------
     def _drawer(self, scene: _SceneBuilder) -> _Request | None:
