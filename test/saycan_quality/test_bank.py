@@ -113,3 +113,25 @@ def test_polite_wrappers_go_around_commands_only(kitchen: Kitchen) -> None:
                 wrapped += 1
                 assert not text[len(opening):].startswith(statements), task.instruction
     assert wrapped > 200
+
+
+def test_busy_requests_come_with_a_full_gripper(kitchen: Kitchen) -> None:
+    writer = TaskWriter(load_lexicon(), kitchen, random.Random(6))
+    tasks = [task for task in (writer.write("busy") for _ in range(40)) if task is not None]
+    assert len(tasks) >= 30
+    assert all(any(obj.at == "robot" for obj in task.initial.objects) for task in tasks)
+
+
+def test_exclusion_requests_are_solved_with_an_allowed_member(kitchen: Kitchen) -> None:
+    lexicon = load_lexicon()
+    writer = TaskWriter(lexicon, kitchen, random.Random(8))
+    for task in filter(None, (writer.write("exclude") for _ in range(30))):
+        allowed, ruled_out = (part["at"]["label"] for part in (task.goal["all"][0], task.goal["all"][1]["not"]))
+        ruled_out = {ruled_out} if isinstance(ruled_out, str) else set(ruled_out)
+        assert any(obj.label in ruled_out for obj in task.initial.objects), task.instruction
+        plan = shortest_plan(kitchen.world(task.initial.to_initial()), condition_from_yaml(task.goal, kitchen.config),
+                             max_depth=40)
+        assert plan is not None
+        picked = {skill.text.removeprefix("pick up the ") for skill in plan if skill.text.startswith("pick up")}
+        assert picked and not picked & ruled_out, (task.instruction, picked)
+        assert picked & set([allowed] if isinstance(allowed, str) else allowed)

@@ -52,8 +52,8 @@ def load_lexicon(path: str | Path = LEXICON_FILE) -> dict[str, Any]:
     """The word lists (format: data/saycan/lexicon.yaml); ValueError names a missing section."""
     resolved = repo_path(path)
     data = yaml.safe_load(resolved.read_text(encoding="utf-8"))
-    required = ("objects", "places", "categories", "wrappers", "requests", "needs", "need_requests", "crowd", "long",
-                "drawer", "languages")
+    required = ("objects", "places", "categories", "wrappers", "requests", "needs", "need_requests", "exclusions",
+                "crowd", "long", "drawer", "languages")
     missing = [key for key in required if not isinstance(data, dict) or key not in data]
     if missing:
         raise ValueError(f"{resolved}: missing section(s) {', '.join(missing)}; see the format at the top of the file")
@@ -167,9 +167,11 @@ class TaskWriter:
             "clear_off": ("nl_verbs", self._clear_off),
             "structured": ("structured_language", self._structured),
             "held": ("embodiment", self._held),
+            "busy": ("embodiment", self._busy),
             "need": ("crowd_sourced", self._need),
             "crowd": ("crowd_sourced", self._crowd),
             "not_this": ("crowd_sourced", self._not_this),
+            "exclude": ("crowd_sourced", self._exclude),
             "long": ("long_horizon", self._long),
             "drawer": ("drawer", self._drawer),
             "multilingual": ("multilingual", self._multilingual),
@@ -292,6 +294,7 @@ class TaskWriter:
         source, place = self.rng.sample(SURFACES, 2)
         label = self._choice(self.labels)
         scene.ensure(label, source)
+        self._maybe_another(scene, label, source, place)
         scene.hold_something_else(0.1, avoid=(label,))
         request = self._request("move_from").format(x=self._name(label, "the"), a=self._place(source), p=self._place(place))
         return _Request(self._wrap(request), _from_to(label, source, place, scene))
@@ -306,6 +309,14 @@ class TaskWriter:
         scene.release_gripper()
         request = self._request("clear_off").format(x=self._name(label, "the"), a=self._place(source))
         return _Request(self._wrap(request), {"all": [{"not": _at([label], source)}, {"holding": None}]})
+
+    def _maybe_another(self, scene: _SceneBuilder, label: str, source: str, destination: str) -> None:
+        """Sometimes a second ``label`` elsewhere (not at ``destination``), often where the robot stands: a
+        request that says where its object lies ("the coke on the table") then means that one, not the
+        nearest."""
+        others = [p for p in SURFACES if p not in (source, destination)]
+        if self.rng.random() < 0.35 and len(scene.of(label)) == 1 and others:
+            scene.add(label, scene.robot_at if scene.robot_at in others else self._choice(others))
 
     def _object_away_from(self, scene: _SceneBuilder, destination: str) -> str:
         """A label with an instance not at ``destination`` (the robot may already hold it: embodiment)."""
@@ -332,6 +343,8 @@ class TaskWriter:
         scene.release_gripper()
         scene.hold_something_else(0.2, avoid=(label,))
         destination = {"deliver": USER, "trash": TRASH}.get(goal_kind) or self._choice([p for p in SURFACES if p != source])
+        if "{a}" in template:
+            self._maybe_another(scene, label, source, destination)
         request = template.format(x=self._name(label, "the"), a=self._place(source), p=self._place(destination))
         if goal_kind == "pick_at":
             goal: dict[str, Any] = {"all": [{"holding": label}, {"robot_at": source}]}
@@ -350,6 +363,22 @@ class TaskWriter:
         request = self._request("held_deliver").format(x=self._name(label, "the"))
         return _Request(self._wrap(request), _at([label], USER))
 
+    def _busy(self, scene: _SceneBuilder) -> _Request | None:
+        """The gripper is full when the request comes: the object asked for (carry it on) or another one
+        (put it down first)."""
+        what = self._choice(("deliver", "trash", "move"))
+        destination = {"deliver": USER, "trash": TRASH}.get(what) or self._choice(SURFACES)
+        label = self._choice(self.labels)
+        self._away(scene, label, destination)
+        if self.rng.random() < 0.4:
+            scene.move(scene.of(label)[0], HELD)
+        else:
+            if not [obj for obj in scene.objects.values() if obj.label != label]:
+                scene.add(self._choice([other for other in self.labels if other != label]), scene.robot_at)
+            scene.hold_something_else(1.0, avoid=(label,))
+        request = self._request(what).format(x=self._name(label), p=self._place(destination))
+        return _Request(self._wrap(request), _at([label], destination))
+
     def _need(self, scene: _SceneBuilder) -> _Request | None:
         need = self._choice(sorted(self.lexicon["needs"]))
         category = self.lexicon["categories"][need]
@@ -363,6 +392,8 @@ class TaskWriter:
         style = self._choice(sorted(self.lexicon["crowd"]))
         if style == "not_this":
             return self._not_this(scene)
+        if style == "exclude":
+            return self._exclude(scene)
         label = self._choice(self.labels)
         name = self._choice(self.lexicon["objects"][label])
         template = self._choice(self.lexicon["crowd"][style])
@@ -400,6 +431,29 @@ class TaskWriter:
         request = self._choice(self.lexicon["crowd"]["not_this"]).format(
             c=self._choice(category["one"]), x=self._name(excluded, "the"))
         goal = {"all": [_at(allowed, USER), {"not": _at([excluded], USER)}]}
+        return _Request(self._wrap(request), goal)
+
+    def _exclude(self, scene: _SceneBuilder) -> _Request | None:
+        """A category asked for with a property ruled out ("something to drink without caffeine"); the
+        nearest member has the property, so a planner that ignores the exclusion picks it."""
+        exclusion = self.lexicon["exclusions"][self._choice(sorted(self.lexicon["exclusions"]))]
+        excluded = set(exclusion["labels"])
+        candidates = [c for c in self.lexicon["categories"].values()
+                      if excluded & set(c["labels"]) and set(c["labels"]) - excluded]
+        if not candidates:
+            return None
+        category = self._choice_mapping(candidates)
+        allowed = [label for label in category["labels"] if label not in excluded]
+        ruled_out = [label for label in category["labels"] if label in excluded]
+        near = scene.robot_at if scene.robot_at in SURFACES else self._choice(SURFACES)
+        scene.ensure(self._choice(ruled_out), near)
+        scene.ensure(self._choice(allowed), self._choice([p for p in SURFACES if p != near]))
+        for obj in scene.objects.values():
+            if obj.at in (USER, HELD) and obj.label in category["labels"]:
+                scene.move(obj, self._choice(SURFACES))
+        template = self._choice(self.lexicon["crowd"]["exclude"])
+        request = template.format(c=self._choice(category["one"]), e=self._choice(exclusion["say"]))
+        goal = {"all": [_at(allowed, USER), {"not": _at(ruled_out, USER)}]}
         return _Request(self._wrap(request), goal)
 
     def _choice_mapping(self, options: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
