@@ -45,14 +45,14 @@ _CARRIES: dict[str, tuple[str, ...]] = {
 }
 _NUMBERS = {2: "two", 3: "three"}
 # First words of requests that are statements or questions already (or start with an object or place)
-_NOT_IMPERATIVE = frozenset({"i", "i'd", "i'll", "i'm", "can", "the", "a", "an", "my", "nothing", "all"})
+_NOT_IMPERATIVE = frozenset({"i", "i'd", "i'll", "i'm", "can", "the", "a", "an", "my", "nothing", "all", "both"})
 
 
 def load_lexicon(path: str | Path = LEXICON_FILE) -> dict[str, Any]:
     """The word lists (format: data/saycan/lexicon.yaml); ValueError names a missing section."""
     resolved = repo_path(path)
     data = yaml.safe_load(resolved.read_text(encoding="utf-8"))
-    required = ("objects", "places", "categories", "wrappers", "requests", "needs", "need_requests", "exclusions",
+    required = ("objects", "plurals", "places", "categories", "wrappers", "requests", "needs", "need_requests", "exclusions",
                 "crowd", "long", "drawer", "languages")
     missing = [key for key in required if not isinstance(data, dict) or key not in data]
     if missing:
@@ -482,7 +482,17 @@ class TaskWriter:
             "tour_only": lambda s, tpl: self._tour(s, tpl, come_back=False),
             "swap": self._swap, "count_distinct": self._count_distinct, "need_pair": self._need_pair,
             "sequence": self._sequence,
+            "both_deliver": lambda s, tpl: self._both(s, tpl, USER),
+            "both_trash": lambda s, tpl: self._both(s, tpl, TRASH),
+            "both_move": lambda s, tpl: self._both(s, tpl, self._choice(SURFACES)),
         }
+
+    def _both(self, scene: _SceneBuilder, template: str, destination: str) -> _Request:
+        """Two instances of one label, named in the plural, to ``destination``."""
+        label = self._choice(self.labels)
+        self._two_of(scene, label, destination)
+        request = template.format(xs=self._choice(self.lexicon["plurals"][label]), p=self._place(destination))
+        return _Request(self._wrap(request), {"count": {"labels": [label], "location": destination, "min": 2}})
 
     def _carry(self, scene: _SceneBuilder, template: str, pattern: Sequence[str]) -> _Request:
         """Named objects, each to its destination of ``pattern`` (``p`` / ``q``: two different surfaces)."""
@@ -494,6 +504,15 @@ class TaskWriter:
         names = [self._name(label) for label in labels]
         request = template.format(x=names[0], y=names[1], z=names[-1], p=self._place(p), q=self._place(q))
         return _Request(self._wrap(request), {"all": [_at([l], d) for l, d in zip(labels, destinations, strict=True)]})
+
+    def _two_of(self, scene: _SceneBuilder, label: str, destination: str) -> None:
+        """Exactly two instances of ``label`` ("both" means two), on surfaces other than ``destination``."""
+        for extra in scene.of(label)[2:]:
+            del scene.objects[extra.id]
+        for _ in range(2 - len(scene.of(label))):
+            scene.add(label, self._choice(SURFACES))
+        for obj in scene.of(label):
+            scene.move(obj, self._choice([s for s in SURFACES if s != destination]))
 
     def _away(self, scene: _SceneBuilder, label: str, destination: str) -> None:
         """An instance of ``label`` on a surface other than ``destination``, and none already there (a
@@ -617,6 +636,10 @@ class TaskWriter:
             if self.rng.random() < 0.25:
                 scene.move(obj, HELD)
             return _Request(self._wrap(self._choice(templates).format(x=self._name(a, "the"))), _at([a], "drawer"))
+        if style == "both_in":
+            self._two_of(scene, a, "drawer")
+            request = self._choice(templates).format(xs=self._choice(self.lexicon["plurals"][a]))
+            return _Request(self._wrap(request), {"count": {"labels": [a], "location": "drawer", "min": 2}})
         if style == "two_in":
             scene.ensure(a, self._choice(SURFACES))
             scene.ensure(b, self._choice(SURFACES))
