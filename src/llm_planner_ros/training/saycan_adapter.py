@@ -16,13 +16,14 @@ planned: caching stops at 55% of it (training then uses the dialogs cached so fa
 each with a message; on a fast enough machine neither happens and the same arguments give the same
 adapter.
 
-The shipped adapter (data/saycan/adapter.safetensors) is three such stages of 2,400, 3,600 and 3,600
-dialogs from banks of seeds 0, 1 and 2 (docs/benchmarks.md, "The SayCan adapter"), e.g. the second:
+The shipped adapter (data/saycan/adapter.safetensors) is six such stages, of 2,400 dialogs from the
+bank of seed 0, then 3,600 each from banks of seeds 1 to 5 (docs/benchmarks.md, "The SayCan adapter"),
+e.g. the last:
 
-    python -m llm_planner_ros.planning.saycan_bank --count 12000 --seed 1 --exclude benchmarks/kitchen/dev.yaml \\
-        --exclude data/saycan/held_out_instructions.txt --out /tmp/bank1.jsonl
-    python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank1.jsonl --resume /tmp/stage1.safetensors \\
-        --examples 3600 --seed 1 --out /tmp/stage2.safetensors
+    python -m llm_planner_ros.planning.saycan_bank --count 12000 --seed 5 --exclude benchmarks/kitchen/dev.yaml \\
+        --exclude data/saycan/held_out_instructions.txt --out /tmp/bank5.jsonl
+    python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \\
+        --seed 5 --lr 4e-4 --out data/saycan/adapter.safetensors
 """
 
 from __future__ import annotations
