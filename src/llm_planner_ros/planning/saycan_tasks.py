@@ -52,8 +52,8 @@ def load_lexicon(path: str | Path = LEXICON_FILE) -> dict[str, Any]:
     """The word lists (format: data/saycan/lexicon.yaml); ValueError names a missing section."""
     resolved = repo_path(path)
     data = yaml.safe_load(resolved.read_text(encoding="utf-8"))
-    required = ("objects", "plurals", "places", "categories", "wrappers", "requests", "needs", "need_requests", "exclusions",
-                "crowd", "long", "drawer", "languages")
+    required = ("objects", "plurals", "places", "categories", "wrappers", "requests", "needs", "need_requests",
+                "exclusions", "crowd", "long", "drawer", "languages")
     missing = [key for key in required if not isinstance(data, dict) or key not in data]
     if missing:
         raise ValueError(f"{resolved}: missing section(s) {', '.join(missing)}; see the format at the top of the file")
