@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,16 @@ class TaskWriter:
             "long": ("long_horizon", self._long),
             "drawer": ("drawer", self._drawer),
             "multilingual": ("multilingual", self._multilingual),
+        }
+        # long-horizon styles (the lexicon's `long` groups) -> writer of a scene and a pattern
+        self.long_styles: dict[str, Callable[[_SceneBuilder, str], _Request | None]] = {
+            **{style: partial(self._carry, pattern=pattern) for style, pattern in _CARRIES.items()},
+            "move_all": self._move_all, "trash_all": self._trash_all, "sort": self._sort,
+            "tour": partial(self._tour, come_back=True), "tour_only": partial(self._tour, come_back=False),
+            "swap": self._swap, "count_distinct": self._count_distinct, "need_pair": self._need_pair,
+            "sequence": self._sequence,
+            "both_deliver": partial(self._both, destination=USER), "both_trash": partial(self._both, destination=TRASH),
+            "both_move": lambda scene, template: self._both(scene, template, self._choice(SURFACES)),
         }
 
     def write(self, kind: str) -> Task | None:
@@ -464,28 +475,11 @@ class TaskWriter:
         style = self._choice(sorted(self.lexicon["long"]))
         template = self._choice(self.lexicon["long"][style])
         scene.release_gripper()
-        writers = self._long_writers()
-        if style in _CARRIES:
-            written: _Request | None = self._carry(scene, template, _CARRIES[style])
-        elif style in writers:
-            written = writers[style](scene, template)
-        else:
-            known = ", ".join(sorted([*_CARRIES, *writers]))
+        if style not in self.long_styles:
+            known = ", ".join(sorted(self.long_styles))
             raise ValueError(f"lexicon long-horizon style {style!r} has no writer; known styles: {known}")
+        written = self.long_styles[style](scene, template)
         return None if written is None else replace(written, style=style)
-
-    def _long_writers(self) -> dict[str, Callable[[_SceneBuilder, str], _Request | None]]:
-        """The long-horizon styles that are not plain carries, by name."""
-        return {
-            "move_all": self._move_all, "trash_all": self._trash_all, "sort": self._sort,
-            "tour": lambda s, tpl: self._tour(s, tpl, come_back=True),
-            "tour_only": lambda s, tpl: self._tour(s, tpl, come_back=False),
-            "swap": self._swap, "count_distinct": self._count_distinct, "need_pair": self._need_pair,
-            "sequence": self._sequence,
-            "both_deliver": lambda s, tpl: self._both(s, tpl, USER),
-            "both_trash": lambda s, tpl: self._both(s, tpl, TRASH),
-            "both_move": lambda s, tpl: self._both(s, tpl, self._choice(SURFACES)),
-        }
 
     def _both(self, scene: _SceneBuilder, template: str, destination: str) -> _Request:
         """Two instances of one label, named in the plural, to ``destination``."""
@@ -546,10 +540,10 @@ class TaskWriter:
 
     def _sort(self, scene: _SceneBuilder, template: str) -> _Request | None:
         """Two categories without common labels, each to its own surface: every member on a surface."""
-        first, second = self.rng.sample(sorted(self.lexicon["categories"]), 2)
-        one, two = self.lexicon["categories"][first], self.lexicon["categories"][second]
-        if set(one["labels"]) & set(two["labels"]):
+        pair = self._two_disjoint_categories()
+        if pair is None:
             return None
+        one, two = pair
         p, q = self.rng.sample(SURFACES, 2)
         for category, place in ((one, p), (two, q)):
             for obj in scene.objects.values():
@@ -564,6 +558,13 @@ class TaskWriter:
                                   q=self._place(q))
         goal = [part for place, objs in moved.items() for part in _all_at(objs, place)["all"]]
         return _Request(self._wrap(request), {"all": goal})
+
+    def _two_disjoint_categories(self) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+        """Two categories drawn at random, or None when they share a label (a request for both would be
+        ambiguous about which one an object serves)."""
+        first, second = self.rng.sample(sorted(self.lexicon["categories"]), 2)
+        one, two = self.lexicon["categories"][first], self.lexicon["categories"][second]
+        return None if set(one["labels"]) & set(two["labels"]) else (one, two)
 
     def _tour(self, scene: _SceneBuilder, template: str, come_back: bool) -> _Request:
         keys = [key for key in "pqr" if f"{{{key}}}" in template]
@@ -596,10 +597,10 @@ class TaskWriter:
         return _Request(self._wrap(request), goal)
 
     def _need_pair(self, scene: _SceneBuilder, template: str) -> _Request | None:
-        first, second = self.rng.sample(sorted(self.lexicon["categories"]), 2)
-        one, two = self.lexicon["categories"][first], self.lexicon["categories"][second]
-        if set(one["labels"]) & set(two["labels"]):
+        pair = self._two_disjoint_categories()
+        if pair is None:
             return None
+        one, two = pair
         self._ensure_one_of(scene, one["labels"], away_from=USER)
         self._ensure_one_of(scene, two["labels"], away_from=USER)
         request = template.format(c=self._choice(one["one"]), c2=self._choice(two["one"]))
