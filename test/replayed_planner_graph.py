@@ -2,8 +2,9 @@
 
 ``record_plan`` makes the recording offline: the method plans the scene in a SimulatedEnvironment with a
 scripted model wrapped by the replay backend in record mode. ``replaying_sim_graph`` starts the sim graph
-(no llm_service_node) with planner_node replaying it, and loads the scene as an episode; a node prompt
-that differed in any character from the offline one finds no recorded answer and aborts the goal.
+with planner_node replaying it (in-process, or through llm_service_node with ``llm_service``), and loads
+the scene as an episode; a node prompt that differed in any character from the offline one finds no
+recorded answer and aborts the goal.
 """
 
 from __future__ import annotations
@@ -41,25 +42,35 @@ def record_plan(path: Path, planner: str, scripted: LanguageModel, instruction: 
 
 @contextmanager
 def replaying_sim_graph(work: Path, recording: Path, planner: str, instruction: str, initial: Mapping[str, Any],
-                        goal: Mapping[str, Any], time_scale: float) -> Iterator[RosGraph]:
-    """The sim graph with planner_node running ``planner`` on ``recording``, the scene loaded."""
+                        goal: Mapping[str, Any], time_scale: float, llm_service: bool = False) -> Iterator[RosGraph]:
+    """The sim graph with planner_node running ``planner`` on ``recording``, the scene loaded (again with
+    ``load_scene``); with ``llm_service`` llm_service_node replays it and the planner calls that node."""
     episodes = work / "episodes.yaml"
     episodes.write_text(json.dumps({"world": "saycan_kitchen", "episodes": [
         {"id": EPISODE_ID, "family": "test", "instruction": instruction, "initial": dict(initial), "goal": dict(goal)}]}))
     with ros_graph(work / "graph") as graph:
+        replay = {"backend": "replay", "recording": str(recording)}
         for spec in SIM_GRAPH:
-            if spec.executable == "llm_service_node":
+            if spec.executable == "llm_service_node" and not llm_service:
                 continue
             params: dict[str, object] = {"time_scale": time_scale} if spec.executable == "sim_world_node" else {}
+            if spec.executable == "llm_service_node":
+                params = replay
             if spec.executable == "planner_node":
-                params = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording),
-                          "planner": planner}
+                model = {"llm_mode": "service"} if llm_service else {"llm_mode": "in_process", "llm.backend": "replay",
+                                                                     "llm.recording": str(recording)}
+                params = {**model, "planner": planner}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
-        load = graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
-        reply = wait_future(load.call_async(LoadEpisode.Request(episode_file=str(episodes), episode_id=EPISODE_ID)))
-        assert reply.success, reply.message
+        load_scene(graph, work)
         yield graph
+
+def load_scene(graph: RosGraph, work: Path) -> None:
+    """(Re)load the scene ``replaying_sim_graph`` wrote to ``work`` into the simulator."""
+    load = graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+    request = LoadEpisode.Request(episode_file=str(work / "episodes.yaml"), episode_id=EPISODE_ID)
+    reply = wait_future(load.call_async(request))
+    assert reply.success, reply.message
 
 def execute_instruction(graph: RosGraph, instruction: str) -> Any:
     """Send ``instruction`` to /llm_planner/execute_instruction; the goal's final response (status, result)."""

@@ -67,3 +67,23 @@ def test_a_failed_assert_without_recovery_halts_for_good(vocabulary: Vocabulary)
     run.advance(lambda _c: False)
     assert run.advance(lambda _c: False).halted is not None
     assert run.advance(lambda _c: True).call is None  # still halted: a run never resumes
+
+
+def test_the_checks_on_the_way_to_one_call_are_bounded_and_the_budget_starts_again_after_each_call(
+        vocabulary: Vocabulary) -> None:
+    text = ("def t():\n    for _ in range(3):\n        assert near('apple')\n    find('coke')\n"
+            "    for _ in range(4):\n        assert near('coke')\n    find('apple')\n")
+    run = ProgramRun(parse_program(text, vocabulary), max_checks=3)
+    decided: list[str] = []
+
+    def judge(condition: Condition) -> bool:
+        decided.append(str(condition))
+        return True
+
+    first = run.advance(judge)
+    assert first.call is not None and first.call.text == "find('coke')" and len(first.checks) == 3
+    second = run.advance(judge)
+    assert second.call is None and len(second.checks) == 3 and decided == ["near(apple)"] * 3 + ["near(coke)"] * 3
+    assert second.halted == ("line 6: more than 3 checks without a skill call (option max_checks_per_step of "
+                             "config/planners.yaml's progprompt section)")
+    assert run.advance(judge) is second and len(decided) == 6  # halted for good, nothing more decided

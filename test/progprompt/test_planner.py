@@ -120,6 +120,30 @@ def test_a_failed_assert_without_recovery_stops_the_plan(world: World) -> None:
     assert result.message == "the program stopped: line 3: assert holding(coke) failed, and has no recovery"
 
 
+# 125 asserts before the first call: unbounded, each one a model call with `assert_check: llm`.
+ASSERT_LOOP = """
+    for _ in range(5):
+        for _ in range(5):
+            for _ in range(5):
+                assert near('apple')
+    find('coke')
+"""
+
+
+def test_a_loop_of_asserts_halts_at_the_check_budget_before_any_call(world: World) -> None:
+    result, _, model, _ = plan(ASSERT_LOOP, world, assert_check="llm")
+    assert result.reason == EndReason.NO_CANDIDATE and result.steps == []
+    assert result.message == ("the program stopped: line 5: more than 50 checks without a skill call (option "
+                              "max_checks_per_step of config/planners.yaml's progprompt section)")
+    assert len(model.score_prompts) == 50
+    model = ScriptedModel(ASSERT_LOOP)
+    planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(max_checks_per_step=125))
+    result = run_plan(planner, "bring me a coke", SimulatedEnvironment(world), max_steps=3)
+    assert steps(result) == [("find a coke", StepStatus.SUCCEEDED), ("done", StepStatus.SUCCEEDED)]
+    with pytest.raises(ValueError, match="max_checks_per_step must be at least 1, got 0"):
+        ProgPromptOptions(max_checks_per_step=0)
+
+
 def test_done_in_the_program_ends_the_plan_there(world: World) -> None:
     result, _, _, _ = plan("\n    find('coke')\n    done()\n    pick_up('coke')\n", world)
     assert steps(result) == [("find a coke", StepStatus.SUCCEEDED), ("done", StepStatus.SUCCEEDED)]

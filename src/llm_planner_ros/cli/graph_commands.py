@@ -24,7 +24,7 @@ from kitchen_sim.kitchen import load_kitchen
 
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
-from llm_planner_ros.cli.options import parse_key_values
+from llm_planner_ros.cli.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
@@ -63,7 +63,8 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
 def _goal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner", default="", help="saycan (default) or another registered method")
     parser.add_argument("--plan-only", action="store_true", help="plan against simulated effects, dispatch nothing")
-    parser.add_argument("--max-steps", type=int, default=0, help="step budget (0: the planner's default)")
+    parser.add_argument("--max-steps", type=step_budget, default=0,
+                        help="step budget (0: the planner's default; the planner refuses more than its max_steps_limit)")
     parser.add_argument("--json", type=Path, help="write the outcome (steps, scores, final state) as JSON")
 
 
@@ -90,7 +91,9 @@ def run_up(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with _graph(args, console, _episode(args)):
+    graph = _graph(args, console, _episode(args))
+    with graph:
+        graph.close_client()
         console.print("[green]graph up[/green]: send goals to /llm_planner/execute_instruction "
                       "(e.g. llm-planner run \"bring me an apple\"); Ctrl-C stops it")
         stop.wait()
@@ -153,10 +156,16 @@ class _graph:
                     raise SystemExit(f"the graph did not come up; see {culprit}")
         return self._client
 
-    def __exit__(self, *_exc: object) -> None:
+    def close_client(self) -> None:
+        """Drop the client once it is not needed: an idle client listening on the action's feedback topic
+        when a goal starts keeps the planner from noticing that the goal's own client was killed (it
+        cancels such goals after client_grace_s, goal_control.ClientWatch)."""
         if self._client is not None:
             self._client.close()
             self._client = None
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close_client()
         for process in reversed(self._processes):
             process.stop()
         self._processes = []

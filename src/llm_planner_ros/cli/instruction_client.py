@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import rclpy
 from action_msgs.msg import GoalStatus
+from rclpy.action.client import ClientGoalHandle
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rich.console import Console
@@ -27,10 +28,11 @@ from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
-from llm_planner_ros.ros.futures import wait_for
+from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.visualization.score_table import step_table
 
 ACTION = "/llm_planner/execute_instruction"
+CANCEL_WAIT_S = 5.0
 
 
 @dataclass
@@ -94,7 +96,11 @@ class InstructionClient:
             handle = wait_for(self._client.send_goal_async(goal, feedback_callback=on_feedback), 30.0, ACTION)
             if not handle.accepted:
                 return InstructionOutcome(GoalStatus.STATUS_ABORTED, False, "the planner rejected the goal")
-            response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
+            try:
+                response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
+            except (KeyboardInterrupt, WaitTimeout):
+                self._cancel(handle)
+                raise
         executed = [record_from_msg(step) for step in response.result.executed]
         for record in executed:
             if record.index not in printed and record.candidates:
@@ -107,6 +113,15 @@ class InstructionClient:
             world=self._state.wait(5.0),
             wall_s=time.monotonic() - start,
         )
+
+    def _cancel(self, handle: ClientGoalHandle) -> None:
+        """Cancel the goal this client stops waiting for (Ctrl-C, no result in time): left running, it would
+        keep the planner busy until it ends or the planner notices the client is gone (client_grace_s)."""
+        self._console.print("[yellow]canceling the goal[/yellow]")
+        try:
+            wait_for(handle.cancel_goal_async(), CANCEL_WAIT_S, f"{ACTION} cancel")
+        except WaitTimeout as timeout:
+            self._console.print(f"[red]{timeout}[/red]: the planner cancels the goal itself once this client is gone")
 
     def close(self) -> None:
         self._executor.shutdown(timeout_sec=5)

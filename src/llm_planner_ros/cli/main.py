@@ -40,10 +40,15 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
-    if hasattr(args, "_run"):
-        return int(args._run(args) or 0)
-    module = importlib.import_module(args._module)
-    return int(module.run(args) or 0)
+    try:
+        if hasattr(args, "_run"):
+            return int(args._run(args) or 0)
+        module = importlib.import_module(args._module)
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        # A goal in flight was canceled on the way out (InstructionClient); a traceback would only hide that.
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

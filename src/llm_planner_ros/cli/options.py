@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 
 def parse_key_values(pairs: list[str], option: str = "--llm") -> dict[str, str]:
     """``["backend=replay", "recording=a.jsonl"]`` -> ``{"backend": "replay", "recording": "a.jsonl"}``;
@@ -13,3 +15,19 @@ def parse_key_values(pairs: list[str], option: str = "--llm") -> dict[str, str]:
             raise SystemExit(f"{option} takes KEY=VALUE, got {pair!r}")
         values[key.strip()] = value.strip()
     return values
+
+
+UINT32_MAX = 2**32 - 1
+
+
+def step_budget(text: str) -> int:
+    """argparse type of ``--max-steps``: a whole number that fits the goal's uint32 ``max_steps`` (0: the
+    planner's default). Anything else is an argparse error, so no goal is sent: a negative number would
+    otherwise fail while the goal is built, or wrap around to billions of steps."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of steps, got {text!r}") from None
+    if not 0 <= value <= UINT32_MAX:
+        raise argparse.ArgumentTypeError(f"must be from 0 (the planner's default) to {UINT32_MAX}, got {value}")
+    return value

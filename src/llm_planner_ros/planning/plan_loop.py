@@ -16,7 +16,7 @@ from typing import Protocol
 from kitchen_sim.skill import TERMINATE, Skill
 
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
-from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome
 
 
 class EndReason(str, Enum):
@@ -45,11 +45,17 @@ class Planner(Protocol):
 
 
 class PlanAborted(RuntimeError):
-    """Raised by a hook or the environment to end the plan at once with a reason."""
+    """Raised by a hook or the environment to end the plan at once with a reason.
 
-    def __init__(self, reason: EndReason, message: str) -> None:
+    ``outcome`` is how the skill being executed ended when the environment could still tell (an
+    executor lost mid-skill whose effect was read back from the world state); without it that step
+    is recorded as failed, or canceled when the plan was canceled.
+    """
+
+    def __init__(self, reason: EndReason, message: str, outcome: SkillOutcome | None = None) -> None:
         super().__init__(message)
         self.reason = reason
+        self.outcome = outcome
 
 
 @dataclass
@@ -96,12 +102,14 @@ def run_plan(
     """Plan and execute ``instruction`` step by step; never raises for a plan that goes wrong.
 
     ``max_steps`` bounds every chosen step, failed ones included, so a method that keeps retrying
-    an impossible skill still ends.
+    an impossible skill still ends. A dependency that fails (PlanAborted, an LLM error, any other
+    exception of the method, a hook or the environment) ends the plan with its reason (ERROR for
+    anything but PlanAborted) and the steps run so far, the interrupted one finished, never running.
     """
     hooks = hooks or PlanHooks()
     steps: list[StepRecord] = []
-    planner.reset(instruction)
     try:
+        planner.reset(instruction)
         for index in range(max_steps):
             if (reason := hooks.canceled()) is not None:
                 return PlanResult(EndReason.CANCELED, reason, steps)
@@ -135,11 +143,26 @@ def run_plan(
             _finish(record, status, outcome.message, hooks)
             planner.observe(record)
     except PlanAborted as aborted:
-        if steps and steps[-1].status in (StepStatus.PLANNED, StepStatus.RUNNING):
-            _finish(steps[-1], StepStatus.CANCELED if aborted.reason == EndReason.CANCELED else StepStatus.FAILED,
-                    str(aborted), hooks)
+        _finish_interrupted(steps, aborted.reason, str(aborted), aborted.outcome, hooks)
         return PlanResult(aborted.reason, str(aborted), steps)
+    except Exception as error:  # noqa: BLE001 (a failed dependency ends the plan, never the steps it ran)
+        message = f"{type(error).__name__}: {error}"
+        _finish_interrupted(steps, EndReason.ERROR, message, None, hooks)
+        return PlanResult(EndReason.ERROR, message, steps)
     return PlanResult(EndReason.MAX_STEPS, f"no `done` within {max_steps} steps", steps)
+
+
+def _finish_interrupted(
+    steps: list[StepRecord], reason: EndReason, message: str, outcome: SkillOutcome | None, hooks: PlanHooks
+) -> None:
+    """Finish the step the plan's end interrupted (if any): as ``outcome`` says when it is known, else as
+    canceled or failed with ``message``."""
+    if not steps or steps[-1].status not in (StepStatus.PLANNED, StepStatus.RUNNING):
+        return
+    if outcome is not None:
+        _finish(steps[-1], StepStatus.SUCCEEDED if outcome.success else StepStatus.FAILED, outcome.message, hooks)
+    else:
+        _finish(steps[-1], StepStatus.CANCELED if reason == EndReason.CANCELED else StepStatus.FAILED, message, hooks)
 
 
 def _gate(record: StepRecord, hooks: PlanHooks) -> tuple[EndReason, str] | None:

@@ -8,6 +8,7 @@ that module, imported only when the method is used.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -72,3 +73,27 @@ def build_planner(name: str, resources: PlannerResources) -> Planner:
         raise UnknownPlannerError(f"unknown planner {name!r}; choose one of: {', '.join(PLANNERS)}")
     module = importlib.import_module(PLANNERS[name])
     return module.build(resources)
+
+
+class PlannerCache:
+    """Each method built once over one set of resources, then handed out again for every instruction.
+
+    ``run_plan`` starts every instruction with the method's ``reset``, which clears all of its
+    per-instruction state (SayCan, zero-shot, LLM-Planner and ProgPrompt alike), so a node need not
+    rebuild a method, and reload its sentence embedder and example vectors, for each goal. A method
+    is used by one plan at a time (planner_node runs one goal at a time). A build that fails is not
+    kept: the next ``get`` tries again and raises the same error if nothing changed.
+    """
+
+    def __init__(self, resources: PlannerResources) -> None:
+        self.resources = resources
+        self._built: dict[str, Planner] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str) -> Planner:
+        """The method called ``name`` (empty: the default), built on first use; errors as ``build_planner``."""
+        name = name or DEFAULT_PLANNER
+        with self._lock:
+            if name not in self._built:
+                self._built[name] = build_planner(name, self.resources)
+            return self._built[name]

@@ -14,6 +14,8 @@ from typing import Any
 
 from rclpy.action import ActionClient
 
+from llm_planner_ros.ros.qos import action_service_qos
+
 
 class RaceFreeActionClient(ActionClient):
     """ActionClient whose responses are taken only once the request that asked for them is registered.
@@ -24,6 +26,9 @@ class RaceFreeActionClient(ActionClient):
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # rclpy keeps 10 requests per service: a burst of goals from one client would lose the rest.
+        for service in ("goal", "result", "cancel"):
+            kwargs.setdefault(f"{service}_service_qos_profile", action_service_qos())
         super().__init__(*args, **kwargs)
         # Re-entrant: rclpy may call one of the wrapped methods from another (e.g. add_future).
         self._registration_lock = threading.RLock()

@@ -2,7 +2,9 @@
 
 ``score`` calls ``/llm/score`` (ScoreCompletions) and ``generate`` calls ``/llm/generate``
 (GenerateText). A missing service, a timeout or ``success=false`` raises the LLM layer's errors with
-the service's reason, so the plan ends with that reason instead of hanging.
+the service's reason, so the plan ends with that reason instead of hanging. A service that answered
+before and is gone (llm_service_node stopped or restarted) is given up within ``server_lost_s``, both
+between calls and while a call is pending, not after ``server_wait_s`` or the call's timeout.
 """
 
 from __future__ import annotations
@@ -16,20 +18,25 @@ from rclpy.node import Node
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 
 from llm_planner_ros.llm.base import BackendUnavailableError, GenerationResult, LanguageModel, LLMError, ScoreResult
-from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.futures import Liveness, WaitTimeout, wait_for
 
 SCORE_SERVICE = "/llm/score"
 GENERATE_SERVICE = "/llm/generate"
+_FIX = "start llm_service_node (llm-planner up) or set the planner's llm_mode to in_process"
 
 
 class ServiceLanguageModel(LanguageModel):
     """Calls the LLM service node; safe from several threads (each call is its own request)."""
 
-    def __init__(self, node: Node, callback_group: CallbackGroup, timeout_s: float, server_wait_s: float) -> None:
+    def __init__(
+        self, node: Node, callback_group: CallbackGroup, timeout_s: float, server_wait_s: float, server_lost_s: float
+    ) -> None:
         self._score = node.create_client(ScoreCompletions, SCORE_SERVICE, callback_group=callback_group)
         self._generate = node.create_client(GenerateText, GENERATE_SERVICE, callback_group=callback_group)
         self._timeout_s = timeout_s
         self._server_wait_s = server_wait_s
+        self._server_lost_s = server_lost_s
+        self._answered: set[str] = set()  # services that answered once: a gap in them is a loss, not a slow start
         self._model_name = "llm_service_node"
 
     @property
@@ -69,15 +76,18 @@ class ServiceLanguageModel(LanguageModel):
         return GenerationResult(tuple(response.texts), means)
 
     def _call(self, client, name: str, request):  # noqa: ANN001, ANN202 (rclpy client and srv types)
-        if not client.wait_for_service(timeout_sec=self._server_wait_s):
-            raise BackendUnavailableError(
-                f"{name} is not available after {self._server_wait_s:.0f} s: start llm_service_node "
-                "(llm-planner up) or set the planner's llm_mode to in_process"
-            )
+        appear_s = self._server_lost_s if name in self._answered else self._server_wait_s
+        if not client.wait_for_service(timeout_sec=appear_s):
+            gone = "is gone" if name in self._answered else "is not available"
+            raise BackendUnavailableError(f"{name} {gone} after {appear_s:.1f} s: {_FIX}")
+        pending = client.call_async(request)
         try:
-            response = wait_for(client.call_async(request), self._timeout_s, name)
+            response = wait_for(pending, self._timeout_s, name,
+                                liveness=Liveness(name, client.service_is_ready, self._server_lost_s, _FIX))
         except WaitTimeout as timeout:
+            client.remove_pending_request(pending)  # an answer arriving after this must not be kept forever
             raise BackendUnavailableError(str(timeout)) from timeout
+        self._answered.add(name)
         if not response.success:
             raise LLMError(f"{name} failed: {response.message}")
         self._model_name = response.model or self._model_name

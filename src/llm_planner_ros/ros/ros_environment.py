@@ -4,11 +4,18 @@ Affordances come from one ``EvaluateAffordance`` server per skill family (``/aff
 all families asked at once; skills run on ``/executors/<executor>/execute_skill``; the state is
 whatever the ``StateProvider`` assembles from ``/scene/objects`` and the robot-state topic. Every
 call has a timeout, and a server that is missing or fails ends the plan with a reason
-(``PlanAborted``), never a hang.
+(``PlanAborted``), never a hang. A server that leaves the graph while it is being waited on, or that
+this plan used before and is gone, is given up within ``server_lost_s``.
+
+When an executor gives no answer (it timed out, or left the graph mid-skill), the skill's outcome is
+read back from the world state (``kitchen_sim.outcome``), so the plan goes on from what the robot
+really did: a skill the world shows done succeeded. A lost executor also ends the plan (ERROR): the
+skills it runs cannot run until it is restarted.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from action_msgs.msg import GoalStatus
@@ -17,6 +24,7 @@ from rclpy.node import Node
 
 from affordance_servers.state_provider import StateProvider
 from kitchen_sim.messages import skill_to_msg
+from kitchen_sim.outcome import ReadBack, read_back
 from kitchen_sim.skill import Skill
 from kitchen_sim.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
@@ -24,14 +32,20 @@ from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
-from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.futures import Liveness, ServerLost, WaitTimeout, wait_for
+
+_START = "(llm-planner up, or ros2 launch llm_planner_ros sim.launch.py)"
+# How often the read-back looks for a world state newer than the executor's loss.
+_STATE_POLL_S = 0.05
 
 
 class RosEnvironment:
     """A ``PlanningEnvironment`` whose skills run on the robot (or the simulator) through ROS.
 
     ``canceled`` is polled while a skill runs: when it returns a reason, the executor goal is
-    canceled and ``execute`` returns a failed outcome carrying that reason.
+    canceled and ``execute`` returns a failed outcome carrying that reason. ``server_wait_s`` is how
+    long a server may take to appear, ``server_lost_s`` how long one that left the graph may take to
+    answer or come back, and how long the read-back waits for the world to show a skill done.
     """
 
     def __init__(
@@ -43,6 +57,7 @@ class RosEnvironment:
         affordance_timeout_s: float,
         executor_timeout_s: float,
         server_wait_s: float,
+        server_lost_s: float,
     ) -> None:
         self._node = node
         self._state = state
@@ -51,6 +66,7 @@ class RosEnvironment:
         self._affordance_timeout_s = affordance_timeout_s
         self._executor_timeout_s = executor_timeout_s
         self._server_wait_s = server_wait_s
+        self._server_lost_s = server_lost_s
         self._clients: dict[str, RaceFreeActionClient] = {}
 
     # ----- state ---------------------------------------------------------------------------------------
@@ -78,10 +94,10 @@ class RosEnvironment:
         for family, indices in by_family.items():
             client = self._client(EvaluateAffordance, f"/affordance/{family}")
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
-            pending.append((family, indices, client.send_goal_async(goal)))
+            pending.append((family, indices, client, client.send_goal_async(goal)))
         values = [0.0] * len(skills)
-        for family, indices, sent in pending:
-            result = self._affordance_result(family, sent)
+        for family, indices, client, sent in pending:
+            result = self._affordance_result(family, client, sent)
             if len(result.affordances) != len(indices):
                 raise PlanAborted(
                     EndReason.ERROR,
@@ -91,14 +107,18 @@ class RosEnvironment:
                 values[index] = float(value)
         return values
 
-    def _affordance_result(self, family: str, sent) -> EvaluateAffordance.Result:  # noqa: ANN001 (rclpy Future)
+    def _affordance_result(
+        self, family: str, client: RaceFreeActionClient, sent  # noqa: ANN001 (rclpy Future)
+    ) -> EvaluateAffordance.Result:
         name = f"/affordance/{family}"
+        liveness = self._liveness(client, name, "affordance_server")
         try:
-            handle = wait_for(sent, self._affordance_timeout_s, f"{name} goal")
+            handle = wait_for(sent, self._affordance_timeout_s, f"{name} goal", liveness=liveness)
             if not handle.accepted:
                 raise PlanAborted(EndReason.ERROR, f"{name} rejected the affordance goal; see that server's log")
-            response = wait_for(handle.get_result_async(), self._affordance_timeout_s, f"{name} result")
-        except WaitTimeout as timeout:
+            response = wait_for(handle.get_result_async(), self._affordance_timeout_s, f"{name} result",
+                                liveness=liveness)
+        except WaitTimeout as timeout:  # ServerLost included
             raise PlanAborted(EndReason.ERROR, str(timeout)) from timeout
         if not response.result.success:
             raise PlanAborted(EndReason.ERROR, f"{name} failed: {response.result.message}")
@@ -108,19 +128,25 @@ class RosEnvironment:
     def execute(self, skill: Skill) -> SkillOutcome:
         name = f"/executors/{skill.executor}/execute_skill"
         client = self._client(ExecuteSkill, name)
+        before = self.snapshot()
+        liveness = self._liveness(client, name, f"{skill.executor}_executor")
         try:
             handle = wait_for(client.send_goal_async(ExecuteSkill.Goal(skill=skill_to_msg(skill))),
-                              self._server_wait_s, f"{name} goal")
+                              self._server_wait_s, f"{name} goal", liveness=liveness)
+        except ServerLost as lost:
+            raise self._executor_lost(before, skill, lost) from lost
         except WaitTimeout as timeout:
             raise PlanAborted(EndReason.ERROR, str(timeout)) from timeout
         if not handle.accepted:
             return SkillOutcome(False, f"{name} rejected {skill.text!r} (see the executor's log for why)")
         try:
             response = wait_for(handle.get_result_async(), self._executor_timeout_s, f"{name} result",
-                                interrupted=lambda: self._canceled() is not None)
+                                interrupted=lambda: self._canceled() is not None, liveness=liveness)
+        except ServerLost as lost:
+            raise self._executor_lost(before, skill, lost) from lost
         except WaitTimeout as timeout:
             self._cancel(handle, name)
-            return SkillOutcome(False, str(timeout))
+            return self._read_back(before, skill, str(timeout))
         if response is None:
             reason = self._canceled() or "canceled"
             self._cancel(handle, name)
@@ -129,6 +155,34 @@ class RosEnvironment:
             return SkillOutcome(True, response.result.message)
         return SkillOutcome(False, response.result.message or f"executor ended with status {response.status}")
 
+    def _executor_lost(self, before: World, skill: Skill, lost: ServerLost) -> PlanAborted:
+        """How the plan ends when the executor of ``skill`` left the graph: ERROR, the skill's outcome read back."""
+        outcome = self._read_back(before, skill, f"executor of {skill.text!r} lost")
+        return PlanAborted(EndReason.ERROR, f"{lost}; no {skill.executor} skill can run until then", outcome)
+
+    def _read_back(self, before: World, skill: Skill, why: str) -> SkillOutcome:
+        """The skill's outcome as the world state shows it, when its executor could not say (``why``).
+
+        Only a state newer than this call counts; the wait ends as soon as one shows the skill done, or
+        after ``server_lost_s`` (a robot still finishing the skill gets that long to show it).
+        """
+        stale = self._state.current()
+        deadline = time.monotonic() + self._server_lost_s
+        verdict: ReadBack | None = None
+        while verdict is not ReadBack.APPLIED and time.monotonic() < deadline:
+            time.sleep(_STATE_POLL_S)
+            world = self._state.current()
+            if world is not None and world is not stale:
+                verdict = read_back(before, world, skill)
+        if verdict is ReadBack.APPLIED:
+            return SkillOutcome(True, f"{why}; the world shows {skill.text!r} done")
+        if verdict is ReadBack.NOT_APPLIED:
+            return SkillOutcome(False, f"{why}; the world is unchanged: {skill.text!r} did not take effect")
+        if verdict is ReadBack.UNKNOWN:
+            return SkillOutcome(False, f"{why}; the world shows {skill.text!r} neither done nor undone")
+        return SkillOutcome(False, f"{why}; no new world state from {self._state.describe()} within "
+                                   f"{self._server_lost_s:.1f} s, so whether {skill.text!r} took effect is unknown")
+
     def _cancel(self, handle, name: str) -> None:  # noqa: ANN001 (rclpy ClientGoalHandle)
         try:
             wait_for(handle.cancel_goal_async(), self._server_wait_s, f"{name} cancel")
@@ -136,15 +190,20 @@ class RosEnvironment:
         except WaitTimeout as timeout:
             self._node.get_logger().error(f"{timeout}; the skill may still be running")
 
+    def _liveness(self, client: RaceFreeActionClient, name: str, node: str) -> Liveness:
+        return Liveness(name, client.server_is_ready, self._server_lost_s, f"restart {node} {_START}")
+
     def _client(self, action_type: type, name: str) -> RaceFreeActionClient:
+        """The action client of ``name`` once its server is there: a server this plan has not used yet
+        gets ``server_wait_s`` to appear, one it used before (so it left) ``server_lost_s`` to come back."""
         client = self._clients.get(name)
+        wait_s = self._server_wait_s if client is None else self._server_lost_s
         if client is None:
             client = RaceFreeActionClient(self._node, action_type, name, callback_group=self._group)
             self._clients[name] = client
-        if not client.wait_for_server(timeout_sec=self._server_wait_s):
+        if not client.wait_for_server(timeout_sec=wait_s):
             raise PlanAborted(
                 EndReason.ERROR,
-                f"action server {name} not available after {self._server_wait_s:.0f} s: start it (llm-planner up, "
-                "or ros2 launch llm_planner_ros sim.launch.py)",
+                f"action server {name} not available after {wait_s:.1f} s: start it {_START}",
             )
         return client

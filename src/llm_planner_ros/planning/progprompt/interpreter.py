@@ -4,6 +4,10 @@ The interpreter is a walk over ``Program`` statements (never Python execution): 
 moves to the next skill call, deciding every check it passes on the way with the caller's judge; a
 check that fails runs its recovery statements before the program goes on, and loops repeat their
 bodies. The caller (the ProgPrompt planner) dispatches each call it gets and asks again.
+
+Work between two calls is bounded: a run decides at most ``max_checks`` checks on the way to one call
+(loops of asserts could otherwise ask thousands, each a model call with ``assert_check: llm``, with no
+point to cancel in between); the next check halts the program instead.
 """
 
 from __future__ import annotations
@@ -16,6 +20,10 @@ from kitchen_sim.conditions import Condition
 from llm_planner_ros.planning.progprompt.program import Check, Program, Repeat, SkillCall, Statement
 
 Judge = Callable[[Condition], bool]
+# The planner's option that sets ``max_checks``, named in the halt reason so that it says what to change,
+# and its default: far above the few asserts a plan makes before a call, far below an assert loop's count.
+MAX_CHECKS_OPTION = "max_checks_per_step"
+MAX_CHECKS = 50
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,8 @@ class Advance:
     """What ``ProgramRun.advance`` reached, with the checks decided on the way (in order).
 
     ``call`` set: dispatch it next. ``call`` None: the program has nothing more to run; ``halted`` is
-    None when it ran to its end, else why it stopped (an assert without recovery failed).
+    None when it ran to its end, else why it stopped (an assert without recovery failed, or the checks on
+    the way to one call exceeded the budget).
     """
 
     call: SkillCall | None
@@ -46,10 +55,14 @@ class Advance:
 
 
 class ProgramRun:
-    """One execution of a program: where it stands. Not restartable; make a new run to start over."""
+    """One execution of a program: where it stands. Not restartable; make a new run to start over.
 
-    def __init__(self, program: Program) -> None:
+    ``max_checks``: the most checks decided on the way to one call (the planner's max_checks_per_step).
+    """
+
+    def __init__(self, program: Program, max_checks: int = MAX_CHECKS) -> None:
         self.program = program
+        self.max_checks = max_checks
         self._walk = _statements(program.body)
         self._ended: Advance | None = None
 
@@ -68,6 +81,12 @@ class ProgramRun:
             if isinstance(statement, SkillCall):
                 return Advance(statement, tuple(checks))
             assert isinstance(statement, Check)
+            if len(checks) == self.max_checks:
+                self._walk.close()
+                self._ended = Advance(None, tuple(checks), halted=(
+                    f"line {statement.line}: more than {self.max_checks} checks without a skill call "
+                    f"(option {MAX_CHECKS_OPTION} of config/planners.yaml's progprompt section)"))
+                return self._ended
             verdict = judge(statement.condition)
             checks.append(CheckResult(statement, verdict))
             if not verdict and not statement.recovery:

@@ -10,7 +10,10 @@ plan ends. An accepted program is interpreted one skill call per step (progpromp
 - a call whose affordance is below ``infeasible_below`` is not dispatched: it comes back with ``skip``
   set, run_plan records it as skipped, and the program goes on with its next statement;
 - when the program runs to its end the planner proposes ``done`` (a ``done()`` call ends it earlier);
-  a failed assert without recovery stops the plan with that assert as the reason.
+  a failed assert without recovery stops the plan with that assert as the reason, and so does a
+  program that decides more than ``max_checks_per_step`` asserts on the way to one call (a loop of
+  asserts: each one is a model call with ``assert_check: llm``, and the plan loop can only be
+  canceled between calls).
 
 As in the paper the program is written once per instruction: a step that fails is not re-planned, the
 program's asserts are how it recovers.
@@ -36,7 +39,7 @@ from llm_planner_ros.planning.progprompt.examples import (
     check_example_programs,
     load_examples,
 )
-from llm_planner_ros.planning.progprompt.interpreter import ProgramRun
+from llm_planner_ros.planning.progprompt.interpreter import MAX_CHECKS, MAX_CHECKS_OPTION, ProgramRun
 from llm_planner_ros.planning.progprompt.program import Program
 from llm_planner_ros.planning.progprompt.prompt import STOP, program_text, render_prompt
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
@@ -48,11 +51,13 @@ from llm_planner_ros.planning.registry import PlannerResources
 class ProgPromptOptions:
     """``assert_check``: how asserts are decided, one of CHECKERS; ``infeasible_below``: a call whose
     affordance is below this is skipped instead of dispatched; ``max_tokens``: budget of the generated
-    program; ``limits``: what size and shape of program the validator accepts."""
+    program; ``max_checks_per_step``: the most asserts decided on the way to one skill call (beyond it
+    the program halts); ``limits``: what size and shape of program the validator accepts."""
 
     assert_check: str = RULES
     infeasible_below: float = 0.05
     max_tokens: int = 256
+    max_checks_per_step: int = MAX_CHECKS
     limits: ProgramLimits = field(default_factory=ProgramLimits)
 
     def __post_init__(self) -> None:
@@ -62,6 +67,8 @@ class ProgPromptOptions:
             raise ValueError(f"infeasible_below must be in [0, 1], got {self.infeasible_below}")
         if self.max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.max_checks_per_step < 1:
+            raise ValueError(f"{MAX_CHECKS_OPTION} must be at least 1, got {self.max_checks_per_step}")
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> ProgPromptOptions:
@@ -144,7 +151,7 @@ class ProgPromptPlanner:
         except ProgramError as error:
             self._rejected = f"the generated program was rejected: {error}"
             return
-        self._run = ProgramRun(self.program)
+        self._run = ProgramRun(self.program, self.options.max_checks_per_step)
 
     def _decision(self, env: PlanningEnvironment, skill: Skill, notes: list[str]) -> StepDecision:
         affordance = env.affordances([skill])[0]

@@ -1,0 +1,280 @@
+"""Checks an instruction before anything is planned: its text, and the objects it names against the scene.
+
+Text (``normalise``): a tab, line feed or carriage return reads as a space (a run of them with the
+spaces around it becomes one space); any other control character (Unicode category Cc: C0, DEL, C1)
+or format character (Cf: zero-width and bidirectional marks, the byte-order mark) is refused with its
+code point and position (1 = the first character as received), since it can hide or reorder text
+the planner would act on. The text is then stripped and refused when empty or over ``max_chars``.
+
+Grounding (``ObjectVocabulary.named``): the exact object names an instruction uses, as whole words:
+the kitchen's labels ("coke"; "the coke can" names a coke) and their plurals ("cokes"), and names of
+things the kitchen never has (config/other_objects.yaml: "banana"). Categories, places and
+paraphrases ("something to drink", "the table", "the scrubber") are never names here; they are the
+planner's to interpret, and so is a kitchen name inside a longer compound ("lemon-lime soda" is no
+lime soda). Not asked for either: a name after a negation in its part of the sentence ("anything but
+the coke", "no pepsi, please"), and names where the person tells what happened ("I spilled my coke,
+...": a part that starts with I, we, my or our and says no want, need, like, ...). A named object
+with no instance in the scene is absent, and ``missing_objects`` says what follows (``MissingObjects``).
+
+These rules are checked against every request of benchmarks/kitchen/dev.yaml and of the SayCan example
+bank (data/saycan/bank.jsonl, requests achievable in their scenes by construction): none is flagged.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+import yaml
+
+from kitchen_sim.config import KitchenConfig
+from kitchen_sim.paths import resolve_config
+from kitchen_sim.skill import Skill
+from kitchen_sim.world import World
+
+from llm_planner_ros.planning.decision import StepRecord
+from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
+
+OTHER_OBJECTS_FILE = "other_objects.yaml"
+
+# Characters refused by Unicode category; tab, line feed and carriage return are read as spaces.
+_REFUSED = {"Cc": "control", "Cf": "format"}
+_LINE_BREAKS = "\t\n\r"
+_BREAK_RUN = re.compile(r"[ \t\n\r]*[\t\n\r][ \t\n\r]*")
+# Words, a hyphenated compound as one ("lemon-lime", "7-up"), an apostrophe kept ("don't").
+_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
+_CLAUSE_END = re.compile(r"[,;:.!?]")
+# Words that start a new request inside a clause ("bring the coke and the pepsi").
+_SEGMENT_WORDS = frozenset({"and", "then"})
+# Words after which a name in the same segment is excluded, not asked for ("anything but", "other than").
+_NEGATIONS = frozenset({"no", "not", "nothing", "none", "never", "without", "except", "excluding", "but",
+                        "than", "instead"})
+# A segment that starts with one of these tells what happened ("I spilled my coke"), unless it also says
+# what the person wants ("I'd like a coke"): its names are context, not requests.
+_FIRST_PERSON = frozenset({"i", "we", "my", "our"})
+_WANTS = frozenset({"want", "wants", "need", "needs", "like", "love", "wish", "crave", "fancy", "prefer", "take"})
+# Longest name in words, counting a two-word spelling of a one-word label ("red bull" for redbull).
+_LONGEST_NAME = 4
+
+
+class InstructionError(ValueError):
+    """An instruction that is not planned at all; the message says why and what to send instead."""
+
+
+def normalise(text: str, max_chars: int) -> str:
+    """``text`` ready to plan (line breaks as spaces, stripped); InstructionError when it has a control or
+    format character, is empty, or is longer than ``max_chars`` (the planner's max_instruction_chars)."""
+    for position, char in enumerate(text, start=1):
+        kind = _REFUSED.get(unicodedata.category(char))
+        if kind is not None and char not in _LINE_BREAKS:
+            raise InstructionError(
+                f"the instruction has the {kind} character {_describe(char)} at position {position}: remove it "
+                "(tabs and line breaks read as spaces; other control and format characters are refused)"
+            )
+    cleaned = _BREAK_RUN.sub(" ", text).strip()
+    if not cleaned:
+        raise InstructionError("the instruction is empty: say what the robot should do")
+    if len(cleaned) > max_chars:
+        raise InstructionError(f"the instruction has {len(cleaned)} characters; the limit is {max_chars} "
+                               "(parameter max_instruction_chars)")
+    return cleaned
+
+
+def _describe(char: str) -> str:
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X} ({name or repr(char)})"
+
+
+@dataclass(frozen=True)
+class ObjectVocabulary:
+    """The exact object names the check recognises: ``forms`` maps each spelling's key (its words folded
+    and joined, ``_key``) to the name reported, a kitchen label or another object's singular."""
+
+    forms: Mapping[str, str]
+
+    @classmethod
+    def of_kitchen(cls, config: KitchenConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
+        """The kitchen's labels and ``other_objects`` (default: config/other_objects.yaml), each with its
+        plurals. ValueError for another object that shares a word with a kitchen label or place: it would
+        be found inside the kitchen's own names ("lime" in "lime soda")."""
+        others = load_other_objects() if other_objects is None else tuple(other_objects)
+        kitchen_words = {word for name in (*config.labels, *config.places(with_drawer=True)) for word in _words(name)}
+        forms: dict[str, str] = {}
+        for name in others:
+            shared = sorted(kitchen_words.intersection(_words(name)))
+            if shared:
+                raise ValueError(f"other object {name!r} shares the word(s) {', '.join(shared)} with the kitchen's "
+                                 f"labels or places: remove it from {OTHER_OBJECTS_FILE}")
+            forms.update(dict.fromkeys(_spellings(name), name))
+        for label in config.labels:
+            forms.update(dict.fromkeys(_spellings(label), label))
+        return cls(forms)
+
+    def named(self, text: str) -> tuple[str, ...]:
+        """The names ``text`` asks for, in order of first mention; negated ones and context left out."""
+        found: dict[str, None] = {}
+        for segment in _segments(text):
+            if _tells_what_happened(segment):
+                continue
+            negated = False
+            index = 0
+            while index < len(segment):
+                length = next((n for n in range(min(_LONGEST_NAME, len(segment) - index), 0, -1)
+                               if _key(segment[index:index + n]) in self.forms), 0)
+                if length:
+                    if not negated:
+                        found.setdefault(self.forms[_key(segment[index:index + length])])
+                    index += length
+                    continue
+                negated = negated or segment[index] in _NEGATIONS or segment[index].endswith("n't")
+                index += 1
+        return tuple(found)
+
+
+def load_other_objects(path: str | Path | None = None) -> tuple[str, ...]:
+    """The names of config/other_objects.yaml (or ``path``); ValueError for a malformed file."""
+    resolved = resolve_config(path, OTHER_OBJECTS_FILE)
+    data = yaml.safe_load(resolved.read_text(encoding="utf-8")) or {}
+    names = data.get("other_objects") if isinstance(data, dict) else None
+    if not isinstance(names, list) or not all(isinstance(name, str) and name.strip() for name in names):
+        raise ValueError(f"{resolved}: expected `other_objects:` with a list of object names")
+    return tuple(names)
+
+
+def _segments(text: str) -> list[list[str]]:
+    """The words of each clause, split further at "and" / "then" (which are dropped)."""
+    segments: list[list[str]] = []
+    for clause in _CLAUSE_END.split(text):
+        segments.append([])
+        for word in _words(clause):
+            if word in _SEGMENT_WORDS:
+                segments.append([])
+            else:
+                segments[-1].append(word)
+    return [segment for segment in segments if segment]
+
+
+def _tells_what_happened(segment: list[str]) -> bool:
+    first = segment[0]
+    first_person = first in _FIRST_PERSON or first.startswith(("i'", "we'"))
+    return first_person and not _WANTS.intersection(segment)
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words without accents or a possessive 's ("Jalapeño's" -> "jalapeno")."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return [word.removesuffix("'s") for word in _WORD.findall(folded.lower().replace("\u2019", "'"))]
+
+
+def _key(words: list[str]) -> str:
+    """How a spelling is looked up: its words joined, hyphens dropped ("red bull", "7-up": "redbull", "7up")."""
+    return "".join(words).replace("-", "")
+
+
+def _spellings(name: str) -> set[str]:
+    """Keys of ``name`` and its plurals: the last word inflected ("water bottles", "cherries", "knives")."""
+    *head, last = _words(name)
+    plurals = {last, last + "s"}
+    if last.endswith(("s", "x", "z", "ch", "sh", "o")):
+        plurals.add(last + "es")
+    if last.endswith("y") and last[-2:-1] not in "aeiou":
+        plurals.add(last[:-1] + "ies")
+    if last.endswith("fe"):
+        plurals.add(last[:-2] + "ves")
+    elif last.endswith("f"):
+        plurals.add(last[:-1] + "ves")
+    return {_key([*head, plural]) for plural in plurals}
+
+
+@dataclass(frozen=True)
+class Absent:
+    """Named objects that are not in the scene, and the labels that are."""
+
+    names: tuple[str, ...]
+    seen: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"not in the scene: {', '.join(self.names)} (seen: {', '.join(self.seen) or 'nothing'})"
+
+
+class MissingObjects(str, Enum):
+    """What an instruction naming an absent object gets (the planner's ``missing_objects`` parameter).
+
+    REFUSE: the goal ends at once (``refused``), nothing planned; CONFIRM: /llm_planner/confirm is asked
+    whether to go ahead with a substitute, and a refusal (or no answer in time) ends the goal
+    (``refused``); WARN: planned anyway, and the result's message says which named objects were absent.
+    """
+
+    REFUSE = "refuse"
+    CONFIRM = "confirm"
+    WARN = "warn"
+
+
+# Asks a human (ConfirmPlan): the instruction and one step, whose message is the question; the answer
+# is (approved, reason). The planner node's ``_ask_confirmation`` has this signature.
+Confirm = Callable[[str, StepRecord], tuple[bool, str]]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the check decided. ``refusal`` set: end the goal with it; nothing is planned. Otherwise plan
+    ``text`` (normalised), and ``annotate`` the plan's result with ``warning`` when there is one."""
+
+    text: str = ""
+    refusal: PlanResult | None = None
+    warning: str | None = None
+
+    def annotate(self, result: PlanResult) -> PlanResult:
+        return result if self.warning is None else replace(result, message=f"{result.message}; {self.warning}")
+
+
+def question_step(question: str) -> StepRecord:
+    """The step a ConfirmPlan request carries to ask about the instruction itself: no skill, the
+    question as its message."""
+    return StepRecord(index=0, skill=Skill("", ""), candidates=(), message=question)
+
+
+def check_instruction(
+    text: str,
+    vocabulary: ObjectVocabulary,
+    max_chars: int,
+    missing_objects: str,
+    scene: Callable[[], World | None],
+    confirm: Confirm,
+) -> Verdict:
+    """Normalise ``text`` and ground the objects it names in ``scene()`` (asked only when it names one;
+    None: no state to check against), applying the ``missing_objects`` policy (a MissingObjects value)."""
+    try:
+        policy = MissingObjects(missing_objects)
+        cleaned = normalise(text, max_chars)
+    except InstructionError as error:
+        return Verdict(refusal=PlanResult(EndReason.ERROR, str(error)))
+    except ValueError:
+        choices = " | ".join(choice.value for choice in MissingObjects)
+        return Verdict(refusal=PlanResult(EndReason.ERROR, f"parameter missing_objects is {missing_objects!r}; "
+                                                           f"set it to one of {choices}"))
+    named = vocabulary.named(cleaned)
+    if not named:
+        return Verdict(cleaned)
+    world = scene()
+    if world is None:
+        return Verdict(refusal=PlanResult(EndReason.ERROR, f"no world state to find {', '.join(named)} in: is the "
+                                                           "simulator (or perception) publishing the scene?"))
+    present = sorted({obj.label for obj in world.objects})
+    missing = tuple(name for name in named if name not in present)
+    if not missing:
+        return Verdict(cleaned)
+    absent = Absent(missing, tuple(present))
+    if policy is MissingObjects.WARN:
+        return Verdict(cleaned, warning=f"planned anyway, {absent}")
+    if policy is MissingObjects.CONFIRM:
+        approved, reason = confirm(cleaned, question_step(f"{absent}: go ahead with a substitute?"))
+        if approved:
+            return Verdict(cleaned, warning=f"a substitute was approved, {absent}")
+        return Verdict(refusal=PlanResult(EndReason.REFUSED, f"{absent}; a substitute was not approved: {reason}"))
+    return Verdict(refusal=PlanResult(EndReason.REFUSED, f"{absent}: ask for one of those, or set the planner's "
+                                                         "missing_objects parameter to confirm or warn"))
