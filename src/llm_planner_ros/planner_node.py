@@ -261,11 +261,8 @@ class PlannerNode(Node):
         except Exception as error:  # noqa: BLE001 (any state failure ends this goal, never the node)
             return PlanResult(EndReason.ERROR, str(error))
         self.get_logger().info(f"planning {instruction!r} with {planner.name} (plan_only={goal.plan_only}, max {max_steps} steps)")
-        try:
-            return verdict.annotate(run_plan(planner, instruction, env, max_steps, hooks))
-        except Exception as error:  # noqa: BLE001 (an LLM or backend error ends this goal, never the node)
-            self.get_logger().error(f"plan failed: {type(error).__name__}: {error}")
-            return PlanResult(EndReason.ERROR, f"{type(error).__name__}: {error}")
+        # run_plan never raises: a dependency that fails ends the plan with ERROR and every executed step.
+        return verdict.annotate(run_plan(planner, instruction, env, max_steps, hooks))
 
     def _check_instruction(self, text: str) -> Verdict:
         """The instruction's text and the objects it names, checked before planning (planning.instruction_check)."""
@@ -298,7 +295,7 @@ class PlannerNode(Node):
     def _ask_confirmation(self, instruction: str, record: StepRecord) -> tuple[bool, str]:
         timeout = self._float("confirm_timeout_s")
         if not self._confirm.wait_for_service(timeout_sec=min(timeout, self._float("server_wait_s"))):
-            return False, "no /llm_planner/confirm service to ask (require_confirmation is on)"
+            return False, "no /llm_planner/confirm service to ask (require_confirmation, or missing_objects: confirm, needs one)"
         request = ConfirmPlan.Request(instruction=instruction, steps=[record_to_msg(record)])
         try:
             response = wait_for(self._confirm.call_async(request), timeout, "/llm_planner/confirm")
