@@ -32,8 +32,8 @@ setup(
     entry_points={
         "console_scripts": [
             "llm-planner = llm_planner_ros.cli.main:main",
-            "llm_service_node = llm_planner_ros.llm_service_node:main",
-            "planner_node = llm_planner_ros.planner_node:main",
+            "llm_service_node = llm_planner_ros.nodes.llm_service_node:main",
+            "planner_node = llm_planner_ros.nodes.planner_node:main",
             "sim_world_node = kitchen_sim.sim_world_node:main",
             "affordance_server = affordance_servers.affordance_server_node:main",
             "manipulator_executor = skill_executors.executor_node:manipulator_main",

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kitchen_sim import Kitchen, load_kitchen  # noqa: E402
+from kitchen_domain import Kitchen, load_kitchen  # noqa: E402
 from ros_harness import RosGraph, ros_graph as _ros_graph  # noqa: E402
 from world_builders import MakeWorld, world_builder  # noqa: E402
 

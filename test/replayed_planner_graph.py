@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kitchen_sim import load_kitchen
-from kitchen_sim.topics import LOAD_EPISODE_SERVICE
+from kitchen_domain import load_kitchen
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH

@@ -2,7 +2,7 @@
 
 Serves ``/affordance/<family>`` (llm_planner_interfaces/action/EvaluateAffordance) for each family in
 the ``families`` parameter (pick, place, goto, find, terminate, drawer). A goal's skills are scored
-with the calibrated function of each skill's own family (affordance_servers.model), so a goal may
+with the calibrated function of each skill's own family (llm_planner_ros.affordance.model), so a goal may
 carry a mixed batch; a skill of a family this node does not host fails the goal with a message naming
 the server to ask instead. The result has one probability per skill, in goal order; ``success`` is
 false, with the reason in ``message``, when no state has arrived within ``state_timeout_s`` or a skill
@@ -21,15 +21,15 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
-from affordance_servers.calibration import Calibration
-from affordance_servers.model import AffordanceError, AffordanceModel
-from affordance_servers.state_provider import StateProvider
-from affordance_servers.topic_state_provider import TopicStateProvider
-from kitchen_sim.kitchen import load_kitchen
-from kitchen_sim.messages import skill_from_msg
-from kitchen_sim.ros_node import StartupError, declare_parameters, run_node
-from kitchen_sim.skill import FAMILIES, Skill
-from kitchen_sim.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
+from llm_planner_ros.affordance.calibration import Calibration
+from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
+from llm_planner_ros.ros.state_provider import StateProvider
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.ros.messages import skill_from_msg
+from llm_planner_ros.ros.node_startup import StartupError, declare_parameters, run_node
+from kitchen_domain.skill import FAMILIES, Skill
+from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 from llm_planner_interfaces.action import EvaluateAffordance
 
 PARAMETERS = {

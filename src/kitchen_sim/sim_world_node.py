@@ -3,7 +3,7 @@
 Publishes (reliable, transient-local depth 1, so late subscribers get the current state; republished
 every ``publish_period_s`` and on every change, both messages of one state with the same stamp):
   /scene/objects     llm_planner_interfaces/SceneObjectArray   objects, pose at their place, confidence 1
-  /sim/robot_state   std_msgs/String                           JSON record, see kitchen_sim.robot_state
+  /sim/robot_state   std_msgs/String                           JSON record, see kitchen_domain.robot_state
 Serves:
   /sim/apply_skill   llm_planner_interfaces/action/ExecuteSkill   the executors' sim backend sends skills
                      here; feedback gives phase and progress; cancel stops the skill with the world unchanged
@@ -25,17 +25,17 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from kitchen_sim.config import ConfigError
-from kitchen_sim.episodes import load_episodes
-from kitchen_sim.execution import Phase, SkillTiming, run_skill
-from kitchen_sim.failures import FailureInjector
-from kitchen_sim.kitchen import load_kitchen
-from kitchen_sim.messages import scene_objects_msg, skill_from_msg
-from kitchen_sim.robot_state import RobotState
-from kitchen_sim.ros_node import StartupError, declare_parameters, run_node
-from kitchen_sim.skill import DRAWER, PICK, PLACE
-from kitchen_sim.topics import APPLY_SKILL_ACTION, LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
-from kitchen_sim.world import SkillError, World
+from kitchen_domain.config import ConfigError
+from kitchen_domain.episodes import load_episodes
+from kitchen_domain.execution import Phase, SkillTiming, run_skill
+from kitchen_domain.failures import FailureInjector
+from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.ros.messages import scene_objects_msg, skill_from_msg
+from kitchen_domain.robot_state import RobotState
+from llm_planner_ros.ros.node_startup import StartupError, declare_parameters, run_node
+from kitchen_domain.skill import DRAWER, PICK, PLACE
+from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
+from kitchen_domain.world import SkillError, World
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kitchen_sim.paths import config_file
+from kitchen_domain.paths import config_file
 
 
 @dataclass(frozen=True)

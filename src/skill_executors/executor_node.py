@@ -20,11 +20,11 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from kitchen_sim.config import ConfigError
-from kitchen_sim.kitchen import load_kitchen
-from kitchen_sim.messages import skill_from_msg
-from kitchen_sim.ros_node import StartupError, declare_parameters, run_node
-from kitchen_sim.skill import MANIPULATOR, MOBILE_BASE, Skill
+from kitchen_domain.config import ConfigError
+from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.ros.messages import skill_from_msg
+from llm_planner_ros.ros.node_startup import StartupError, declare_parameters, run_node
+from kitchen_domain.skill import MANIPULATOR, MOBILE_BASE, Skill
 from llm_planner_interfaces.action import ExecuteSkill
 from skill_executors.backend import SkillBackend, Status
 from skill_executors.sim_backend import SimBackend

@@ -11,8 +11,8 @@ from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from kitchen_sim.messages import skill_to_msg
-from kitchen_sim.skill import Skill
+from llm_planner_ros.ros.messages import skill_to_msg
+from kitchen_domain.skill import Skill
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status

@@ -21,10 +21,10 @@ import pytest
 from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import ReentrantCallbackGroup
 
-from affordance_servers.topic_state_provider import TopicStateProvider
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen.graph_helpers import WorldWatcher, load_episode, write_episode
-from kitchen_sim import Kitchen
-from kitchen_sim.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
+from kitchen_domain import Kitchen
+from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction, ExecuteSkill
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScoreCompletions

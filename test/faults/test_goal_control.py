@@ -1,4 +1,4 @@
-"""The ROS-free rules behind planner_node's goal handling (llm_planner_ros.goal_control), the method
+"""The ROS-free rules behind planner_node's goal handling (llm_planner_ros.nodes.goal_control), the method
 cache that keeps one planner (and one sentence embedder) per node, and the CLI's step-budget type."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from generative.doubles import ScriptedModel, WordEmbedder
-from kitchen_sim import Kitchen
-from llm_planner_ros.cli.options import step_budget
-from llm_planner_ros.goal_control import ClientWatch, EStop, GoalSlot
+from kitchen_domain import Kitchen
+from llm_planner_ros.options import step_budget
+from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.planning.registry import PlannerCache, PlannerResources, UnknownPlannerError, load_planner_options
 
 STOP = "/llm_planner/stop"

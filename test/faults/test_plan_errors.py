@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from kitchen_sim.kitchen import load_kitchen
-from kitchen_sim.skill import Skill
-from kitchen_sim.world import World
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.skill import Skill
+from kitchen_domain.world import World
 from llm_planner_ros.llm.base import BackendUnavailableError
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome

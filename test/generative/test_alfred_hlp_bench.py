@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from doubles import ScriptedModel, WordEmbedder
 
-from llm_planner_ros.bench.alfred_hlp import load_tasks
+from llm_planner_ros.evaluation.alfred_hlp import load_tasks
 from llm_planner_ros.cli.main import main
 from llm_planner_ros.llm import factory
 

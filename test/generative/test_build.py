@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from doubles import ScriptedModel, WordEmbedder
 
-from kitchen_sim import Kitchen
-from kitchen_sim.paths import config_file
-from llm_planner_ros.planning.llm_planner import LlmPlanner
-from llm_planner_ros.planning.llm_planner_prompt import DEFAULT_INTRODUCTION, load_plan_examples
+from kitchen_domain import Kitchen
+from kitchen_domain.paths import config_file
+from llm_planner_ros.planning.llm_planner.planner import LlmPlanner
+from llm_planner_ros.planning.llm_planner.prompt import DEFAULT_INTRODUCTION, load_plan_examples
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.zero_shot import ZeroShotPlanner, load_demonstrations
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from doubles import WordEmbedder
 
-from kitchen_sim.paths import config_file
+from kitchen_domain.paths import config_file
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
-from llm_planner_ros.planning.llm_planner_prompt import load_plan_examples
+from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
 
 TASKS = ["wash the red mug", "heat the potato", "put the mug in the sink", "slice the bread", "heat the mug"]
 

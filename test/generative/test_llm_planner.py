@@ -7,18 +7,18 @@ import pytest
 from world_builders import MakeWorld
 from doubles import PartiallyObservedKitchen, ScriptedModel, WordEmbedder
 
-from kitchen_sim.kitchen import load_kitchen
+from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
-from llm_planner_ros.planning.llm_planner import (
+from llm_planner_ros.planning.llm_planner.planner import (
     GenerationOptions,
     LlmPlanner,
     LlmPlannerOptions,
     PlanGenerator,
     action_templates,
 )
-from llm_planner_ros.planning.llm_planner_prompt import LlmPlannerPrompt, PlanExample
+from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector

@@ -9,7 +9,7 @@ import pytest
 from world_builders import MakeWorld
 from doubles import ScriptedModel, WordEmbedder
 
-from kitchen_sim.skill import TERMINATE
+from kitchen_domain.skill import TERMINATE
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever

@@ -10,10 +10,10 @@ from typing import Any
 import yaml
 from std_msgs.msg import String
 
-from kitchen_sim.messages import skill_to_msg
-from kitchen_sim.robot_state import RobotState
-from kitchen_sim.skill import Skill
-from kitchen_sim.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
+from llm_planner_ros.ros.messages import skill_to_msg
+from kitchen_domain.robot_state import RobotState
+from kitchen_domain.skill import Skill
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode

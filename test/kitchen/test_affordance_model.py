@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from affordance_servers.calibration import Calibration
-from affordance_servers.model import AffordanceError, AffordanceModel
-from kitchen_sim import HELD, Kitchen, Skill, World
+from llm_planner_ros.affordance.calibration import Calibration
+from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
+from kitchen_domain import HELD, Kitchen, Skill, World
 
 MakeWorld = Callable[..., World]
 MODEL = AffordanceModel()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.bench import affordance
+from llm_planner_ros.evaluation import affordance_bench as affordance
 
 pytestmark = pytest.mark.graph
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from affordance_servers.calibration import Calibration
-from kitchen_sim import Kitchen, Skill
-from kitchen_sim.paths import config_file
+from llm_planner_ros.affordance.calibration import Calibration
+from kitchen_domain import Kitchen, Skill
+from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import EvaluateAffordance
 from ros_harness import RosGraph, wait_until
 

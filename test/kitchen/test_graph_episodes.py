@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_sim import Kitchen, load_episodes
+from kitchen_domain import Kitchen, load_episodes
 from ros_harness import RosGraph, wait_until
 
 from .data_files import SAMPLE_EPISODES, bad_episode_expectations

@@ -8,9 +8,9 @@ import pytest
 import yaml
 from action_msgs.msg import GoalStatus
 
-from kitchen_sim import FailureInjector, Kitchen, Skill
-from kitchen_sim.messages import skill_to_msg
-from kitchen_sim.paths import config_file
+from kitchen_domain import FailureInjector, Kitchen, Skill
+from llm_planner_ros.ros.messages import skill_to_msg
+from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import ExecuteSkill
 from ros_harness import RosGraph, wait_future, wait_until
 

@@ -7,8 +7,8 @@ import time
 import pytest
 from action_msgs.msg import GoalStatus
 
-from kitchen_sim import Kitchen
-from kitchen_sim.messages import skill_to_msg
+from kitchen_domain import Kitchen
+from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 from ros_harness import RosGraph, wait_future, wait_until
 

@@ -1,12 +1,12 @@
-"""Reading a skill's outcome back from the world state (kitchen_sim.outcome), as the planner does when an
+"""Reading a skill's outcome back from the world state (kitchen_domain.outcome), as the planner does when an
 executor died or timed out mid-skill."""
 
 from __future__ import annotations
 
 import pytest
 
-from kitchen_sim import HELD, World
-from kitchen_sim.outcome import ReadBack, read_back
+from kitchen_domain import HELD, World
+from kitchen_domain.outcome import ReadBack, read_back
 from world_builders import MakeWorld
 
 

@@ -13,7 +13,7 @@ import yaml
 
 from affordance_servers import affordance_server_node
 from kitchen_sim import sim_world_node
-from kitchen_sim.paths import config_file
+from kitchen_domain.paths import config_file
 from skill_executors import executor_node
 
 AFFORDANCE = {**affordance_server_node.PARAMETERS, **affordance_server_node.CALIBRATION_PARAMETERS}

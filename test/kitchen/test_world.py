@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kitchen_sim import HELD, Kitchen, PreconditionError, SceneError, UnknownSkillError, World, kitchen_skill_texts
+from kitchen_domain import HELD, Kitchen, PreconditionError, SceneError, UnknownSkillError, World, kitchen_skill_texts
 
 MakeWorld = Callable[..., World]
 
@@ -181,7 +181,7 @@ def test_random_skill_sequences_keep_the_world_consistent(kitchen: Kitchen, data
 
 
 def test_find_prefers_an_instance_that_is_not_put_away() -> None:
-    from kitchen_sim.kitchen import load_kitchen
+    from kitchen_domain.kitchen import load_kitchen
 
     world = load_kitchen().world({
         "robot": {"at": "trash can", "holding": None},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_sim import EpisodeFile, Kitchen, load_episodes
+from kitchen_domain import EpisodeFile, Kitchen, load_episodes
 
 from .suite import DEV_SUITE
 

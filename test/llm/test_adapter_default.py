@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim.paths import repo_path
+from kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, LLMConfig, adapter_file, parse_config
 
 

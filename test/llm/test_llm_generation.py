@@ -12,7 +12,7 @@ from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.sampling import PackedSampler
 from llm_planner_ros.llm.tokenization import bias_token_ids
 from llm_planner_ros.llm.tree_cache import TreeKVCache
-from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from tiny_llm import KITCHEN_TEXT
 
 PROMPT = "".join(f"{line}\n" for line in KITCHEN_TEXT[:4]) + "Human: Bring me a pepsi.\nRobot:"

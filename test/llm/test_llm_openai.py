@@ -150,7 +150,7 @@ def transformers_serve(smollm2_dir: Path, tmp_path_factory: pytest.TempPathFacto
 def test_generation_through_transformers_serve(
     transformers_serve: str, smollm2_dir: Path, smollm2_lm: HFLanguageModel, repo_root: Path
 ) -> None:
-    from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+    from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 
     prompt = SayCanPrompt.from_yaml(repo_root / "config" / "saycan_prompt.yaml").render("Bring me a pepsi.").rstrip(" ")
     remote = OpenAICompatibleModel(transformers_serve, str(smollm2_dir), timeout_s=120.0)

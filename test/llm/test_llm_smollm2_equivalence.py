@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kitchen_sim import kitchen_skill_texts
+from kitchen_domain import kitchen_skill_texts
 
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.naive import naive_token_log_probs
-from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 
 TOLERANCE_NATS = 1e-3
 

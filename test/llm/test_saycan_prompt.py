@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kitchen_sim import kitchen_skill_texts
+from kitchen_domain import kitchen_skill_texts
 
-from llm_planner_ros.planning.saycan_prompt import PromptFileError, SayCanPrompt
+from llm_planner_ros.planning.saycan.prompt import PromptFileError, SayCanPrompt
 
 
 @pytest.fixture(scope="module")

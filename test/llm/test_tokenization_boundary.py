@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from kitchen_sim import kitchen_skill_texts
-from kitchen_sim.paths import resolve_config
+from kitchen_domain import kitchen_skill_texts
+from kitchen_domain.paths import resolve_config
 from llm_planner_ros.llm.hf_loading import LoadedModel
 from llm_planner_ros.llm.tokenization import SplitCompletion, split_completions
-from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 
 pytestmark = pytest.mark.model
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim.episodes import Episode, load_episodes
-from kitchen_sim.kitchen import Kitchen, load_kitchen
+from kitchen_domain.episodes import Episode, load_episodes
+from kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.evaluation.failure_analysis import diagnose
 from llm_planner_ros.planning.decision import StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim import Kitchen, World
-from kitchen_sim.episodes import load_episodes
+from kitchen_domain import Kitchen, World
+from kitchen_domain.episodes import load_episodes
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.instruction_check import (
     Confirm,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from kitchen_sim.episodes import Episode, load_episodes
-from kitchen_sim.failures import FailureInjector
-from kitchen_sim.kitchen import Kitchen, load_kitchen
-from kitchen_sim.oracle import optimal_next_skills
-from kitchen_sim.world import World
+from kitchen_domain.episodes import Episode, load_episodes
+from kitchen_domain.failures import FailureInjector
+from kitchen_domain.kitchen import Kitchen, load_kitchen
+from kitchen_domain.oracle import optimal_next_skills
+from kitchen_domain.world import World
 from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, plan_in_process, summarize
 from llm_planner_ros.planning.decision import StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_sim.kitchen import load_kitchen
-from kitchen_sim.world import World
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment

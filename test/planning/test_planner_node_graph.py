@@ -19,7 +19,7 @@ from action_msgs.msg import GoalStatus
 from std_msgs.msg import Bool
 from visualization_msgs.msg import Marker, MarkerArray
 
-from kitchen_sim.topics import LOAD_EPISODE_SERVICE
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan, LoadEpisode

@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from kitchen_sim.kitchen import load_kitchen
-from kitchen_sim.paths import config_file
-from kitchen_sim.world import World
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.paths import config_file
+from kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
-from llm_planner_ros.planning.saycan import SayCanOptions, SayCanPlanner
-from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_sim import World
+from kitchen_domain import World
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from world_builders import MakeWorld
 

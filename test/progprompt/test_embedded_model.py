@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim.conditions import Holding, Not
-from kitchen_sim.skill import Skill
+from kitchen_domain.conditions import Holding, Not
+from kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kitchen_sim import load_kitchen
-from kitchen_sim.skill import Skill
+from kitchen_domain import load_kitchen
+from kitchen_domain.skill import Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.checks import CHECKERS

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_sim import Kitchen, World
-from kitchen_sim.episodes import Episode, parse_episodes
+from kitchen_domain import Kitchen, World
+from kitchen_domain.episodes import Episode, parse_episodes
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
-from llm_planner_ros.planning.metrics import (
+from llm_planner_ros.evaluation.metrics import (
     PlanMetrics,
     executability,
     goal_condition_recall,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim import Kitchen, World
-from kitchen_sim.failures import FailureInjector
-from kitchen_sim.skill import Skill
+from kitchen_domain import Kitchen, World
+from kitchen_domain.failures import FailureInjector
+from kitchen_domain.skill import Skill
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult, run_plan
 from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load_examples

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim import Kitchen, World
-from kitchen_sim.conditions import At, Holding, Not, RobotAt
+from kitchen_domain import Kitchen, World
+from kitchen_domain.conditions import At, Holding, Not, RobotAt
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.examples import check_example_programs, load_examples
 from llm_planner_ros.planning.progprompt.program import Check, Near, Repeat, SkillCall

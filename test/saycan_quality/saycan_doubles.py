@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from kitchen_sim.world import World
+from kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
 
 MakeWorld = Callable[..., World]

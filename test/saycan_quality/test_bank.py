@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim.conditions import condition_from_yaml
-from kitchen_sim.episodes import load_episodes
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.oracle import shortest_plan
-from llm_planner_ros.planning.saycan_bank import BANK_FILE, PlanExample, generate_examples, load_bank, normalized
-from llm_planner_ros.planning.saycan_scene import describe_scene
-from llm_planner_ros.planning.saycan_tasks import TaskWriter, load_lexicon
+from kitchen_domain.conditions import condition_from_yaml
+from kitchen_domain.episodes import load_episodes
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
+from llm_planner_ros.training.saycan_bank import generate_examples, normalized
+from llm_planner_ros.planning.saycan.scene import describe_scene
+from llm_planner_ros.training.saycan_tasks import TaskWriter, load_lexicon
 
 FAMILIES = {"nl_single_primitive", "nl_nouns", "nl_verbs", "structured_language", "embodiment", "crowd_sourced",
             "long_horizon", "drawer", "multilingual"}
@@ -75,7 +76,7 @@ def test_the_shipped_bank_holds_no_dev_suite_instruction(shipped: list[PlanExamp
 
 
 def test_a_missing_bank_says_how_to_generate_it(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="python -m llm_planner_ros.planning.saycan_bank"):
+    with pytest.raises(FileNotFoundError, match="python -m llm_planner_ros.training.saycan_bank"):
         load_bank(tmp_path / "absent.jsonl")
 
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_sim.episodes import load_episodes
-from kitchen_sim.kitchen import Kitchen
-from llm_planner_ros.planning.saycan_bank import generate_examples, save_bank
-from llm_planner_ros.planning.saycan_overlap import jaccard, main, nearest_requests, words
+from kitchen_domain.episodes import load_episodes
+from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.planning.saycan.bank import save_bank
+from llm_planner_ros.training.saycan_bank import generate_examples
+from llm_planner_ros.training.saycan_overlap import jaccard, main, nearest_requests, words
 
 
 def test_words_ignore_case_and_punctuation_but_keep_contractions() -> None:

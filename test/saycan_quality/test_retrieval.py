@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from saycan_doubles import WordEmbedder
 
-from llm_planner_ros.planning.saycan_bank import PlanExample
-from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 
 
 def _example(instruction: str) -> PlanExample:

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 from saycan_doubles import MakeWorld, PreferringModel, WordEmbedder
 
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.paths import config_file
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.paths import config_file
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources
-from llm_planner_ros.planning.saycan import SayCanOptions, SayCanPlanner, build
-from llm_planner_ros.planning.saycan_bank import PlanExample
-from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
-from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner, build
+from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 GROUNDED = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from saycan_doubles import MakeWorld
 
-from llm_planner_ros.planning.saycan_scene import describe_scene
+from llm_planner_ros.planning.saycan.scene import describe_scene
 
 
 def test_scene_names_robot_place_gripper_and_objects_per_place(make_world: MakeWorld) -> None:

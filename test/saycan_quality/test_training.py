@@ -13,11 +13,11 @@ import pytest
 import torch
 from saycan_doubles import WordEmbedder, tiny_llama, word_tokenizer
 
-from kitchen_sim.paths import config_file
+from kitchen_domain.paths import config_file
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
-from llm_planner_ros.planning.saycan_bank import PlanExample
-from llm_planner_ros.planning.saycan_prompt import SayCanPrompt
-from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
+from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, dialog_text, encode, neighbours
 
 PROMPT = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))

@@ -19,12 +19,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from kitchen_sim.episodes import Episode, load_episodes
-from kitchen_sim.kitchen import load_kitchen
+from kitchen_domain.episodes import Episode, load_episodes
+from kitchen_domain.kitchen import load_kitchen
 
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
-from llm_planner_ros.cli.options import parse_key_values, step_budget
+from llm_planner_ros.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"

@@ -19,10 +19,10 @@ from rclpy.executors import MultiThreadedExecutor
 from rich.console import Console
 from rich.live import Live
 
-from affordance_servers.topic_state_provider import TopicStateProvider
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
-from kitchen_sim.world import World
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
+from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 
 from llm_planner_ros.planning.decision import StepRecord, StepStatus

@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from llm_planner_ros.bench import BENCHMARKS
+from llm_planner_ros.cli.benchmarks import BENCHMARKS
 from llm_planner_ros.cli import graph_commands
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 

@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kitchen_sim.episodes import Episode
-from kitchen_sim.failures import FailureInjector
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.world import World
+from kitchen_domain.episodes import Episode
+from kitchen_domain.failures import FailureInjector
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.world import World
 
 from llm_planner_ros.evaluation.counting_model import CountingModel
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
 from llm_planner_ros.planning.decision import StepStatus
-from llm_planner_ros.planning.metrics import plan_metrics
+from llm_planner_ros.evaluation.metrics import plan_metrics
 from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 

@@ -20,13 +20,13 @@ import rclpy
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 
-from affordance_servers.model import AffordanceModel
-from affordance_servers.topic_state_provider import TopicStateProvider
-from kitchen_sim.episodes import Episode
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.messages import skill_to_msg
-from kitchen_sim.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
-from kitchen_sim.world import World
+from llm_planner_ros.affordance.model import AffordanceModel
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from kitchen_domain.episodes import Episode
+from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
+from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 
@@ -40,7 +40,7 @@ from llm_planner_ros.ros.futures import wait_for
 ACTION = "/llm_planner/execute_instruction"
 
 
-class _Graph:
+class SimGraph:
     """One sim graph in its own domain, with a client node for goals, episode loads and state."""
 
     def __init__(self, domain_id: int, kitchen: Kitchen, log_dir: Path, overrides: Mapping[str, Mapping[str, Any]]) -> None:
@@ -63,13 +63,15 @@ class _Graph:
             if time.monotonic() > deadline or any(p.returncode is not None for p in self.processes):
                 raise RuntimeError(f"the benchmark graph did not come up; see the node logs in {log_dir}")
 
-    def run(self, episode: Episode, episode_file: Path, timeout_s: float) -> tuple[PlanResult, World]:
+    def run(self, episode: Episode, episode_file: Path, timeout_s: float, planner: str = "",
+            plan_only: bool = False) -> tuple[PlanResult, World]:
         reply = wait_for(self.load.call_async(LoadEpisode.Request(episode_file=str(episode_file), episode_id=episode.id)),
                          30.0, LOAD_EPISODE_SERVICE)
         if not reply.success:
             raise RuntimeError(f"could not load episode {episode.id}: {reply.message}")
         self._wait_for_scene(episode)
-        goal = ExecuteInstruction.Goal(instruction=episode.instruction, max_steps=episode.max_steps)
+        goal = ExecuteInstruction.Goal(instruction=episode.instruction, max_steps=episode.max_steps, planner=planner,
+                                    plan_only=plan_only)
         handle = wait_for(self.goals.send_goal_async(goal), 30.0, ACTION)
         response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
         reason, _, message = response.result.message.partition(": ")
@@ -137,7 +139,7 @@ class RosKitchenRunner:
         planner_params: dict[str, Any] = {"planner": planner}
         if planners_file is not None:
             planner_params["planners_file"] = str(planners_file)
-        self._graphs: dict[bool, _Graph] = {}
+        self._graphs: dict[bool, SimGraph] = {}
         passes = (False, True) if execution_failures else (False,)
         for failures in passes:
             overrides = {
@@ -146,7 +148,7 @@ class RosKitchenRunner:
                 "planner": planner_params,
             }
             name = "failures" if failures else "plan"
-            self._graphs[failures] = _Graph((domain_base + int(failures)) % 233, kitchen, log_dir / name, overrides)
+            self._graphs[failures] = SimGraph((domain_base + int(failures)) % 233, kitchen, log_dir / name, overrides)
         try:
             for graph in self._graphs.values():
                 graph.wait_ready(300.0, log_dir)

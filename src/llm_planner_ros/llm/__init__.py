@@ -9,7 +9,8 @@
 Modules: ``base`` (interfaces, results, errors), ``factory`` (config -> backend), ``hf``/``hf_loading``
 (local model), ``openai_compat`` (HTTP server), ``replay`` (JSONL), ``embedder`` (sentence-transformers),
 ``tokenization`` (the prompt/completion token boundary), ``tree_cache`` + ``prefix_scorer`` (scoring
-that shares the prompt's K/V cache), ``sampling`` (generation on the same cache), ``naive`` (reference).
+that shares the prompt's K/V cache), ``sampling`` (generation on the same cache), ``naive`` (reference),
+``limits`` (the size limits of one request that ``llm_service_node`` enforces).
 Importing this package does not import torch or transformers.
 """
 

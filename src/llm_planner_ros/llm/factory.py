@@ -136,7 +136,7 @@ def adapter_file(settings: LLMConfig) -> Path | None:
     """The adapter the hf backend merges: ``auto`` gives the embedded model its SayCan adapter and any
     other model none (an adapter only fits the weights it was trained on); relative paths are read from
     the checkout, so a node started from another folder finds the same file."""
-    from kitchen_sim.paths import repo_path
+    from kitchen_domain.paths import repo_path
 
     if settings.adapter == AUTO_ADAPTER:
         return None if settings.model else repo_path(EMBEDDED_ADAPTER)

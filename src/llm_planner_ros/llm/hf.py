@@ -20,8 +20,8 @@ from llm_planner_ros.llm.base import (
     check_generate_request,
     check_score_request,
 )
-from llm_planner_ros.llm.prefix_scorer import PrefixSharingScorer
-from llm_planner_ros.llm.sampling import PackedSampler
+from llm_planner_ros.llm.prefix_scorer import SCORE_BATCH_TOKENS, PrefixSharingScorer
+from llm_planner_ros.llm.sampling import SAMPLE_BATCH_TOKENS, PackedSampler
 from llm_planner_ros.llm.tree_cache import TreeKVCache
 
 
@@ -29,19 +29,32 @@ class HFLanguageModel(LanguageModel):
     """A loaded causal LM (float32, eval mode) with its fast tokenizer.
 
     ``context_window`` defaults to the model's ``max_position_embeddings``; ``seed`` seeds sampling, so
-    the same sequence of calls gives the same samples.
+    the same sequence of calls gives the same samples. ``score_batch_tokens`` and
+    ``sample_batch_tokens`` bound the tokens of one scoring forward and of one batch of samples (the
+    memory of a call; ``prefix_scorer``, ``sampling``).
     """
 
-    def __init__(self, model: Any, tokenizer: Any, name: str, context_window: int | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        name: str,
+        context_window: int | None = None,
+        seed: int = 0,
+        score_batch_tokens: int = SCORE_BATCH_TOKENS,
+        sample_batch_tokens: int = SAMPLE_BATCH_TOKENS,
+    ) -> None:
         self._name = name
         self._lock = threading.Lock()
         window = context_window or getattr(model.config, "max_position_embeddings", None)
         if not window:
             raise ValueError(f"{name} does not state its context window: pass context_window")
         self._cache = TreeKVCache(model.eval(), int(window))
-        self._scorer = PrefixSharingScorer(self._cache, tokenizer)
+        self._scorer = PrefixSharingScorer(self._cache, tokenizer, score_batch_tokens)
         generator = torch.Generator().manual_seed(seed)
-        self._sampler = PackedSampler(self._cache, tokenizer, model.config.vocab_size, _eos_ids(model, tokenizer), generator)
+        self._sampler = PackedSampler(
+            self._cache, tokenizer, model.config.vocab_size, _eos_ids(model, tokenizer), generator, sample_batch_tokens
+        )
 
     @property
     def name(self) -> str:

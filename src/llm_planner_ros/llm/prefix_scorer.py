@@ -13,6 +13,13 @@ How a call runs (see ``tree_cache`` for the cache, ``tokenization`` for the toke
    token of a candidate is scored from its parent's logits and never needs a forward of its own.
 4. The shared context is committed to the cache for the next call; the candidate branches are dropped.
 
+Memory is bounded by ``batch_tokens``, the most tokens one forward pass takes: a forward's attention
+mask, activations and log-prob rows (one 49k-wide row per scored position on SmolLM2, ~200 KB each)
+grow with its token count, so 1,000 candidates in one forward took 8 GB. Candidates are split, in
+order, into batches of at most that many tokens, each its own trie rooted at the last shared-context
+token (whose logits score the candidates' first tokens); a new context longer than the budget is
+committed in chunks first. SayCan's ~51 candidates (~300 tokens) fit one forward with its new context.
+
 The result equals one full forward pass per candidate over its joint tokens (``naive``) up to float
 rounding; the test suite checks 1e-3 nats on the embedded model.
 """
@@ -59,15 +66,25 @@ class _TokenTrie:
         return nodes
 
 
+# 1,024 tokens: a forward's log-prob rows take 0.2 GB with SmolLM2's 49k vocabulary, and SayCan's
+# whole candidate list with its new prompt tokens still fits one forward.
+SCORE_BATCH_TOKENS = 1024
+
+
 class PrefixSharingScorer:
     """Per-token log p(completion | prompt) for a batch of completions, reusing the cache across calls.
 
-    Not thread-safe: the owner serialises calls (the cache is shared state).
+    ``batch_tokens`` bounds the tokens of one forward pass (module docstring); a candidate longer than
+    it still gets a forward of its own. Not thread-safe: the owner serialises calls (the cache is
+    shared state).
     """
 
-    def __init__(self, cache: TreeKVCache, tokenizer: Any) -> None:
+    def __init__(self, cache: TreeKVCache, tokenizer: Any, batch_tokens: int = SCORE_BATCH_TOKENS) -> None:
+        if batch_tokens < 2:
+            raise ValueError(f"batch_tokens must be at least 2 (a root and a candidate token), got {batch_tokens}")
         self._cache = cache
         self._tokenizer = tokenizer
+        self._batch_tokens = batch_tokens
 
     def token_log_probs(self, prompt: str, completions: Sequence[str]) -> list[list[float]]:
         """For each completion, the log-probs of its tokens (boundary policy: ``tokenization``)."""
@@ -79,10 +96,26 @@ class PrefixSharingScorer:
                 "end the prompt at a word boundary (e.g. with a space or a newline)"
             )
         reused = self._cache.reuse(shared)
-        trie = _TokenTrie()
-        chain = trie.add_path(-1, shared[reused:])
-        scored = [self._add_candidate(trie, chain[-1], split, len(shared)) for split in splits]
+        # Every batch's trie has the last shared token as its root (the 1 of each batch).
+        costs = [len(split) - len(shared) for split in splits]
+        batches = _batches(costs, self._batch_tokens - 1)
+        # The new context joins the first batch's forward, all of it when it fits (the usual case).
+        room = max(0, self._batch_tokens - 1 - sum(costs[c] for c in batches[0]))
+        head = self._cache.prefill(shared[reused:-1], room, self._batch_tokens)
 
+        result: list[list[float]] = [[] for _ in splits]
+        for number, batch in enumerate(batches):
+            trie = _TokenTrie()
+            chain = trie.add_path(-1, [*head, shared[-1]] if number == 0 else [shared[-1]])
+            scored = [self._add_candidate(trie, chain[-1], splits[c], len(shared)) for c in batch]
+            for candidate, values in zip(batch, self._forward(trie, scored), strict=True):
+                result[candidate] = values
+            # The root is committed only after the last batch: each batch recomputes it for its logits.
+            self._cache.commit(len(chain) if number == len(batches) - 1 else len(chain) - 1)
+        return result
+
+    def _forward(self, trie: _TokenTrie, scored: list[list[int]]) -> list[list[float]]:
+        """One forward over ``trie``; the log-probs of each candidate's completion nodes ``scored``."""
         # Only nodes with children go through the model (leaves are scored from their parent's row).
         computed = [node for node in range(len(trie.tokens)) if trie.has_children[node]]
         slot = {node: position for position, node in enumerate(computed)}
@@ -93,8 +126,6 @@ class PrefixSharingScorer:
             [slot.get(trie.parents[node], -1) for node in computed],
             rows,
         )
-        self._cache.commit(len(chain))
-
         flat_nodes = [node for nodes in scored for node in nodes]
         picked = log_probs[
             torch.tensor([row_of[slot[trie.parents[node]]] for node in flat_nodes]),
@@ -111,3 +142,17 @@ class PrefixSharingScorer:
         """Add a candidate's tokens after the shared context; returns the nodes of its completion tokens."""
         context_end = trie.add_path(chain_end, split.context[shared:])
         return trie.add_path(context_end[-1] if context_end else chain_end, split.completion)
+
+
+def _batches(costs: Sequence[int], budget: int) -> list[list[int]]:
+    """Consecutive indices of ``costs`` grouped so that each group's total is at most ``budget`` (a
+    single cost above it gets a group of its own)."""
+    batches: list[list[int]] = [[]]
+    total = 0
+    for index, cost in enumerate(costs):
+        if batches[-1] and total + cost > budget:
+            batches.append([])
+            total = 0
+        batches[-1].append(index)
+        total += cost
+    return batches

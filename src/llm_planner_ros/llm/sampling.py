@@ -5,6 +5,12 @@ previous one (or shares its few-shot header) is not recomputed. The n samples ar
 each step feeds one token per unfinished sample as a packed batch-1 forward in which every sample's
 token attends to the prompt cache and to its own earlier tokens only; the prompt is never copied.
 
+Memory is bounded by ``batch_tokens``: the cache's branch bookkeeping grows with the square of the
+tokens sampled since the prompt (and their K/V linearly), so 2,000 samples decoded together took
+6 GB. Samples are decoded in consecutive batches of ``batch_tokens // max_tokens`` (at least one);
+the project's planners (at most 10 samples of 12 tokens, or one of 256) need one batch. A prompt
+with more new tokens than ``batch_tokens`` is committed in chunks of that size first.
+
 Policies (documented in docs/llm.md):
 
 - Trailing spaces: a prompt ending in spaces ("... 2. ") is a token boundary BPE models rarely see
@@ -43,15 +49,29 @@ class Sample:
     token_log_probs: tuple[float, ...]
 
 
+# 8,192 tokens keep a batch's branch bookkeeping near 64 MB and its K/V under 0.4 GB on SmolLM2.
+SAMPLE_BATCH_TOKENS = 8192
+
+
 class PackedSampler:
     """Draws continuations of prompts from a model behind a :class:`TreeKVCache`.
 
-    Not thread-safe: the owner serialises calls. ``generator`` makes sampling reproducible.
+    ``batch_tokens`` bounds the tokens sampled together (module docstring). Not thread-safe: the owner
+    serialises calls. ``generator`` makes sampling reproducible.
     """
 
     def __init__(
-        self, cache: TreeKVCache, tokenizer: Any, vocab_size: int, eos_ids: set[int], generator: torch.Generator
+        self,
+        cache: TreeKVCache,
+        tokenizer: Any,
+        vocab_size: int,
+        eos_ids: set[int],
+        generator: torch.Generator,
+        batch_tokens: int = SAMPLE_BATCH_TOKENS,
     ) -> None:
+        if batch_tokens < 1:
+            raise ValueError(f"batch_tokens must be at least 1, got {batch_tokens}")
+        self._batch_tokens = batch_tokens
         self._cache = cache
         self._tokenizer = tokenizer
         self._vocab_size = vocab_size
@@ -80,16 +100,35 @@ class PackedSampler:
                 f"model's context window is {self._cache.context_window} tokens: lower max_tokens or shorten the prompt"
             )
         reused = self._cache.reuse(prompt_ids)
-        fresh = prompt_ids[reused:]
-        rows = self._cache.extend(fresh, list(range(-1, len(fresh) - 1)), [len(fresh) - 1])
+        fresh = self._cache.prefill(prompt_ids[reused:], self._batch_tokens, self._batch_tokens)
+        first = self._cache.extend(fresh, list(range(-1, len(fresh) - 1)), [len(fresh) - 1])
         self._cache.commit(len(fresh))
         bias = self._bias_vector(logit_bias)
+        per_batch = max(1, self._batch_tokens // max_tokens)
+        samples: list[Sample] = []
+        for start in range(0, n, per_batch):
+            count = min(per_batch, n - start)
+            samples += self._sample_batch(first, count, healed, first_allowed, max_tokens, temperature, top_p, stop, bias)
+        return samples
 
+    def _sample_batch(
+        self,
+        first: torch.Tensor,
+        n: int,
+        healed: str,
+        first_allowed: torch.Tensor | None,
+        max_tokens: int,
+        temperature: float,
+        top_p: float,
+        stop: Sequence[str],
+        bias: torch.Tensor | None,
+    ) -> list[Sample]:
+        """``n`` samples decoded together from the committed prompt, whose last log-prob row is ``first``."""
         tokens: list[list[int]] = [[] for _ in range(n)]
         log_probs: list[list[float]] = [[] for _ in range(n)]
         node = [-1] * n
         active = list(range(n))
-        rows = rows.expand(n, -1)
+        rows = first.expand(n, -1)
         allowed = first_allowed
         try:
             while active:

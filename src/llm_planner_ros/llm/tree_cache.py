@@ -14,10 +14,12 @@ Lifecycle of one call:
 1. ``reuse(context)``: keep the cached K/V of the longest common token prefix of the committed
    sequence and ``context`` (at least one token of ``context`` is left to compute, because its logits
    are needed), drop the rest and any branches left over.
-2. ``extend(tokens, parents, logits_at)``, once or more: one forward over new tokens, token i being a
+2. ``prefill(tokens, keep, chunk)``, when the new context is long: commit all but its last ``keep``
+   tokens in forwards of at most ``chunk`` tokens, so no forward's memory grows with the prompt.
+3. ``extend(tokens, parents, logits_at)``, once or more: one forward over new tokens, token i being a
    child of branch token ``parents[i]`` (-1: of the committed sequence's end). Returns log-probs at
    the requested rows.
-3. ``commit(count)``: the first ``count`` branch tokens (which must form a chain from the committed
+4. ``commit(count)``: the first ``count`` branch tokens (which must form a chain from the committed
    end) join the committed sequence; every other branch token is dropped from the cache.
 
 If a forward fails the whole cache is dropped (it may be half-updated), so the next call recomputes.
@@ -86,11 +88,8 @@ class TreeKVCache:
             ancestors[index, index] = True
             depth.append(0 if parent < 0 else depth[parent] + 1)
         positions = [committed + d for d in depth[before:]]
-        if positions and max(positions) >= self.context_window:
-            raise InvalidRequestError(
-                f"the prompt and its continuation need {max(positions) + 1} positions but the model's context window "
-                f"is {self.context_window} tokens: shorten the prompt (e.g. fewer examples) or the continuation"
-            )
+        if positions:
+            self._check_window(max(positions) + 1)
         device, dtype = self._model.device, self._model.dtype
         # Additive mask: 0 where a query may attend, the dtype's minimum elsewhere (works with every
         # attention implementation, unlike a boolean mask that eager attention would add as 0/1).
@@ -106,7 +105,9 @@ class TreeKVCache:
                     use_cache=True,
                     logits_to_keep=torch.tensor(list(logits_at), dtype=torch.long, device=device),
                 )
-                log_probs = torch.log_softmax(output.logits[0].float(), dim=-1)
+                logits = output.logits[0].float()
+                # In place: a vocabulary-wide row per scored token is the largest buffer of a forward.
+                log_probs = logits.sub_(torch.logsumexp(logits, dim=-1, keepdim=True))
         except BaseException:
             self._reset()
             raise
@@ -114,6 +115,22 @@ class TreeKVCache:
         self._branch_depth = depth
         self._ancestors = ancestors
         return log_probs
+
+    def prefill(self, tokens: Sequence[int], keep: int, chunk: int) -> Sequence[int]:
+        """Commit all but the last ``keep`` of ``tokens`` in forwards of at most ``chunk`` tokens (no
+        logits); returns the last ``keep`` tokens, for the caller's own forward.
+
+        Why chunks: one forward's attention mask and activations grow with its token count times the
+        cache length, so a long new prompt in one forward needs memory quadratic in its length.
+        """
+        # Checked before any chunk runs: a prompt beyond the window must not cost a window's worth of forwards.
+        self._check_window(len(self._committed) + len(tokens))
+        cut = max(0, len(tokens) - keep)
+        for start in range(0, cut, chunk):
+            part = tokens[start : min(start + chunk, cut)]
+            self.extend(part, list(range(-1, len(part) - 1)), [])
+            self.commit(len(part))
+        return tokens[cut:]
 
     def commit(self, count: int) -> None:
         """Move the first ``count`` branch tokens into the committed sequence; drop all other branch tokens."""
@@ -123,6 +140,13 @@ class TreeKVCache:
         self._truncate(len(self._committed))
         self._branch_tokens, self._branch_depth = [], []
         self._ancestors = torch.zeros(0, 0, dtype=torch.bool)
+
+    def _check_window(self, positions: int) -> None:
+        if positions > self.context_window:
+            raise InvalidRequestError(
+                f"the prompt and its continuation need {positions} positions but the model's context window "
+                f"is {self.context_window} tokens: shorten the prompt (e.g. fewer examples) or the continuation"
+            )
 
     def _truncate(self, length: int) -> None:
         surplus = self._cache.get_seq_length() - length

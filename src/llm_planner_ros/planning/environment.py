@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from kitchen_sim.skill import Skill
-from kitchen_sim.world import World
+from kitchen_domain.skill import Skill
+from kitchen_domain.world import World
 
 
 @dataclass(frozen=True)

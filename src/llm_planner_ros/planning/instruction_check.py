@@ -31,10 +31,10 @@ from pathlib import Path
 
 import yaml
 
-from kitchen_sim.config import KitchenConfig
-from kitchen_sim.paths import resolve_config
-from kitchen_sim.skill import Skill
-from kitchen_sim.world import World
+from kitchen_domain.config import KitchenConfig
+from kitchen_domain.paths import resolve_config
+from kitchen_domain.skill import Skill
+from kitchen_domain.world import World
 
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult

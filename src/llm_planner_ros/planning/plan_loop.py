@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Protocol
 
-from kitchen_sim.skill import TERMINATE, Skill
+from kitchen_domain.skill import TERMINATE, Skill
 
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome

@@ -17,16 +17,16 @@ from typing import Any
 
 import yaml
 
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.paths import resolve_config
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.paths import resolve_config
 
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.plan_loop import Planner
 
 PLANNERS: dict[str, str] = {
-    "saycan": "llm_planner_ros.planning.saycan",
+    "saycan": "llm_planner_ros.planning.saycan.planner",
     "zero_shot": "llm_planner_ros.planning.zero_shot",
-    "llm_planner": "llm_planner_ros.planning.llm_planner",
+    "llm_planner": "llm_planner_ros.planning.llm_planner.planner",
     "progprompt": "llm_planner_ros.planning.progprompt.planner",
 }
 DEFAULT_PLANNER = "saycan"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from affordance_servers.model import AffordanceModel
-from kitchen_sim.failures import FailureInjector
-from kitchen_sim.skill import Skill
-from kitchen_sim.world import SkillError, World
+from llm_planner_ros.affordance.model import AffordanceModel
+from kitchen_domain.failures import FailureInjector
+from kitchen_domain.skill import Skill
+from kitchen_domain.world import SkillError, World
 
 from llm_planner_ros.planning.environment import SkillOutcome
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from kitchen_sim.kitchen import Kitchen
-from kitchen_sim.skill import Skill
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.skill import Skill
 
 from llm_planner_ros.llm.base import Embedder
 

@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from kitchen_sim.paths import resolve_config
-from kitchen_sim.skill import Skill
+from kitchen_domain.paths import resolve_config
+from kitchen_domain.skill import Skill
 
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord

@@ -1,12 +1,12 @@
 """One-to-one conversions between the planning core's types and llm_planner_interfaces messages
-(skills convert with kitchen_sim.messages, which the kitchen's own nodes use)."""
+(skills convert with llm_planner_ros.ros.messages, which the kitchen's own nodes use)."""
 
 from __future__ import annotations
 
 from builtin_interfaces.msg import Time
 
-from kitchen_sim.messages import skill_from_msg, skill_to_msg
-from kitchen_sim.skill import Skill
+from llm_planner_ros.ros.messages import skill_from_msg, skill_to_msg
+from kitchen_domain.skill import Skill
 from llm_planner_interfaces.msg import PlanStep, SkillScore
 
 from llm_planner_ros.planning.decision import CandidateScore, StepRecord, StepStatus

@@ -8,7 +8,7 @@ call has a timeout, and a server that is missing or fails ends the plan with a r
 this plan used before and is gone, is given up within ``server_lost_s``.
 
 When an executor gives no answer (it timed out, or left the graph mid-skill), the skill's outcome is
-read back from the world state (``kitchen_sim.outcome``), so the plan goes on from what the robot
+read back from the world state (``kitchen_domain.outcome``), so the plan goes on from what the robot
 really did: a skill the world shows done succeeded. A lost executor also ends the plan (ERROR): the
 skills it runs cannot run until it is restarted.
 """
@@ -22,11 +22,11 @@ from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from affordance_servers.state_provider import StateProvider
-from kitchen_sim.messages import skill_to_msg
-from kitchen_sim.outcome import ReadBack, read_back
-from kitchen_sim.skill import Skill
-from kitchen_sim.world import World
+from llm_planner_ros.ros.state_provider import StateProvider
+from llm_planner_ros.ros.messages import skill_to_msg
+from kitchen_domain.outcome import ReadBack, read_back
+from kitchen_domain.skill import Skill
+from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 
 from llm_planner_ros.planning.environment import SkillOutcome

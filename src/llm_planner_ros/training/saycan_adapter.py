@@ -20,7 +20,7 @@ The shipped adapter (data/saycan/adapter.safetensors) is six such stages, of 2,4
 bank of seed 0, then 3,600 each from banks of seeds 1 to 5 (docs/benchmarks.md, "The SayCan adapter"),
 e.g. the last:
 
-    python -m llm_planner_ros.planning.saycan_bank --count 12000 --seed 5 --exclude benchmarks/kitchen/dev.yaml \\
+    python -m llm_planner_ros.training.saycan_bank --count 12000 --seed 5 --exclude benchmarks/kitchen/dev.yaml \\
         --exclude data/saycan/held_out_instructions.txt --out /tmp/bank5.jsonl
     python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \\
         --seed 5 --lr 4e-4 --out data/saycan/adapter.safetensors
@@ -41,14 +41,14 @@ from typing import Any
 
 import torch
 
-from kitchen_sim.paths import repo_path
+from kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
-from llm_planner_ros.planning.saycan import dialog_example
-from llm_planner_ros.planning.saycan_bank import BANK_FILE, PlanExample, load_bank
-from llm_planner_ros.planning.saycan_prompt import DialogExample, SayCanPrompt
-from llm_planner_ros.planning.saycan_retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan.planner import dialog_example
+from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
+from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
+from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
 

@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from kitchen_sim.paths import resolve_config
-from kitchen_sim.skill import TERMINATE, Skill
+from kitchen_domain.paths import resolve_config
+from kitchen_domain.skill import TERMINATE, Skill
 
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kitchen_sim.skill import Skill
-from kitchen_sim.world import World
+from kitchen_domain.skill import Skill
+from kitchen_domain.world import World
 
 OBJECT = "obj"
 LOCATION = "location"

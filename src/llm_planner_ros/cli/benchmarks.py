@@ -1,0 +1,13 @@
+"""The benchmarks behind ``llm-planner bench <name>``, by name.
+
+Each benchmark is a module of ``llm_planner_ros.evaluation`` exposing ``add_arguments(parser)`` and ``run(args) -> int`` and is
+registered in ``BENCHMARKS`` (name -> module path) so the CLI imports only the one that runs.
+"""
+
+BENCHMARKS: dict[str, str] = {
+    "scoring": "llm_planner_ros.evaluation.scoring_bench",
+    "affordance": "llm_planner_ros.evaluation.affordance_bench",
+    "alfred-hlp": "llm_planner_ros.evaluation.alfred_hlp",
+    "kitchen": "llm_planner_ros.evaluation.kitchen_command",
+    "soak": "llm_planner_ros.evaluation.soak_bench",
+}

@@ -1,0 +1,267 @@
+"""``llm-planner bench alfred-hlp``: static high-level-plan accuracy of LLM-Planner on ALFRED.
+
+For each task of a refined-commands file (../shared/datasets/alfred_hlp/refined_valid_seen_commands.json,
+or a held-out split in the same format) the static LLM-Planner (``PlanGenerator``: K nearest examples of
+the LLM-Planner training set, ALFRED's high-level actions, one greedy generation) writes a plan from the
+instruction of the chosen variant; a task counts as correct when the normalized plan equals the
+normalized gold ``action_sequence`` exactly (papers/llm_planner.txt, section 5.2, "HLP ACC", static).
+The training examples are shown in the same normalized vocabulary (llm_planner_ros.evaluation.alfred_plans).
+
+Prints accuracy, LLM calls per task and wall time (overall and per task type); ``--json`` writes them
+with every task's instruction, gold, prediction and raw generation, ``accuracy`` at the top level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.evaluation.alfred_plans import AlfredStep, parse_knn_trajectory, parse_plan_text, render_plan
+from llm_planner_ros.planning.llm_planner.prompt import PlanExample
+
+if TYPE_CHECKING:
+    from llm_planner_ros.planning.llm_planner.planner import PlanGenerator
+
+# Variant name -> field of the refined-commands file holding that instruction.
+VARIANTS = {
+    "refined": "refined",
+    "original": "original",  # a list of crowd-sourced goals; the first annotation is used
+    "paraphrase1": "paraphras1_command",
+    "paraphrase2": "paraphras2_command",
+    "contextual": "contextual_command",
+    "korean": "korean_command",
+}
+
+
+@dataclass(frozen=True)
+class AlfredTask:
+    """One evaluation task: its id and type, the instruction of the chosen variant, the gold plan."""
+
+    task_id: str
+    task_type: str
+    instruction: str
+    gold: list[AlfredStep]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", required=True, type=Path, help="refined-commands JSON (tasks with gold plans)")
+    parser.add_argument("--examples", required=True, type=Path, help="LLM-Planner training set JSON (retrieval pool)")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="refined", help="which instruction to plan from")
+    parser.add_argument("--k", type=int, default=9, help="in-context examples retrieved per task (paper: 9)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N tasks (0: all)")
+    parser.add_argument(
+        "--max-tokens", type=int, default=112,
+        help="budget of one generated plan (the longest training plan is 106 SmolLM2 tokens)",
+    )
+    parser.add_argument("--logit-bias", type=float, default=0.1, help="bias on action-name tokens (0: off)")
+    parser.add_argument(
+        "--llm", action="append", default=[], metavar="KEY=VALUE",
+        help="language-model setting (llm_planner_ros.llm.factory.LLMConfig), repeatable: backend=openai, "
+        "model=..., device=cuda, backend=replay recording=FILE (default: backend=hf, the embedded SmolLM2)",
+    )
+    parser.add_argument("--json", type=Path, help="write the results here")
+
+
+def load_tasks(path: Path, variant: str) -> list[AlfredTask]:
+    """The tasks of a refined-commands file; ValueError names the entry and the missing field."""
+    field = VARIANTS[variant]
+    tasks = []
+    for index, entry in enumerate(_json_list(path)):
+        missing = [key for key in ("task_id", "action_sequence", field) if key not in entry]
+        if missing:
+            raise ValueError(f"{path}: entry {index} lacks {', '.join(missing)} (is it a refined-commands file?)")
+        instruction = entry[field][0] if isinstance(entry[field], list) else entry[field]
+        if not isinstance(instruction, str) or not instruction.strip():
+            raise ValueError(f"{path}: entry {index} ({entry['task_id']}) has no {variant} instruction")
+        gold = parse_plan_text(entry["action_sequence"])
+        tasks.append(AlfredTask(entry["task_id"], entry.get("task_type", ""), instruction.strip(), gold))
+    return tasks
+
+
+def load_examples(path: Path) -> list[PlanExample]:
+    """The LLM-Planner training set as plan examples: goal instruction -> normalized plan."""
+    examples = []
+    for index, entry in enumerate(_json_list(path)):
+        if not isinstance(entry, dict) or "task_instr" not in entry or "gold_traj" not in entry:
+            raise ValueError(f"{path}: entry {index} lacks task_instr or gold_traj (is it llm_planner_knn_set.json?)")
+        plan = parse_knn_trajectory(entry["gold_traj"])
+        examples.append(PlanExample(entry["task_instr"].strip(), tuple(step.render() for step in plan)))
+    return examples
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from llm_planner_ros.llm.base import LLMError
+
+    console = Console(stderr=True)
+    try:
+        report = _evaluate(args, console)
+    except (ValueError, LLMError) as error:
+        console.print(f"[red]alfred-hlp: {error}[/red]")
+        return 2
+    _print_summary(report, args.data.name)
+    if args.json:
+        _write(args.json, report)
+        console.print(f"wrote {args.json}")
+    return 0
+
+
+def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
+    """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.evaluation.alfred_plans import ACTIONS
+    from llm_planner_ros.planning.knn_retriever import KnnRetriever
+    from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
+    from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
+
+    tasks = load_tasks(args.data, args.variant)
+    tasks = tasks[: args.limit] if args.limit > 0 else tasks
+    examples = load_examples(args.examples)
+    options = GenerationOptions(examples=args.k, max_tokens=args.max_tokens, logit_bias=args.logit_bias)
+    llm_config = _llm_config(args.llm)
+    loading = time.perf_counter()
+    model = _CallCounter(load_language_model(llm_config, report=console.print))
+    retriever = KnnRetriever(examples, lambda example: example.task, load_embedder({}))
+    generator = PlanGenerator(model, retriever, LlmPlannerPrompt(), options)
+
+    header = {"benchmark": "alfred-hlp", "variant": args.variant, "data": str(args.data),
+              "examples": str(args.examples), "k": args.k, "max_tokens": args.max_tokens,
+              "logit_bias": args.logit_bias, "llm": llm_config, "model": model.name,
+              "load_seconds": round(time.perf_counter() - loading, 3)}
+    results: list[dict[str, Any]] = []
+    started = time.perf_counter()
+
+    def report(finished: bool) -> dict[str, Any]:
+        summary = _summary(results, model.calls, time.perf_counter() - started)
+        return {**header, "finished": finished, **summary, "results": results}
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task(f"alfred-hlp {args.variant}", total=len(tasks))
+        for task in tasks:
+            results.append(_plan_task(task, generator, ACTIONS))
+            if args.json:  # long runs on shared machines get cut: keep what is done so far
+                _write(args.json, report(finished=False))
+            progress.advance(bar)
+    return report(finished=True)
+
+
+def _plan_task(task: AlfredTask, generator: PlanGenerator, actions: Sequence[str]) -> dict[str, Any]:
+    """One task's result: gold, prediction, raw generation, correctness, seconds (and the error, if any)."""
+    from llm_planner_ros.llm.base import LLMError
+
+    started = time.perf_counter()
+    result: dict[str, Any] = {"task_id": task.task_id, "task_type": task.task_type,
+                              "instruction": task.instruction, "gold": render_plan(task.gold)}
+    try:
+        generated = generator.generate(task.instruction, actions)
+    except LLMError as error:  # one bad request (say, a prompt over the context window) fails one task
+        result.update(predicted="", generated="", correct=False, error=str(error))
+    else:
+        predicted = parse_plan_text(generated.text)
+        result.update(predicted=render_plan(predicted), generated=generated.text, correct=predicted == task.gold)
+    result["seconds"] = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _write(path: Path, report: dict[str, Any]) -> None:
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+def _print_summary(report: dict[str, Any], data_name: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"ALFRED-HLP static plan accuracy ({report['variant']}, {data_name}, {report['model']})")
+    for column in ("task type", "tasks", "correct", "accuracy"):
+        table.add_column(column, justify="left" if column == "task type" else "right")
+    for task_type, row in report["by_task_type"].items():
+        table.add_row(task_type, str(row["tasks"]), str(row["correct"]), f"{row['accuracy']:.1%}")
+    table.add_row("all", str(report["tasks"]), str(report["correct"]), f"{report['accuracy']:.1%}", style="bold")
+    console = Console()
+    console.print(table)
+    console.print(
+        f"LLM calls per task: {report['llm_calls_per_task']:.2f}; wall time {report['seconds']:.1f} s "
+        f"({report['seconds_per_task']:.2f} s per task; model loading {report['load_seconds']:.1f} s); "
+        f"failed requests: {report['errors']}"
+    )
+
+
+def _summary(results: Sequence[dict[str, Any]], calls: int, seconds: float) -> dict[str, Any]:
+    total = len(results)
+    correct = sum(r["correct"] for r in results)
+    per_type_total = Counter(r["task_type"] for r in results)
+    per_type_correct = Counter(r["task_type"] for r in results if r["correct"])
+    by_type = {
+        task_type: {"tasks": n, "correct": per_type_correct[task_type], "accuracy": per_type_correct[task_type] / n}
+        for task_type, n in sorted(per_type_total.items())
+    }
+    return {
+        "tasks": total,
+        "correct": correct,
+        "errors": sum("error" in r for r in results),
+        "accuracy": correct / total if total else 0.0,
+        "llm_calls_per_task": calls / total if total else 0.0,
+        "seconds": round(seconds, 3),
+        "seconds_per_task": round(seconds / total, 3) if total else 0.0,
+        "by_task_type": by_type,
+    }
+
+
+def _llm_config(settings: Sequence[str]) -> dict[str, str]:
+    config = {"backend": "hf"}
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or not key.strip():
+            raise SystemExit(f"--llm {setting!r}: write KEY=VALUE, e.g. --llm backend=replay --llm recording=run.jsonl")
+        config[key.strip()] = value.strip()
+    return config
+
+
+class _CallCounter(LanguageModel):
+    """Counts the calls a benchmark makes to its language model (the paper reports calls per task)."""
+
+    def __init__(self, model: LanguageModel) -> None:
+        self._model = model
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return self._model.name
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        self.calls += 1
+        return self._model.score(prompt, completions, per_token)
+
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
+        self.calls += 1
+        return self._model.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+
+
+def _json_list(path: Path) -> list[Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: cannot read JSON ({error})") from error
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"{path}: expected a non-empty JSON list of tasks")
+    return data

@@ -1,0 +1,177 @@
+"""``llm-planner bench kitchen``: plan success, execution success, Exec and GCR over an episode file.
+
+    llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \\
+        [--ablation no_affordance|generative] [--execution-failures] [--seed N] \\
+        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--limit N] [--ids a,b] \\
+        [--option KEY=VALUE ...]
+
+By default the planner, affordance model and simulator classes run in this process (fast); with
+``--ros`` every episode goes through the real node graph (evaluation.ros_runner). ``--llm KEY=VALUE``
+sets the language model (the fields of llm_planner_ros.llm.factory.LLMConfig; default: the embedded
+SmolLM2), e.g. ``--llm backend=replay --llm recording=run.jsonl``. ``--option KEY=VALUE`` overrides one
+option of the planner's section of config/planners.yaml for this run (the value is read as YAML), e.g.
+``--option examples=none --option retrieved_examples=4``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_EPISODES = Path("benchmarks/kitchen/dev.yaml")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--episodes", type=Path, default=DEFAULT_EPISODES, help=f"episode file (default {DEFAULT_EPISODES})")
+    parser.add_argument("--planner", default="saycan", help="saycan | zero_shot | llm_planner | progprompt")
+    parser.add_argument("--ablation", default=None, help="saycan only: no_affordance | generative")
+    parser.add_argument("--execution-failures", action="store_true",
+                        help="also run every episode with the simulator's seeded skill failures (execution success)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the injected failures")
+    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting (repeatable)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="override an option of the planner's section of config/planners.yaml (repeatable)")
+    parser.add_argument("--ros", action="store_true", help="run through the real node graph instead of in-process")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N episodes (0: all)")
+    parser.add_argument("--ids", default="", help="only these comma-separated episode ids")
+    parser.add_argument("--json", type=Path, help="write the summary and every episode as JSON")
+    parser.add_argument("--report", type=Path, help="write a Markdown report")
+    parser.add_argument("--plot", type=Path, help="write a per-family success chart (PNG)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.options import parse_key_values
+    from kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, runs_as_dicts, summarize
+    from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
+
+    console = Console()
+    kitchen = load_kitchen()
+    episodes = list(load_episodes(args.episodes, kitchen))
+    if args.ids:
+        wanted = set(args.ids.split(","))
+        missing = wanted - {e.id for e in episodes}
+        if missing:
+            raise SystemExit(f"episode id(s) not in {args.episodes}: {', '.join(sorted(missing))}")
+        episodes = [e for e in episodes if e.id in wanted]
+    if args.limit:
+        episodes = episodes[: args.limit]
+    llm_config = parse_key_values(args.llm)
+    options = _planner_options(args)
+
+    model = None
+    with _runner(args, kitchen, llm_config, options, console) as (runner, model):
+        runs = []
+        started = time.perf_counter()
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("episodes", total=len(episodes))
+            for episode in episodes:
+                progress.update(task, description=f"{episode.id:<24}")
+                run = evaluate_episode(episode, kitchen, runner, model, args.execution_failures)
+                runs.append(run)
+                mark = "[green]ok[/green]" if run.plan_success else f"[red]{run.failure}[/red]"
+                progress.console.print(f"{episode.id:<24} {mark}  {', '.join(run.plan)}")
+                progress.advance(task)
+        total_s = time.perf_counter() - started
+
+    summary = summarize(runs)
+    label = args.planner + (f" ({args.ablation})" if args.ablation else "")
+    result: dict[str, Any] = {
+        "planner": args.planner, "ablation": args.ablation or "none", "episodes_file": str(args.episodes),
+        "model": model.name if model is not None else llm_config.get("backend", "hf"), "ros": args.ros,
+        "planner_options": options.get(args.planner, {}),
+        "execution_failures": args.execution_failures, "seed": args.seed, "wall_s": total_s, **summary,
+        "runs": runs_as_dicts(runs),
+    }
+    console.print(markdown_report(summary, f"kitchen benchmark: {label} on {args.episodes}"))
+    console.print(f"plan_success {summary['plan_success']:.3f}  execution_success {summary['execution_success']:.3f}  "
+                  f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({total_s:.0f} s)")
+    if args.execution_failures:
+        console.print(f"{summary['execution_failed_skills']} skill attempts failed in the pass with injected failures")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2))
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(markdown_report(summary, f"Kitchen benchmark: {label} on {args.episodes}"))
+    if args.plot:
+        write_family_chart(summary, args.plot, f"{label} on {args.episodes}")
+    return 0
+
+
+def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    import yaml
+
+    from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.planning.registry import PLANNERS, load_planner_options
+
+    if args.planner not in PLANNERS:
+        raise SystemExit(f"unknown planner {args.planner!r}; choose one of {', '.join(PLANNERS)}")
+    options = load_planner_options()
+    section = options.setdefault(args.planner, {})
+    for key, text in parse_key_values(args.option, "--option").items():
+        # config/planners.yaml lists every option of a method, so a key it lacks is a typo
+        if key not in section:
+            raise SystemExit(f"--option {key}: {args.planner} has no such option; known: {', '.join(sorted(section))}")
+        section[key] = yaml.safe_load(text)
+    if args.ablation:
+        if args.planner != "saycan":
+            raise SystemExit("--ablation applies to --planner saycan only")
+        section["ablation"] = args.ablation
+    return options
+
+
+class _runner:
+    """Context manager giving (runner, counting model or None): in-process, or the ROS graphs."""
+
+    def __init__(self, args: argparse.Namespace, kitchen: Any, llm_config: dict[str, str],
+                 options: dict[str, dict[str, Any]], console: Any) -> None:
+        self._args, self._kitchen, self._llm, self._options, self._console = args, kitchen, llm_config, options, console
+        self._closer: Any = None
+
+    def __enter__(self) -> tuple[Any, Any]:
+        if self._args.ros:
+            return self._ros(), None
+        from kitchen_domain.failures import FailureInjector
+        from llm_planner_ros.evaluation.counting_model import CountingModel
+        from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
+        from llm_planner_ros.llm.factory import load_embedder, load_language_model
+        from llm_planner_ros.planning.registry import PlannerResources, build_planner
+
+        with self._console.status("loading the language model"):
+            model = CountingModel(load_language_model(self._llm))
+        resources = PlannerResources(model, self._kitchen, lambda: load_embedder({}), self._options)
+        planner = build_planner(self._args.planner, resources)
+        probabilities = self._kitchen.library.failure_probability
+
+        def runner(episode: Any, failures: bool) -> Any:
+            injector = FailureInjector(probabilities, seed=self._args.seed, enabled=True) if failures else None
+            return plan_in_process(planner, episode, self._kitchen, injector)
+
+        return runner, model
+
+    def _ros(self) -> Any:
+        import yaml
+
+        from llm_planner_ros.evaluation.ros_runner import RosKitchenRunner
+
+        work = Path(tempfile.mkdtemp(prefix="kitchen-bench-"))
+        planners_file = work / "planners.yaml"
+        planners_file.write_text(yaml.safe_dump(self._options))
+        with self._console.status(f"starting the node graphs (logs in {work})"):
+            self._closer = RosKitchenRunner(self._kitchen, self._args.episodes, work, self._llm, self._args.planner,
+                                            planners_file, self._args.seed, self._args.execution_failures)
+        return self._closer
+
+    def __exit__(self, *exc: object) -> None:
+        if self._closer is not None:
+            self._closer.__exit__(*exc)

@@ -1,0 +1,191 @@
+"""``llm_service_node``: one language model shared over ROS by every planner (and every robot).
+
+Serves ``/llm/score`` (ScoreCompletions) and ``/llm/generate`` (GenerateText) with the backend its
+parameters describe: one parameter per field of ``llm_planner_ros.llm.factory.LLMConfig`` (backend,
+model, device, base_url, ...; defaults and help in ``config/llm_service.yaml``), plus
+``default_max_tokens``, ``request_queue_depth`` and one parameter per size limit of
+``llm_planner_ros.llm.limits.RequestLimits`` (``max_completions``, ``max_samples``, ...). The node
+only translates messages; the model work is the ROS-free ``LanguageModel``.
+
+Lifecycle: the services exist from the start; the model loads on a background thread (the first
+start of the embedded model de-quantizes it, ~20 s), and requests arriving meanwhile wait for it.
+Requests are served one at a time in arrival order (one mutually exclusive callback group); the
+rest wait in the services' request queues (``request_queue_depth`` each, reliable), so concurrent
+clients are queued, never dropped, up to that depth.
+
+Outcomes of a request: ``success`` true with the results; or ``success`` false with ``message``
+saying why: a malformed request (empty prompt or candidate list, a prompt beyond the context window,
+``logit_bias_words`` and ``logit_bias_values`` of different lengths), a request over a size limit (the
+message names the value asked, the limit and its parameter), a backend failure (server down or slow
+after its retries, no prompt log-probs), or a model that failed to load (the message has the loading
+error and its fix). No request crashes the node: reading the request, calling the model and filling
+the response all run inside one guard.
+
+GenerateText fields left at 0 mean: ``num_samples`` 1, ``max_tokens`` ``default_max_tokens``,
+``top_p`` 1.0; ``temperature`` 0 is greedy; ``logit_bias_values[i]`` is the bias of
+``logit_bias_words[i]``. Strings arrive as rclpy decodes them: invalid UTF-8 bytes become U+FFFD.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+import rclpy
+from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
+from rcl_interfaces.msg import IntegerRange, ParameterDescriptor
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMError
+from llm_planner_ros.llm.factory import LLMConfig, load_language_model
+from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
+from llm_planner_ros.llm.limits import RequestLimits
+
+SCORE_SERVICE = "/llm/score"
+GENERATE_SERVICE = "/llm/generate"
+
+_NODE_PARAMETERS: dict[str, tuple[int, str]] = {
+    "default_max_tokens": (64, "max_tokens of a GenerateText request that leaves it at 0"),
+    "request_queue_depth": (1000, "requests each service holds while one is served (reliable, keep last)"),
+    **{f.name: (f.default, f"largest request served: {f.metadata['help']}") for f in dataclasses.fields(RequestLimits)},
+}
+_POSITIVE = IntegerRange(from_value=1, to_value=1_000_000_000, step=1)
+
+ResponseT = TypeVar("ResponseT", ScoreCompletions.Response, GenerateText.Response)
+
+
+class LLMServiceNode(Node):
+    """Adapter from the two LLM services to one ``LanguageModel`` (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__("llm_service")
+        for field in dataclasses.fields(LLMConfig):
+            # Dynamic typing: a YAML `timeout_s: 60` (an int) must not stop the node; the factory
+            # converts each value and reports what does not convert.
+            self.declare_parameter(
+                field.name, field.default, ParameterDescriptor(description=field.metadata["help"], dynamic_typing=True)
+            )
+        for name, (default, description) in _NODE_PARAMETERS.items():
+            self.declare_parameter(name, default, ParameterDescriptor(description=description, integer_range=[_POSITIVE]))
+        self._model: LanguageModel | None = None
+        self._load_error = ""
+        self._loaded = threading.Event()
+        queue = QoSProfile(
+            history=HistoryPolicy.KEEP_LAST,
+            depth=int(self.get_parameter("request_queue_depth").value),
+            reliability=ReliabilityPolicy.RELIABLE,
+        )
+        serial = MutuallyExclusiveCallbackGroup()
+        self.create_service(ScoreCompletions, SCORE_SERVICE, self._on_score, qos_profile=queue, callback_group=serial)
+        self.create_service(GenerateText, GENERATE_SERVICE, self._on_generate, qos_profile=queue, callback_group=serial)
+        threading.Thread(target=self._load, name="llm-load", daemon=True).start()
+
+    def _load(self) -> None:
+        config = {field.name: self.get_parameter(field.name).value for field in dataclasses.fields(LLMConfig)}
+        logger = self.get_logger()
+        try:
+            self._model = load_language_model(config, report=logger.info)
+            logger.info(f"serving {SCORE_SERVICE} and {GENERATE_SERVICE} with {self._model.name}")
+        except LLMError as error:
+            self._load_error = f"the language model did not load: {error}"
+            logger.error(self._load_error)
+        except Exception as error:  # noqa: BLE001 - any loading failure must become a reason, not a dead node
+            self._load_error = f"the language model did not load ({type(error).__name__}): {error}"
+            logger.error(self._load_error)
+        finally:
+            self._loaded.set()
+
+    def _on_score(self, request: ScoreCompletions.Request, response: ScoreCompletions.Response) -> ScoreCompletions.Response:
+        def answer(model: LanguageModel) -> None:
+            completions = list(request.completions)
+            self._limits().check_score(request.prompt, completions)
+            result = model.score(request.prompt, completions, per_token=request.per_token)
+            response.log_probs = list(result.log_probs)
+            response.token_counts = list(result.token_counts)
+            if result.token_log_probs is not None:
+                response.token_log_probs = [value for values in result.token_log_probs for value in values]
+
+        return self._serve(response, answer)
+
+    def _on_generate(self, request: GenerateText.Request, response: GenerateText.Response) -> GenerateText.Response:
+        def answer(model: LanguageModel) -> None:
+            num_samples = request.num_samples or 1
+            max_tokens = request.max_tokens or int(self.get_parameter("default_max_tokens").value)
+            stop = list(request.stop)
+            self._limits().check_generate(request.prompt, num_samples, max_tokens, stop, request.logit_bias_words)
+            bias = logit_bias(list(request.logit_bias_words), list(request.logit_bias_values))
+            result = model.generate(
+                request.prompt,
+                n=num_samples,
+                max_tokens=max_tokens,
+                temperature=float(request.temperature),
+                top_p=float(request.top_p) or 1.0,
+                stop=stop,
+                logit_bias=bias or None,
+            )
+            response.texts = list(result.texts)
+            response.mean_log_probs = list(result.mean_log_probs)
+
+        return self._serve(response, answer)
+
+    def _limits(self) -> RequestLimits:
+        # Read per request, so `ros2 param set` changes a limit without a restart.
+        return RequestLimits(**{f.name: int(self.get_parameter(f.name).value) for f in dataclasses.fields(RequestLimits)})
+
+    def _serve(self, response: ResponseT, answer: Callable[[LanguageModel], None]) -> ResponseT:
+        """Run ``answer`` (which reads the request, calls the model and fills ``response``); set
+        ``success``, ``message`` and ``model``. Nothing ``answer`` raises leaves this method."""
+        self._loaded.wait()
+        if self._model is None:
+            response.success, response.message = False, self._load_error
+            return response
+        response.model = self._model.name
+        try:
+            answer(self._model)
+        except LLMError as error:
+            response.success, response.message = False, str(error)
+            self.get_logger().warning(f"request refused: {error}")
+            return response
+        except Exception as error:  # noqa: BLE001 - a bug in one request must not take the node down
+            response.success, response.message = False, f"internal error ({type(error).__name__}): {error}"
+            self.get_logger().error(f"request failed: {response.message}")
+            return response
+        response.success, response.message = True, ""
+        return response
+
+
+def logit_bias(words: list[str], values: list[float]) -> dict[str, float]:
+    """The word -> bias mapping of a GenerateText request (``values[i]`` belongs to ``words[i]``; a
+    repeated word keeps its last value); InvalidRequestError when the lists differ in length."""
+    if len(words) != len(values):
+        raise InvalidRequestError(
+            f"logit_bias_words has {len(words)} words but logit_bias_values has {len(values)} values: "
+            "give one value per word, in the same order"
+        )
+    return {word: float(value) for word, value in zip(words, values, strict=True)}
+
+
+def main(args: list[str] | None = None) -> None:
+    limit_openmp_spinning()
+    rclpy.init(args=args)
+    node = LLMServiceNode()
+    # Two threads: the serial model group holds one, the other keeps parameter services responsive.
+    executor = MultiThreadedExecutor(num_threads=2)
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        executor.shutdown()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,346 @@
+"""planner_node: the ``ExecuteInstruction`` action server at ``/llm_planner/execute_instruction``.
+
+A thin adapter: it builds the configured planning method (llm_planner_ros.planning.registry), gives
+it a ``RosEnvironment`` (affordance servers, executors, perceived state) or, for ``plan_only`` goals,
+a ``SimulatedEnvironment`` over a snapshot of the current state, and runs the shared plan loop with
+the safety gates wired to ROS:
+
+- allow-list (``allowed_skills`` patterns): anything else is never dispatched;
+- ``require_confirmation``: ``/llm_planner/confirm`` (ConfirmPlan) must approve each step in time;
+- e-stop: ``True`` on ``/llm_planner/stop`` (std_msgs/Bool) cancels the running skill and aborts; with
+  ``estop_latched`` (default) it holds, and every goal is refused, until ``False`` is published.
+
+One goal at a time. A goal that arrives while another runs is answered at once: with
+``on_busy: reject`` it is accepted and immediately aborted with the reason in ``result.message``
+(a plain ROS rejection could not say why); with ``on_busy: preempt`` the running goal is canceled
+and the newest goal runs (older waiting ones end as preempted). Goals that may not run at all (more
+steps than ``max_steps_limit``, a latched e-stop) are likewise accepted and aborted with the reason,
+never rejected silently. The action's services keep ``goal_queue_depth`` requests, so a burst of
+goals is answered in full. A running goal whose client left the graph (killed: it can no longer
+cancel) is canceled after ``client_grace_s`` (goal_control.ClientWatch). Every step is published as
+feedback and on ``/llm_planner/scores`` (PlanStep), and drawn on ``/llm_planner/markers``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import time
+from collections.abc import Sequence
+
+import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.action.server import ServerGoalHandle
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from std_msgs.msg import Bool
+from visualization_msgs.msg import MarkerArray
+
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_interfaces.msg import PlanStep
+from llm_planner_interfaces.srv import ConfirmPlan
+
+from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
+from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_model
+from llm_planner_ros.planning.decision import StepRecord
+from llm_planner_ros.planning.instruction_check import ObjectVocabulary, Verdict, check_instruction
+from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
+from llm_planner_ros.planning.registry import PlannerCache, PlannerResources, UnknownPlannerError, load_planner_options
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+from llm_planner_ros.ros.conversions import record_to_msg
+from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.llm_client import ServiceLanguageModel
+from llm_planner_ros.ros.plan_markers import plan_markers
+from llm_planner_ros.ros.qos import action_service_qos
+from llm_planner_ros.ros.ros_environment import RosEnvironment
+
+_PARAMETERS: dict[str, tuple[object, str]] = {
+    "planner": ("saycan", "default method when a goal's planner field is empty"),
+    "planners_file": ("", "per-method options (empty: config/planners.yaml)"),
+    "world_file": ("", "kitchen world facts (empty: config/kitchen_world.yaml)"),
+    "skills_file": ("", "skill library (empty: config/kitchen_skills.yaml)"),
+    "llm_mode": ("service", "service: call /llm/score and /llm/generate; in_process: load the model here "
+                 "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)"),
+    "llm_timeout_s": (120.0, "limit of one LLM call"),
+    "max_steps": (30, "default step budget when a goal's max_steps is 0"),
+    "max_steps_limit": (200, "a goal asking for more steps is refused (aborted at once, result.message says why)"),
+    "max_instruction_chars": (2000, "longer instructions are refused with a reason"),
+    "missing_objects": ("refuse", "refuse | confirm | warn: an instruction naming an object the scene lacks ends at "
+                        "once, asks /llm_planner/confirm for a substitute, or is planned with a warning in the result"),
+    "allowed_skills": (["*"], "fnmatch patterns of skill texts that may be dispatched; nothing else ever is"),
+    "require_confirmation": (False, "ask /llm_planner/confirm (ConfirmPlan) before every step"),
+    "confirm_timeout_s": (30.0, "a confirmation not answered in time counts as refused"),
+    "affordance_timeout_s": (10.0, "limit of one affordance batch"),
+    "executor_timeout_s": (120.0, "limit of one skill execution"),
+    "server_wait_s": (10.0, "how long to wait for a server to appear"),
+    "server_lost_s": (3.0, "how long a server that left the graph (stopped, restarted) may take to answer or come "
+                      "back before the plan ends with an error; also bounds reading a lost skill's outcome back"),
+    "state_timeout_s": (10.0, "how long to wait for a first world state"),
+    "on_busy": ("reject", "reject | preempt: what a goal arriving during another one does"),
+    "goal_queue_depth": (100, "goal, result and cancel requests the action keeps until taken (read at start; "
+                         "rclpy's default of 10 loses the rest of a burst of goals)"),
+    "estop_latched": (True, "true: a stop on /llm_planner/stop holds, refusing every goal, until false is published; "
+                      "false: momentary, the next goal runs (read at start)"),
+    "client_grace_s": (10.0, "a running goal whose client left the graph (none of the subscriptions on the action's "
+                       "feedback topic at its start remain) this long is canceled; 0 = never"),
+    "frame_id": ("map", "frame of the RViz markers"),
+    "scene_topic": ("/scene/objects", "SceneObjectArray of the perceived (or simulated) objects"),
+    "robot_state_topic": ("/sim/robot_state", "robot-state JSON record (kitchen_domain.robot_state)"),
+    "match_stamps": (True, "pair scene and robot state by stamp (true for the simulator, false on a robot)"),
+}
+
+
+ACTION = "/llm_planner/execute_instruction"
+FEEDBACK_TOPIC = f"{ACTION}/_action/feedback"
+STOP_TOPIC = "/llm_planner/stop"
+PREEMPTED = "preempted by a newer goal"
+CLIENT_WATCH_PERIOD_S = 0.5
+
+
+@dataclasses.dataclass(frozen=True)
+class _RunningGoal:
+    """The goal holding the slot: its GoalSlot ticket, and the watch on its client (None: not watched)."""
+
+    ticket: int
+    watch: ClientWatch | None
+
+
+class PlannerNode(Node):
+    """Serves ExecuteInstruction. Outcomes of a goal: SUCCEEDED when the method ended with ``done``;
+    CANCELED when the client canceled; ABORTED otherwise, with ``result.message`` saying why
+    (step budget, refusal, e-stop, a missing server, a malformed instruction, busy)."""
+
+    def __init__(self) -> None:
+        super().__init__("planner")
+        for name, (default, description) in _PARAMETERS.items():
+            self.declare_parameter(name, default, ParameterDescriptor(description=description))
+        for option in dataclasses.fields(LLMConfig):
+            self.declare_parameter(f"llm.{option.name}", option.default,
+                                   ParameterDescriptor(description=option.metadata["help"]))
+        self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
+        self._objects = ObjectVocabulary.of_kitchen(self._kitchen.config)
+        self._planner_options = load_planner_options(self._str("planners_file") or None)
+        self._clients_group = ReentrantCallbackGroup()
+        self._model: LanguageModel = self._language_model()
+        self._state = TopicStateProvider(
+            self, self._kitchen, self._str("scene_topic"), self._str("robot_state_topic"),
+            bool(self.get_parameter("match_stamps").value), callback_group=self._clients_group,
+        )
+        self._confirm = self.create_client(ConfirmPlan, "/llm_planner/confirm", callback_group=self._clients_group)
+        self._scores = self.create_publisher(PlanStep, "/llm_planner/scores", 10)
+        self._markers = self.create_publisher(MarkerArray, "/llm_planner/markers", 10)
+        # Built once: a method per goal reloaded the sentence embedder each time (+45-70 MB RSS per goal).
+        self._planners = PlannerCache(PlannerResources(self._model, self._kitchen, lambda: load_embedder({}),
+                                                       self._planner_options))
+        self._slot = GoalSlot()
+        self._goal: _RunningGoal | None = None
+        self._estop = EStop(bool(self.get_parameter("estop_latched").value), STOP_TOPIC)
+        # Reliable and volatile: a transient_local subscription would not match the volatile publishers
+        # (`ros2 topic pub`, rclpy defaults); a stop sent before the planner was up is therefore not seen.
+        self.create_subscription(Bool, STOP_TOPIC, self._on_stop, 10, callback_group=MutuallyExclusiveCallbackGroup())
+        service_qos = action_service_qos(int(self.get_parameter("goal_queue_depth").value))
+        self._server = ActionServer(
+            self,
+            ExecuteInstruction,
+            ACTION,
+            execute_callback=self._execute,
+            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda _handle: CancelResponse.ACCEPT,
+            callback_group=ReentrantCallbackGroup(),
+            goal_service_qos_profile=service_qos,
+            result_service_qos_profile=service_qos,
+            cancel_service_qos_profile=service_qos,
+        )
+        self.create_timer(CLIENT_WATCH_PERIOD_S, self._watch_client, callback_group=MutuallyExclusiveCallbackGroup())
+        self.get_logger().info(
+            f"ready: {ACTION} (default planner {self._str('planner')}, llm {self._str('llm_mode')})"
+        )
+
+    # ----- parameters ----------------------------------------------------------------------------------
+    def _str(self, name: str) -> str:
+        return str(self.get_parameter(name).value)
+
+    def _float(self, name: str) -> float:
+        return float(self.get_parameter(name).value)
+
+    def _language_model(self) -> LanguageModel:
+        mode = self._str("llm_mode")
+        if mode == "service":
+            return ServiceLanguageModel(self, self._clients_group, self._float("llm_timeout_s"), self._float("server_wait_s"),
+                                        self._float("server_lost_s"))
+        if mode == "in_process":
+            config = {option.name: self.get_parameter(f"llm.{option.name}").value for option in dataclasses.fields(LLMConfig)}
+            return load_language_model(config, report=self.get_logger().info)
+        raise ValueError(f"llm_mode must be 'service' or 'in_process', got {mode!r}")
+
+    # ----- goals -----------------------------------------------------------------------------------------
+    def _execute(self, handle: ServerGoalHandle) -> ExecuteInstruction.Result:
+        if (refusal := self._refusal(handle.request)) is not None:
+            return self._end(handle, refusal)
+        preempt = self._str("on_busy") == "preempt"
+        ticket = self._slot.preempt() if preempt else self._slot.try_enter()
+        if ticket is None:
+            return self._end(handle, PlanResult(EndReason.CANCELED, PREEMPTED) if preempt else PlanResult(
+                EndReason.ERROR, "busy: another instruction is running; cancel it first (or set on_busy: preempt)"))
+        self._estop.goal_started()
+        grace = self._float("client_grace_s")
+        self._goal = _RunningGoal(ticket, ClientWatch(grace, time.monotonic()) if grace > 0 else None)
+        try:
+            return self._end(handle, self._plan(handle))
+        finally:
+            # Cleared before the slot is free: the next goal sets its own only once it holds the slot.
+            self._goal = None
+            self._slot.leave(ticket)
+
+    def _refusal(self, goal: ExecuteInstruction.Goal) -> PlanResult | None:
+        """Why a goal ends as soon as it arrives, without waiting for the slot: more steps asked than
+        ``max_steps_limit`` (a client's -1 wraps to 4294967295), or a latched e-stop; None if it may run."""
+        limit = int(self.get_parameter("max_steps_limit").value)
+        if goal.max_steps > limit:
+            return PlanResult(EndReason.ERROR, f"max_steps {goal.max_steps} is over the limit of {limit} (parameter "
+                                               f"max_steps_limit): ask for at most {limit}, or 0 for the default")
+        if (reason := self._estop.refusal()) is not None:
+            return PlanResult(EndReason.CANCELED, reason)
+        return None
+
+    def _stop_reason(self, handle: ServerGoalHandle) -> str | None:
+        """Why the running goal must stop now (polled between steps and while a skill runs), or None."""
+        if handle.is_cancel_requested:
+            return "canceled by the client"
+        if (reason := self._estop.reason()) is not None:
+            return reason
+        goal = self._goal
+        if goal is not None and self._slot.superseded(goal.ticket):
+            return PREEMPTED
+        if goal is not None and goal.watch is not None and goal.watch.gone:
+            return (f"the client went away: none of its subscriptions on {FEEDBACK_TOPIC} seen for "
+                    f"{goal.watch.grace_s:g} s (parameter client_grace_s)")
+        return None
+
+    def _watch_client(self) -> None:
+        goal = self._goal
+        if goal is None or goal.watch is None:
+            return
+        subscribers = [bytes(info.endpoint_gid) for info in self.get_subscriptions_info_by_topic(FEEDBACK_TOPIC)]
+        if goal.watch.update(subscribers, time.monotonic()):
+            self.get_logger().warning(f"the client of the running goal left the graph {goal.watch.grace_s:g} s ago: "
+                                      "canceling the goal")
+
+    def _plan(self, handle: ServerGoalHandle) -> PlanResult:
+        goal: ExecuteInstruction.Goal = handle.request
+        verdict = self._check_instruction(goal.instruction)
+        if verdict.refusal is not None:
+            return verdict.refusal
+        instruction = verdict.text
+        try:
+            planner = self._planners.get(goal.planner or self._str("planner"))
+        except (UnknownPlannerError, ValueError, FileNotFoundError) as error:
+            return PlanResult(EndReason.ERROR, str(error))
+
+        def canceled() -> str | None:
+            return self._stop_reason(handle)
+
+        hooks = PlanHooks(
+            allowed=self._allowed,
+            confirm=(lambda record: self._ask_confirmation(instruction, record))
+            if self.get_parameter("require_confirmation").value else None,
+            canceled=canceled,
+            on_step=lambda record: self._publish_step(handle, record),
+        )
+        max_steps = int(goal.max_steps) or int(self.get_parameter("max_steps").value)
+        ros_env = RosEnvironment(self, self._state, self._clients_group, canceled, self._float("affordance_timeout_s"),
+                                 self._float("executor_timeout_s"), self._float("state_timeout_s"),
+                                 self._float("server_lost_s"))
+        try:
+            env = SimulatedEnvironment(ros_env.snapshot()) if goal.plan_only else ros_env
+        except Exception as error:  # noqa: BLE001 (any state failure ends this goal, never the node)
+            return PlanResult(EndReason.ERROR, str(error))
+        self.get_logger().info(f"planning {instruction!r} with {planner.name} (plan_only={goal.plan_only}, max {max_steps} steps)")
+        # run_plan never raises: a dependency that fails ends the plan with ERROR and every executed step.
+        return verdict.annotate(run_plan(planner, instruction, env, max_steps, hooks))
+
+    def _check_instruction(self, text: str) -> Verdict:
+        """The instruction's text and the objects it names, checked before planning (planning.instruction_check)."""
+        return check_instruction(
+            text, self._objects, int(self.get_parameter("max_instruction_chars").value), self._str("missing_objects"),
+            scene=lambda: self._state.wait(self._float("state_timeout_s")), confirm=self._ask_confirmation,
+        )
+
+    def _end(self, handle: ServerGoalHandle, result: PlanResult) -> ExecuteInstruction.Result:
+        if result.success:
+            handle.succeed()
+        elif result.reason == EndReason.CANCELED and handle.is_cancel_requested:
+            handle.canceled()
+        else:
+            handle.abort()
+        self.get_logger().info(f"goal ended ({result.reason.value}): {result.message}")
+        return ExecuteInstruction.Result(
+            success=result.success,
+            message=f"{result.reason.value}: {result.message}",
+            executed=[record_to_msg(step) for step in result.steps],
+        )
+
+    # ----- gates -----------------------------------------------------------------------------------------
+    def _allowed(self, skill) -> str | None:  # noqa: ANN001 (kitchen_sim Skill)
+        patterns: Sequence[str] = self.get_parameter("allowed_skills").value
+        if any(fnmatch.fnmatchcase(skill.text, pattern) for pattern in patterns):
+            return None
+        return f"{skill.text!r} is not in the allow-list (parameter allowed_skills); it was not dispatched"
+
+    def _ask_confirmation(self, instruction: str, record: StepRecord) -> tuple[bool, str]:
+        timeout = self._float("confirm_timeout_s")
+        if not self._confirm.wait_for_service(timeout_sec=min(timeout, self._float("server_wait_s"))):
+            return False, "no /llm_planner/confirm service to ask (require_confirmation, or missing_objects: confirm, needs one)"
+        request = ConfirmPlan.Request(instruction=instruction, steps=[record_to_msg(record)])
+        try:
+            response = wait_for(self._confirm.call_async(request), timeout, "/llm_planner/confirm")
+        except WaitTimeout as timeout_error:
+            return False, str(timeout_error)
+        return bool(response.approved), response.reason or ("approved" if response.approved else "refused")
+
+    def _on_stop(self, msg: Bool) -> None:
+        if msg.data:
+            latched = " (latched: goals are refused until false is published)" if self._estop.latched else ""
+            self.get_logger().warning(f"e-stop received on {STOP_TOPIC}: canceling the running skill{latched}")
+        elif self._estop.engaged:
+            self.get_logger().info(f"e-stop released on {STOP_TOPIC}")
+        self._estop.set(msg.data)
+
+    # ----- visibility ------------------------------------------------------------------------------------
+    def _publish_step(self, handle: ServerGoalHandle, record: StepRecord) -> None:
+        msg = record_to_msg(record)
+        handle.publish_feedback(ExecuteInstruction.Feedback(step_index=record.index, current=msg,
+                                                            state_summary=self._state_summary()))
+        self._scores.publish(msg)
+        world = self._state.current()
+        if world is not None:
+            self._markers.publish(plan_markers(record, world, self._str("frame_id"), self.get_clock().now().to_msg()))
+
+    def _state_summary(self) -> str:
+        world = self._state.current()
+        return world.summary() if world is not None else "no world state received yet"
+
+
+def main(args: list[str] | None = None) -> None:
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = PlannerNode()
+        executor = MultiThreadedExecutor(num_threads=6)
+        executor.add_node(node)
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""SayCan (papers/saycan.txt, Algorithm 1 and appendix D): pick the skill that is both useful and possible.
+
+At each step every admissible skill text is scored by the language model as the continuation of the
+dialog prompt (Say, one batched call sharing the prompt prefix), each skill's affordance comes from
+the environment (Can), and the greedy choice maximises p_LLM x p_affordance. A skill that ran is
+appended to the prompt as "N. skill,"; a failed one is not, so the next step re-scores from the new
+state (SayCan's recovery). Ablations of the paper's Table 2:
+
+- ``no_affordance`` ("No VF"): rank by p_LLM alone;
+- ``generative``: the model writes the step, which is projected to the admissible skill nearest in
+  sentence-embedding space (no affordance either, as in the paper);
+- ``paper``: none of this project's additions below: the fixed Listing-1 style prompt
+  (config/saycan_prompt.yaml), no scene line, the environment's terminate affordance; with the base
+  model (no ``llm.adapter``) this is the paper's SayCan as first implemented here.
+
+What the project adds for a small model (each an option of ``SayCanOptions``, off by default so the
+paper's method is what ``SayCanOptions()`` runs; config/planners.yaml switches them on):
+
+- ``scene_context``: the prompt gets a scene line (``saycan_scene``) of the state the instruction
+  started in, taken from ``env.snapshot()`` at its first step; executed steps are appended as before, so
+  scene plus steps describe the current state and the prompt prefix stays the same across steps;
+- ``examples``: which examples the prompt shows: ``file`` (the prompt file's, as the paper's fixed
+  Listing 1), ``retrieved`` (the ``retrieved_examples`` examples of the generated bank, ``saycan_bank``,
+  nearest to the instruction, ``saycan_retrieval``) or ``none`` (for a model adapted to the dialog
+  format, ``llm.lora``: the shortest prompt);
+- ``terminate_affordance``: the affordance of ``done``; None asks the environment (the paper's 0.1,
+  appendix D.2), a number replaces it (see docs/benchmarks.md, "Kitchen benchmark (issue 6)");
+- ``avoid_revisits``: a skill that would bring the world back to a state this plan already passed
+  through (same robot place, gripper, object places, drawer and places visited) gets affordance 0. The
+  paper caps the affordance of skills whose effect already holds (appendix D.2); this extends the cap
+  to effects the plan already had and undid ("put down the coke" right after "pick up the coke"), which
+  a greedy planner otherwise repeats forever. A shortest plan never revisits a state, so the cap never
+  removes a step some shortest plan needs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kitchen_domain.paths import config_file, repo_path
+from kitchen_domain.skill import TERMINATE, Skill
+from kitchen_domain.world import World
+
+from llm_planner_ros.llm.base import Embedder, LanguageModel
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
+from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
+from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan.scene import describe_scene
+from llm_planner_ros.planning.skill_projection import SkillProjector
+
+ABLATIONS = ("none", "no_affordance", "generative", "paper")
+EXAMPLE_SOURCES = ("file", "retrieved", "none")
+
+
+@dataclass(frozen=True)
+class SayCanOptions:
+    """``ablation``: one of ABLATIONS; ``top_k``: candidates kept in each step's table;
+    ``generation_tokens``: budget of one generated step (generative ablation); ``scene_context``,
+    ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``: see the module
+    docstring."""
+
+    ablation: str = "none"
+    top_k: int = 5
+    generation_tokens: int = 12
+    scene_context: bool = False
+    examples: str = "file"
+    retrieved_examples: int = 4
+    terminate_affordance: float | None = None
+    avoid_revisits: bool = False
+
+    def __post_init__(self) -> None:
+        if self.ablation not in ABLATIONS:
+            raise ValueError(f"unknown SayCan ablation {self.ablation!r}; choose one of {', '.join(ABLATIONS)}")
+        if self.top_k < 1:
+            raise ValueError(f"top_k must be at least 1, got {self.top_k}")
+        if self.examples not in EXAMPLE_SOURCES:
+            raise ValueError(f"unknown examples source {self.examples!r}; choose one of {', '.join(EXAMPLE_SOURCES)}")
+        if self.retrieved_examples < 1:
+            raise ValueError(f"retrieved_examples must be at least 1, got {self.retrieved_examples}")
+        if self.terminate_affordance is not None and not 0.0 <= self.terminate_affordance <= 1.0:
+            raise ValueError(f"terminate_affordance must be a probability in [0, 1] (or null: the environment's), "
+                             f"got {self.terminate_affordance}")
+
+
+class SayCanPlanner:
+    """The SayCan method as a ``Planner`` for ``run_plan``.
+
+    Outcomes of ``next_step``: the best-scoring skill with its top-k candidate table; a planner with
+    no admissible skill proposes nothing (the loop ends with ``no_candidate``).
+    """
+
+    name = "saycan"
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        prompt: SayCanPrompt,
+        options: SayCanOptions | None = None,
+        embedder: Embedder | None = None,
+        retriever: ExampleRetriever | None = None,
+    ) -> None:
+        self.options = options or SayCanOptions()
+        if self.options.ablation == "generative" and embedder is None:
+            raise ValueError("the generative ablation projects generated steps with sentence embeddings: pass an embedder")
+        if self.options.examples == "retrieved" and retriever is None:
+            raise ValueError("examples: retrieved needs the example bank's retriever: pass a retriever")
+        self._model = model
+        self._prompt = prompt
+        self._projector = SkillProjector(embedder) if embedder is not None else None
+        self._retriever = retriever
+        self._instruction = ""
+        self._done: list[str] = []
+        self._scene = ""
+        self._examples: list[DialogExample] | None = None
+        self._passed: set[tuple[object, ...]] = set()
+
+    def reset(self, instruction: str) -> None:
+        self._instruction = instruction
+        self._done = []
+        self._scene = ""
+        self._passed = set()
+        self._examples = [] if self.options.examples == "none" else None
+        if self._retriever is not None and self.options.examples == "retrieved":
+            nearest = self._retriever.nearest(instruction, self.options.retrieved_examples)
+            # Most similar last: the example the model reads right before the request weighs most.
+            self._examples = [dialog_example(example) for example in reversed(nearest)]
+
+    def current_prompt(self) -> str:
+        return self._prompt.render(self._instruction, self._done, self._scene, self._examples)
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        skills = list(env.admissible_skills())
+        if not skills:
+            return StepDecision(None, note="no admissible skill in this scene")
+        if self.options.scene_context and not self._scene:
+            self._scene = describe_scene(env.snapshot())
+        if self.options.ablation == "generative":
+            return self._generative_step(skills)
+        log_probs = self._model.score(self.current_prompt(), [self._prompt.completion(s.text) for s in skills]).log_probs
+        if self.options.ablation == "no_affordance":
+            affordances = [1.0] * len(skills)
+        else:
+            affordances = self._affordances(env, skills)
+        candidates = [
+            CandidateScore(skill, llm, affordance, combined=math.exp(llm) * affordance)
+            for skill, llm, affordance in zip(skills, log_probs, affordances, strict=True)
+        ]
+        return self._decide(candidates)
+
+    def _affordances(self, env: PlanningEnvironment, skills: list[Skill]) -> list[float]:
+        affordances = env.affordances(skills)
+        if self.options.terminate_affordance is not None:
+            affordances = [self.options.terminate_affordance if skill.family == TERMINATE else affordance
+                           for skill, affordance in zip(skills, affordances, strict=True)]
+        if self.options.avoid_revisits:
+            world = env.snapshot()
+            self._passed.add(state_key(world))
+            affordances = [0.0 if affordance > 0.0 and self._revisits(world, skill) else affordance
+                           for skill, affordance in zip(skills, affordances, strict=True)]
+        return affordances
+
+    def _revisits(self, world: World, skill: Skill) -> bool:
+        if skill.family == TERMINATE or not world.can_apply(skill):
+            return False
+        after = world.copy()
+        after.apply(skill)
+        return state_key(after) in self._passed
+
+    def observe(self, record: StepRecord) -> None:
+        if record.succeeded:
+            self._done.append(record.skill.text)
+
+    def _generative_step(self, skills: list[Skill]) -> StepDecision:
+        assert self._projector is not None
+        generation = self._model.generate(
+            self.current_prompt(),
+            n=1,
+            max_tokens=self.options.generation_tokens,
+            temperature=0.0,
+            stop=self._prompt.step_stops(),
+        )
+        text = generation.texts[0].strip().rstrip(",.").strip()
+        if not text:
+            return StepDecision(None, note="the model generated an empty step")
+        similarities = self._projector.similarities([text], skills)[0]
+        candidates = [
+            CandidateScore(skill, generation.mean_log_probs[0], 1.0, combined=float(similarity))
+            for skill, similarity in zip(skills, similarities, strict=True)
+        ]
+        return self._decide(candidates, note=f"generated {text!r}")
+
+    def _decide(self, candidates: list[CandidateScore], note: str = "") -> StepDecision:
+        ranked = sorted(candidates, key=lambda c: c.combined, reverse=True)
+        return StepDecision(ranked[0].skill, tuple(ranked[: self.options.top_k]), note)
+
+
+def state_key(world: World) -> tuple[object, ...]:
+    """What makes two world states the same for ``avoid_revisits``: robot place, every object's place
+    (the gripper included), the drawer, and the set of places visited (goals may ask for visits)."""
+    objects = tuple(sorted((obj.id, obj.at) for obj in world.objects))
+    return world.robot_at, objects, world.drawer_open, frozenset(world.visited)
+
+
+# The options that make the ``paper`` ablation (see the module docstring).
+PAPER_SETUP = {"prompt_file": "saycan_prompt.yaml", "scene_context": False, "examples": "file",
+               "terminate_affordance": None, "avoid_revisits": False}
+
+
+def dialog_example(example: PlanExample) -> DialogExample:
+    """A bank example as a prompt example: its request, plan and scene line."""
+    return DialogExample(example.instruction, example.steps, example.scene)
+
+
+def build(resources: PlannerResources) -> SayCanPlanner:
+    """SayCan from config/planners.yaml's ``saycan`` section (prompt_file, bank_file, ablation, top_k,
+    scene_context, examples, retrieved_examples, terminate_affordance)."""
+    options = resources.options_for("saycan")
+    if options.get("ablation") == "paper":
+        options.update(PAPER_SETUP)
+    prompt = SayCanPrompt.from_yaml(_config_path(options.pop("prompt_file", ""), "saycan_prompt.yaml"))
+    bank_file = options.pop("bank_file", "") or BANK_FILE
+    planner_options = SayCanOptions(**options)
+    embedder = resources.embedder if planner_options.ablation == "generative" else None
+    retriever = None
+    if planner_options.examples == "retrieved":
+        bank_path = repo_path(bank_file)
+        retriever = ExampleRetriever(load_bank(bank_path), resources.embedder, bank_path.with_suffix(".vectors.npz"))
+    return SayCanPlanner(resources.model, prompt, planner_options, embedder, retriever)
+
+
+def _config_path(value: str, default_name: str) -> Path:
+    """A prompt file option: "" = the config folder's default, a bare name = that file of the config
+    folder, anything else a path (relative ones from the checkout)."""
+    if not value:
+        return config_file(default_name)
+    path = Path(value)
+    return config_file(value) if len(path.parts) == 1 else repo_path(path)

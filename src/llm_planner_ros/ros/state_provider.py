@@ -1,0 +1,115 @@
+"""Where an affordance server gets the current state from: a small interface and its ROS-free parts.
+
+``StateProvider.current()`` returns the latest consistent ``World``. Implementations: ``FixedStateProvider``
+(a world held in-process: tests, in-process benchmarks) and ``llm_planner_ros.ros.topic_state_provider``
+(/scene/objects plus a robot-state topic: the simulator now, perception and the robot later), which
+feeds a ``StateAssembler``.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.robot_state import RobotState
+from kitchen_domain.scene import ObjectInstance, SceneError, scene_from_initial
+from kitchen_domain.world import World
+
+Stamp = tuple[int, int]
+
+
+class StateProvider(ABC):
+    """Source of the world state that affordances are computed from."""
+
+    @abstractmethod
+    def current(self) -> World | None:
+        """The latest consistent state, or None while none has arrived."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Where the state comes from, for error messages ("topics /scene/objects and /sim/robot_state")."""
+
+    def wait(self, timeout_s: float) -> World | None:
+        """``current()``, waiting up to ``timeout_s`` for a first state (providers that receive it
+        asynchronously override this)."""
+        return self.current()
+
+
+class FixedStateProvider(StateProvider):
+    """A world owned by the caller; ``current()`` returns it as it is at the time of the call."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def current(self) -> World | None:
+        return self.world
+
+    def describe(self) -> str:
+        return "an in-process world"
+
+
+class StateAssembler:
+    """Builds a ``World`` from the latest scene objects and robot state, thread-safely.
+
+    With ``match_stamps`` (the simulator stamps both messages of one world revision alike) a world is
+    built only from a pair with equal stamps, so a skill's effect is never seen half-applied (the
+    robot moved but its objects not yet). Without it (perception and a robot publishing at their own
+    rates) each message rebuilds the world from the latest of the other. Objects with labels the
+    kitchen does not know are left out (they have no skills). ``error`` keeps the last reason a pair
+    could not be assembled.
+    """
+
+    def __init__(self, kitchen: Kitchen, match_stamps: bool = True) -> None:
+        self.kitchen = kitchen
+        self.match_stamps = match_stamps
+        self.error: str | None = None
+        self.ignored_labels: set[str] = set()
+        self._objects: tuple[Stamp, Sequence[ObjectInstance]] | None = None
+        self._robot: RobotState | None = None
+        self._world: World | None = None
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+
+    def on_objects(self, stamp: Stamp, objects: Sequence[ObjectInstance]) -> None:
+        with self._lock:
+            self._objects = (stamp, tuple(objects))
+            self._assemble()
+
+    def on_robot_state(self, state: RobotState) -> None:
+        with self._lock:
+            self._robot = state
+            self._assemble()
+
+    @property
+    def world(self) -> World | None:
+        return self._world
+
+    def wait(self, timeout_s: float) -> World | None:
+        self._ready.wait(timeout_s)
+        return self._world
+
+    def _assemble(self) -> None:
+        if self._objects is None or self._robot is None:
+            return
+        stamp, objects = self._objects
+        if self.match_stamps and stamp != self._robot.stamp:
+            return
+        known = [obj for obj in objects if obj.label in self.kitchen.config.articles]
+        self.ignored_labels.update(obj.label for obj in objects if obj.label not in self.kitchen.config.articles)
+        initial: dict[str, Any] = {
+            "robot": {"at": self._robot.at, "holding": self._robot.holding},
+            "objects": [{"id": obj.id, "label": obj.label, "at": obj.at} for obj in known],
+        }
+        if self._robot.drawer_open is not None:
+            initial["drawer"] = {"open": self._robot.drawer_open}
+        try:
+            scene = scene_from_initial(initial, self.kitchen.config, f"state of revision {self._robot.revision}")
+        except SceneError as error:
+            self.error = str(error)
+            return
+        self._world = World(self.kitchen, scene, self._robot.visited)
+        self.error = None
+        self._ready.set()

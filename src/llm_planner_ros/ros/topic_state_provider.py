@@ -1,0 +1,69 @@
+"""State provider fed by topics: scene objects plus the robot-state record.
+
+With the simulator: /scene/objects and /sim/robot_state from sim_world_node (stamps matched). On a
+robot: the perception node's /scene/objects and a robot-state topic in the same JSON record
+(kitchen_domain.robot_state), published from localization and the gripper (``match_stamps`` off).
+"""
+
+from __future__ import annotations
+
+from rclpy.callback_groups import CallbackGroup
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from llm_planner_ros.ros.state_provider import StateAssembler, StateProvider
+from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.ros.messages import objects_from_msg, stamp_of
+from kitchen_domain.robot_state import RobotState
+from llm_planner_ros.ros.topics import STATE_QOS
+from kitchen_domain.world import World
+from llm_planner_interfaces.msg import SceneObjectArray
+
+
+class TopicStateProvider(StateProvider):
+    """Subscribes to the two topics on ``node`` and keeps the latest consistent world."""
+
+    def __init__(
+        self, node: Node, kitchen: Kitchen, scene_topic: str, robot_state_topic: str,
+        match_stamps: bool, callback_group: CallbackGroup | None = None,
+    ) -> None:
+        self._node = node
+        self._topics = (scene_topic, robot_state_topic)
+        self._assembler = StateAssembler(kitchen, match_stamps)
+        self._reported_error: str | None = None
+        self._reported_labels: set[str] = set()
+        node.create_subscription(SceneObjectArray, scene_topic, self._on_objects, STATE_QOS, callback_group=callback_group)
+        node.create_subscription(String, robot_state_topic, self._on_robot_state, STATE_QOS, callback_group=callback_group)
+
+    def current(self) -> World | None:
+        return self._assembler.world
+
+    def wait(self, timeout_s: float) -> World | None:
+        return self._assembler.wait(timeout_s)
+
+    def describe(self) -> str:
+        return f"topics {self._topics[0]} and {self._topics[1]}"
+
+    def _on_objects(self, msg: SceneObjectArray) -> None:
+        self._assembler.on_objects(stamp_of(msg.header.stamp), objects_from_msg(msg.objects))
+        self._report()
+
+    def _on_robot_state(self, msg: String) -> None:
+        try:
+            state = RobotState.from_json(msg.data)
+        except ValueError as error:
+            self._node.get_logger().error(f"ignoring {self._topics[1]} message: {error}")
+            return
+        self._assembler.on_robot_state(state)
+        self._report()
+
+    def _report(self) -> None:
+        """Log each new assembly problem and unknown label once, not at every message."""
+        error = self._assembler.error
+        if error is not None and error != self._reported_error:
+            self._node.get_logger().error(f"state from {self.describe()} is inconsistent, keeping the last good one: {error}")
+        self._reported_error = error
+        new_labels = self._assembler.ignored_labels - self._reported_labels
+        if new_labels:
+            self._node.get_logger().warning(f"ignoring objects with labels outside the kitchen: {sorted(new_labels)}")
+            self._reported_labels |= new_labels

@@ -1,0 +1,88 @@
+"""How close generated training requests come to an evaluation suite's: the fairness check of the adapter.
+
+The bank generator drops requests equal to an evaluation instruction, but a template can still write a
+near copy ("Pick up the cleaning sponge and put it in the trash can." beside the suite's "Pick up the
+sponge and put it in the trash can."). This measures that: for each episode, the training request with
+the largest word-set Jaccard similarity, and how many episodes per family have one at or above a
+threshold.
+
+    python -m llm_planner_ros.training.saycan_overlap --bank /tmp/bank5.jsonl --episodes benchmarks/kitchen/dev.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kitchen_domain.episodes import load_episodes
+from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.planning.saycan.bank import load_bank
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def words(text: str) -> frozenset[str]:
+    """The lower-case words of ``text`` (punctuation dropped, apostrophes kept inside words)."""
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """An evaluation request, its family, and the most similar training request with its similarity."""
+
+    episode: str
+    family: str
+    request: str
+    nearest: str
+    similarity: float
+
+
+def nearest_requests(episodes: Iterable[tuple[str, str, str]], training: Iterable[str]) -> list[Nearest]:
+    """For each (id, family, request) of ``episodes``, the nearest of the ``training`` requests."""
+    pool = [(words(text), text) for text in dict.fromkeys(training)]
+    if not pool:
+        raise ValueError("no training requests to compare with: the bank is empty")
+    found = []
+    for episode, family, request in episodes:
+        mine = words(request)
+        score, text = max(((jaccard(mine, theirs), text) for theirs, text in pool), key=lambda pair: pair[0])
+        found.append(Nearest(episode, family, request, text, score))
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print, per family, how many episodes have a training request at or above --threshold."""
+    parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_overlap", description=main.__doc__)
+    parser.add_argument("--bank", type=Path, action="append", required=True, help="training bank JSONL (repeatable)")
+    parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
+    parser.add_argument("--threshold", type=float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
+    args = parser.parse_args(argv)
+    suite = load_episodes(args.episodes, load_kitchen())
+    training = [example.instruction for path in args.bank for example in load_bank(path)]
+    found = nearest_requests(((e.id, e.family, e.instruction) for e in suite.episodes), training)
+    close: dict[str, list[Nearest]] = defaultdict(list)
+    totals: dict[str, int] = defaultdict(int)
+    for item in found:
+        totals[item.family] += 1
+        if item.similarity >= args.threshold:
+            close[item.family].append(item)
+    print(f"{len(found)} episodes against {len(set(training))} training requests; "
+          f"similarity >= {args.threshold}: {sum(map(len, close.values()))}")
+    for family in sorted(totals):
+        print(f"  {family:<22} {len(close[family])}/{totals[family]}")
+    for item in sorted((i for items in close.values() for i in items), key=lambda i: -i.similarity):
+        print(f"  {item.similarity:.2f} {item.episode}: {item.request!r} ~ {item.nearest!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
