@@ -17,12 +17,11 @@ import argparse
 import json
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
 from llm_planner_ros.evaluation.alfred_plans import AlfredStep, parse_knn_trajectory, parse_plan_text, render_plan
 from llm_planner_ros.planning.llm_planner.prompt import PlanExample
 
@@ -118,7 +117,9 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.evaluation.alfred_plans import ACTIONS
     from llm_planner_ros.planning.knn_retriever import KnnRetriever
     from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
@@ -128,9 +129,9 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     tasks = tasks[: args.limit] if args.limit > 0 else tasks
     examples = load_examples(args.examples)
     options = GenerationOptions(examples=args.k, max_tokens=args.max_tokens, logit_bias=args.logit_bias)
-    llm_config = _llm_config(args.llm)
+    llm_config = {"backend": "hf", **parse_key_values(args.llm)}
     loading = time.perf_counter()
-    model = _CallCounter(load_language_model(llm_config, report=console.print))
+    model = CountingModel(load_language_model(llm_config, report=console.print))
     retriever = KnnRetriever(examples, lambda example: example.task, load_embedder({}))
     generator = PlanGenerator(model, retriever, LlmPlannerPrompt(), options)
 
@@ -142,7 +143,7 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     started = time.perf_counter()
 
     def report(finished: bool) -> dict[str, Any]:
-        summary = _summary(results, model.calls, time.perf_counter() - started)
+        summary = _summary(results, model.usage.calls, time.perf_counter() - started)
         return {**header, "finished": finished, **summary, "results": results}
 
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
@@ -216,45 +217,6 @@ def _summary(results: Sequence[dict[str, Any]], calls: int, seconds: float) -> d
         "seconds_per_task": round(seconds / total, 3) if total else 0.0,
         "by_task_type": by_type,
     }
-
-
-def _llm_config(settings: Sequence[str]) -> dict[str, str]:
-    config = {"backend": "hf"}
-    for setting in settings:
-        key, sep, value = setting.partition("=")
-        if not sep or not key.strip():
-            raise SystemExit(f"--llm {setting!r}: write KEY=VALUE, e.g. --llm backend=replay --llm recording=run.jsonl")
-        config[key.strip()] = value.strip()
-    return config
-
-
-class _CallCounter(LanguageModel):
-    """Counts the calls a benchmark makes to its language model (the paper reports calls per task)."""
-
-    def __init__(self, model: LanguageModel) -> None:
-        self._model = model
-        self.calls = 0
-
-    @property
-    def name(self) -> str:
-        return self._model.name
-
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        self.calls += 1
-        return self._model.score(prompt, completions, per_token)
-
-    def generate(
-        self,
-        prompt: str,
-        n: int = 1,
-        max_tokens: int = 64,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        logit_bias: Mapping[str, float] | None = None,
-    ) -> GenerationResult:
-        self.calls += 1
-        return self._model.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
 
 
 def _json_list(path: Path) -> list[Any]:
