@@ -1,0 +1,82 @@
+"""The repository's documents stay true and self-contained.
+
+- The example of docs/episodes.md is a valid episode file that uses every condition kind, so the format
+  description cannot drift from ``kitchen_domain.load_episodes``.
+- Nothing in the shipped tree cites files a clone does not have (the design folder and paper texts that
+  sat beside the working copy) or narrates how the work went (issue and session numbers): the
+  CHANGELOG is the one place for history.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kitchen_domain import load_episodes, load_kitchen
+from kitchen_domain.conditions import CONDITION_KINDS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Where the patterns are searched: the shipped code, configuration and prose (docs/results/ is data).
+SEARCHED = ("src", "config", "launch", "msg", "benchmarks/kitchen")
+SEARCHED_FILES = ("README.md", "Makefile", "setup.py", "package.xml")
+SUFFIXES = {".py", ".yaml", ".yml", ".md", ".msg", ".srv", ".action", ".txt", ".xml", ".cfg", ".toml"}
+
+FORBIDDEN = {
+    r"\.\./shared": "a path outside the repository: cite the repo's docs/ or a paper by title and arXiv id",
+    r"papers/\w+\.txt": "a paper text a clone does not have: cite the paper by title and arXiv id",
+    r"kitchen-episodes\.md": "an outside design file: the episode format is docs/episodes.md",
+    r"(?i)\bissue #?\d": "an issue number: say what the code does; history belongs in CHANGELOG.md",
+    r"(?i)\bsession \d": "a session number: say what the code does; history belongs in CHANGELOG.md",
+}
+
+
+def _searched_files() -> list[Path]:
+    files = [ROOT / name for name in SEARCHED_FILES if (ROOT / name).is_file()]
+    files += sorted((ROOT / "docs").glob("*.md"))
+    for folder in SEARCHED:
+        files += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+    return files
+
+
+def forbidden_lines(files: list[Path], root: Path = ROOT) -> list[str]:
+    """``path:line: why: text`` (path relative to ``root``) for every line matching a FORBIDDEN pattern."""
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            for pattern, why in FORBIDDEN.items():
+                if re.search(pattern, line):
+                    found.append(f"{path.relative_to(root)}:{number}: {why}: {line.strip()[:100]}")
+    return found
+
+
+def test_the_tree_cites_no_outside_files_and_tells_no_history() -> None:
+    files = _searched_files()
+    assert len(files) > 100, "the search found too few files: has the layout changed?"
+    problems = forbidden_lines(files)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_search_reports_file_and_line(tmp_path: Path) -> None:
+    doc = tmp_path / "note.md"
+    doc.write_text("fine\nsee ../shared/design/ARCHITECTURE.md\nas of Session 4\n")
+    problems = forbidden_lines([doc], tmp_path)
+    assert [p.split(": ")[0] for p in problems] == ["note.md:2", "note.md:3"]
+
+
+def _yaml_blocks(markdown: str) -> list[str]:
+    return re.findall(r"^```yaml\n(.*?)^```", markdown, re.S | re.M)
+
+
+def test_the_episode_format_example_loads(tmp_path: Path) -> None:
+    blocks = [b for b in _yaml_blocks((ROOT / "docs/episodes.md").read_text()) if b.startswith("world:")]
+    assert len(blocks) == 1, "docs/episodes.md should hold exactly one ```yaml episode file example"
+    path = tmp_path / "example.yaml"
+    path.write_text(blocks[0])
+    kitchen = load_kitchen()
+    episodes = load_episodes(path, kitchen)
+    assert [e.id for e in episodes] == ["coke-to-user", "sponge-in-drawer"]
+    used = {kind for kind in CONDITION_KINDS if re.search(rf"\{{{kind}:", blocks[0])}
+    assert used == set(CONDITION_KINDS), f"the example shows no {sorted(set(CONDITION_KINDS) - used)} condition"
+    for episode in episodes:
+        assert not episode.goal_holds(episode.world(kitchen)), f"{episode.id}: its goal holds before any step"
