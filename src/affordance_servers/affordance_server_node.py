@@ -27,29 +27,26 @@ from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.ros.messages import skill_from_msg
-from llm_planner_ros.ros.node_startup import StartupError, declare_parameters, run_node
+from llm_planner_ros.ros.node_startup import StartupError, run_node
+from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from kitchen_domain.skill import FAMILIES, Skill
-from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
+from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
 from llm_planner_interfaces.action import EvaluateAffordance
 
 PARAMETERS = {
-    "families": (list(FAMILIES), "skill families to serve, one /affordance/<family> action server each"),
-    "world_file": ("", "world YAML (empty: config/kitchen_world.yaml)"),
-    "skills_file": ("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
-    "scene_topic": (SCENE_TOPIC, "SceneObjectArray topic of the objects (simulator or perception)"),
-    "robot_state_topic": (ROBOT_STATE_TOPIC, "robot-state record topic (std_msgs/String JSON)"),
-    "match_stamps": (True, "assemble state only from scene and robot messages with equal stamps (simulator)"),
-    "state_timeout_s": (5.0, "how long a goal waits for a first state before it fails"),
-    "result_timeout_s": (2.0, "how long a finished goal's result stays available to its client"),
+    "families": Parameter(list(FAMILIES), "skill families to serve, one affordance/<family> action server each"),
+    "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
+    "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray topic of the objects (simulator or perception)"),
+    "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state record topic (std_msgs/String JSON)"),
+    "match_stamps": Parameter(True, "assemble state only from scene and robot messages with equal stamps (simulator)"),
+    "state_timeout_s": Parameter(5.0, "how long a goal waits for a first state before it fails", minimum=0.0),
+    "result_timeout_s": Parameter(2.0, "how long a finished goal's result stays available to its client", minimum=0.0),
 }
-# Calibration constants (papers/saycan.txt appendix D.2), one parameter each, defaults from the paper.
+# Calibration constants (SayCan, arXiv 2204.01691, appendix D.2), one parameter each, defaults from the paper.
 CALIBRATION_PARAMETERS = {
-    f.name: (f.default, f"affordance calibration constant {f.name}") for f in fields(Calibration)
+    f.name: Parameter(f.default, f"affordance calibration constant {f.name}") for f in fields(Calibration)
 }
-
-
-def action_name(family: str) -> str:
-    return f"/affordance/{family}"
 
 
 class AffordanceServerNode(Node):
@@ -78,7 +75,7 @@ class AffordanceServerNode(Node):
         group = ReentrantCallbackGroup()
         self._servers = [
             ActionServer(
-                self, EvaluateAffordance, action_name(family), execute_callback=partial(self._evaluate, family),
+                self, EvaluateAffordance, self._action_name(family), execute_callback=partial(self._evaluate, family),
                 goal_callback=lambda _goal: GoalResponse.ACCEPT, cancel_callback=lambda _goal: CancelResponse.REJECT,
                 callback_group=group,
                 # Every goal status message lists all goals still kept; rclpy's default of 900 s would
@@ -88,7 +85,10 @@ class AffordanceServerNode(Node):
             )
             for family in self._families
         ]
-        self.get_logger().info(f"serving {', '.join(action_name(f) for f in self._families)} from {self._provider.describe()}")
+        self.get_logger().info(f"serving {', '.join(self._action_name(f) for f in self._families)} from {self._provider.describe()}")
+
+    def _action_name(self, family: str) -> str:
+        return full_name(self, affordance_action(family))
 
     def _evaluate(self, family: str, handle: ServerGoalHandle) -> EvaluateAffordance.Result:
         result = EvaluateAffordance.Result()
@@ -96,7 +96,7 @@ class AffordanceServerNode(Node):
             result.affordances = self._affordances(family, [skill_from_msg(msg) for msg in handle.request.skills])
         except (_Refused, AffordanceError) as error:
             result.message = str(error)
-            self.get_logger().error(f"{action_name(family)}: {result.message}")
+            self.get_logger().error(f"{self._action_name(family)}: {result.message}")
             handle.abort()
             return result
         result.success = True
@@ -108,8 +108,8 @@ class AffordanceServerNode(Node):
         # Unknown families ("" included) are the model's error to report; known ones may be hosted elsewhere.
         foreign = sorted({s.family for s in skills if s.family in FAMILIES and s.family not in self._families})
         if foreign:
-            raise _Refused(f"{action_name(family)} got skills of families {foreign} that this node does not host "
-                           f"(families: {list(self._families)}); send them to {', '.join(map(action_name, foreign))}")
+            raise _Refused(f"{self._action_name(family)} got skills of families {foreign} that this node does not host "
+                           f"(families: {list(self._families)}); send them to {', '.join(map(self._action_name, foreign))}")
         world = self._provider.current() or self._provider.wait(self._state_timeout_s)
         if world is None:
             raise _Refused(f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "

@@ -32,7 +32,8 @@ from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.ros.messages import scene_objects_msg, skill_from_msg
 from kitchen_domain.robot_state import RobotState
-from llm_planner_ros.ros.node_startup import StartupError, declare_parameters, run_node
+from llm_planner_ros.ros.node_startup import StartupError, run_node
+from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from kitchen_domain.skill import DRAWER, PICK, PLACE
 from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 from kitchen_domain.world import SkillError, World
@@ -41,20 +42,20 @@ from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 
 PARAMETERS = {
-    "world_file": ("", "world YAML (empty: config/kitchen_world.yaml)"),
-    "skills_file": ("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
-    "episode_file": ("", "episode file whose initial state to start from (empty: the world's default scene)"),
-    "episode_id": ("", "episode of episode_file (may be empty when the file has one episode)"),
-    "time_scale": (1.0, "wall-clock seconds per simulated second; 0 plays skills out at once"),
-    "navigation_speed_mps": (0.5, "travel speed of find / go to / bring it to you"),
-    "navigation_setup_s": (1.0, "path planning time before each navigation"),
-    "pick_s": (6.0, "duration of a pick (approach, grasp, lift)"),
-    "place_s": (4.0, "duration of a put down (approach, release, retract)"),
-    "drawer_s": (5.0, "duration of a drawer skill (reach, actuate, retract)"),
-    "inject_failures": (False, "fail skills at random with the per-family probabilities of the skills file"),
-    "failure_seed": (0, "seed of injected failures (same seed, episode and attempts: same failures)"),
-    "publish_period_s": (1.0, "period of republishing the state when nothing changes"),
-    "feedback_period_s": (0.1, "wall-clock period of skill feedback (and of checking for cancel)"),
+    "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
+    "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "episode_file": Parameter("", "episode file whose initial state to start from (empty: the world's default scene)"),
+    "episode_id": Parameter("", "episode of episode_file (may be empty when the file has one episode)"),
+    "time_scale": Parameter(1.0, "wall-clock seconds per simulated second; 0 plays skills out at once", minimum=0.0),
+    "navigation_speed_mps": Parameter(0.5, "travel speed of find / go to / bring it to you", minimum=0.001),
+    "navigation_setup_s": Parameter(1.0, "path planning time before each navigation", minimum=0.0),
+    "pick_s": Parameter(6.0, "duration of a pick (approach, grasp, lift)", minimum=0.0),
+    "place_s": Parameter(4.0, "duration of a put down (approach, release, retract)", minimum=0.0),
+    "drawer_s": Parameter(5.0, "duration of a drawer skill (reach, actuate, retract)", minimum=0.0),
+    "inject_failures": Parameter(False, "fail skills at random with the per-family probabilities of the skills file"),
+    "failure_seed": Parameter(0, "seed of injected failures (same seed, episode and attempts: same failures)"),
+    "publish_period_s": Parameter(1.0, "period of republishing the state when nothing changes", minimum=0.001),
+    "feedback_period_s": Parameter(0.1, "wall-clock period of skill feedback (and of checking for cancel)", minimum=0.001),
 }
 
 
@@ -70,8 +71,6 @@ class SimWorldNode(Node):
     def __init__(self) -> None:
         super().__init__("sim_world_node")
         p = declare_parameters(self, PARAMETERS)
-        if p["time_scale"] < 0 or p["feedback_period_s"] <= 0 or p["publish_period_s"] <= 0:
-            raise StartupError("time_scale must be >= 0, feedback_period_s and publish_period_s > 0")
         try:
             self._kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
         except (ConfigError, OSError) as error:

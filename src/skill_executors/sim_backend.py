@@ -1,4 +1,4 @@
-"""The ``sim`` backend: forwards each skill to sim_world_node's /sim/apply_skill action."""
+"""The ``sim`` backend: forwards each skill to sim_world_node's sim/apply_skill action."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from llm_planner_ros.ros.messages import skill_to_msg
 from kitchen_domain.skill import Skill
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
+from llm_planner_ros.ros.topics import full_name
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 
 # How often the blocking wait looks at should_cancel(); bounds the delay between a cancel and its relay.
@@ -34,7 +35,7 @@ class SimBackend(SkillBackend):
         server_timeout_s: float = 10.0, silence_timeout_s: float = 10.0,
     ) -> None:
         self._client = RaceFreeActionClient(node, ExecuteSkill, action_name, callback_group=callback_group)
-        self._action_name = action_name
+        self._action_name = full_name(node, action_name)
         self._server_timeout_s = server_timeout_s
         self._silence_timeout_s = silence_timeout_s
 

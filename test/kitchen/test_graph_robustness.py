@@ -67,7 +67,7 @@ def test_nodes_exit_cleanly_on_sigint(ros_graph: RosGraph) -> None:
     ("entry", "params", "reason"),
     [
         ("manipulator_executor", {"backend": "moveit"}, "backend 'moveit' is not implemented yet; available: sim"),
-        ("sim_world_node", {"time_scale": 1}, "parameter time_scale must be a float"),
+        ("sim_world_node", {"time_scale": -1.0}, "parameter time_scale is -1.0, expected a float of at least 0"),
         ("affordance_server", {"families": ["pick", "fly"]}, "unknown ['fly']"),
     ],
 )

@@ -1,12 +1,10 @@
 """The ROS parameter files in config/ name exactly the parameters their nodes declare, typed alike.
 
 ROS ignores a parameter-file key that a node never declares, so a typo there would go unnoticed; and
-rclpy refuses a value whose type differs from the declared default's (1 where 1.0 is declared).
+each value is written as its default is typed (1.0, not 1, although a node takes 1 for a float).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 import yaml
@@ -14,6 +12,7 @@ import yaml
 from affordance_servers import affordance_server_node
 from kitchen_sim import sim_world_node
 from kitchen_domain.paths import config_file
+from llm_planner_ros.ros.parameters import Parameter
 from skill_executors import executor_node
 
 AFFORDANCE = {**affordance_server_node.PARAMETERS, **affordance_server_node.CALIBRATION_PARAMETERS}
@@ -26,8 +25,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(("file", "node", "declared"), CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES])
-def test_parameter_file_matches_declared_parameters(file: str, node: str, declared: dict[str, tuple[Any, str]]) -> None:
+def test_parameter_file_matches_declared_parameters(file: str, node: str, declared: dict[str, Parameter]) -> None:
     values = yaml.safe_load(config_file(file).read_text())[node]["ros__parameters"]
     assert set(values) == set(declared), f"undeclared: {set(values) - set(declared)}, missing: {set(declared) - set(values)}"
-    for name, (default, _description) in declared.items():
-        assert type(values[name]) is type(default), f"{file}: {name} is {values[name]!r}, declared like {default!r}"
+    for name, spec in declared.items():
+        assert type(values[name]) is type(spec.default), f"{file}: {name} is {values[name]!r}, declared like {spec.default!r}"

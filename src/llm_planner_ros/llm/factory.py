@@ -25,22 +25,24 @@ from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
 
 BACKENDS = ("hf", "openai", "replay")
 AUTO_ADAPTER = "auto"
-# Trained for the embedded model by llm_planner_ros.training.saycan_adapter (docs/benchmarks.md, issue 6).
+# Trained for the embedded model by llm_planner_ros.training.saycan_adapter (docs/benchmarks.md, "The SayCan adapter").
 EMBEDDED_ADAPTER = Path("data/saycan/adapter.safetensors")
 REPLAY_MODES = ("replay", "record")
 
 _log = logging.getLogger(__name__)
 
 
-def _option(default: Any, help: str) -> Any:
-    return field(default=default, metadata={"help": help})
+def _option(default: Any, help: str, choices: tuple[str, ...] = ()) -> Any:
+    # ``choices``: the only values a node parameter of this field accepts (llm_planner_ros.ros.parameters).
+    return field(default=default, metadata={"help": help, "choices": choices})
 
 
 @dataclass(frozen=True)
 class LLMConfig:
     """How to build a LanguageModel (see ``load_language_model``)."""
 
-    backend: str = _option("hf", "hf (local model) | openai (OpenAI-compatible server) | replay (JSONL recording)")
+    backend: str = _option("hf", "hf (local model) | openai (OpenAI-compatible server) | replay (JSONL recording)",
+                           BACKENDS)
     model: str = _option("", "hf: a .gguf file or model folder, empty = embedded SmolLM2-135M-Instruct; openai: served model id")
     device: str = _option("cpu", "hf: cpu, cuda or cuda:N")
     threads: int = _option(0, "hf: torch CPU threads, 0 = every CPU this process may use")
@@ -58,8 +60,10 @@ class LLMConfig:
     backoff_s: float = _option(0.5, "openai: first retry delay, doubled for each further retry")
     tokenizer: str = _option("", "openai: folder with the served model's tokenizer (needed for logit_bias)")
     recording: str = _option("", "replay: the JSONL recording file")
-    replay_mode: str = _option("replay", "replay: replay (answer from the recording) | record (append to it)")
-    record_backend: str = _option("hf", "replay_mode record: the backend whose answers are recorded (hf | openai)")
+    replay_mode: str = _option("replay", "replay: replay (answer from the recording) | record (append to it)",
+                               REPLAY_MODES)
+    record_backend: str = _option("hf", "replay_mode record: the backend whose answers are recorded (hf | openai)",
+                                  ("hf", "openai"))
 
 
 @dataclass(frozen=True)
@@ -134,8 +138,9 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
 
 def adapter_file(settings: LLMConfig) -> Path | None:
     """The adapter the hf backend merges: ``auto`` gives the embedded model its SayCan adapter and any
-    other model none (an adapter only fits the weights it was trained on); relative paths are read from
-    the checkout, so a node started from another folder finds the same file."""
+    other model none (an adapter only fits the weights it was trained on); relative paths are packaged
+    files (``kitchen_domain.paths.repo_path``: the checkout's, else the install's share folder), so a
+    node started from another folder finds the same file."""
     from kitchen_domain.paths import repo_path
 
     if settings.adapter == AUTO_ADAPTER:

@@ -65,7 +65,7 @@ class EStop:
     """The e-stop state behind ``topic`` (std_msgs/Bool: true stops, false releases).
 
     Latched: a stop holds until released; the running goal ends and every goal arriving meanwhile is
-    refused (``refusal()``) with how to release it. Momentary (the old behaviour): a stop ends the
+    refused (``refusal()``) with how to release it. Momentary (``estop_latched: false``): a stop ends the
     running goal only; the next goal to start forgets it (``goal_started()``).
     """
 

@@ -33,11 +33,8 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-import rclpy
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
-from rcl_interfaces.msg import IntegerRange, ParameterDescriptor
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
@@ -45,16 +42,21 @@ from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMErro
 from llm_planner_ros.llm.factory import LLMConfig, load_language_model
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.llm.limits import RequestLimits
+from llm_planner_ros.ros.node_startup import run_node
+from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_parameters
 
-SCORE_SERVICE = "/llm/score"
-GENERATE_SERVICE = "/llm/generate"
+SCORE_SERVICE = "llm/score"
+GENERATE_SERVICE = "llm/generate"
 
-_NODE_PARAMETERS: dict[str, tuple[int, str]] = {
-    "default_max_tokens": (64, "max_tokens of a GenerateText request that leaves it at 0"),
-    "request_queue_depth": (1000, "requests each service holds while one is served (reliable, keep last)"),
-    **{f.name: (f.default, f"largest request served: {f.metadata['help']}") for f in dataclasses.fields(RequestLimits)},
+_POSITIVE = {"minimum": 1, "maximum": 1_000_000_000}
+_PARAMETERS = {
+    **field_parameters(LLMConfig),
+    "default_max_tokens": Parameter(64, "max_tokens of a GenerateText request that leaves it at 0", **_POSITIVE),
+    "request_queue_depth": Parameter(1000, "requests each service holds while one is served (reliable, keep last)",
+                                     **_POSITIVE),
+    **{f.name: Parameter(f.default, f"largest request served: {f.metadata['help']}", **_POSITIVE)
+       for f in dataclasses.fields(RequestLimits)},
 }
-_POSITIVE = IntegerRange(from_value=1, to_value=1_000_000_000, step=1)
 
 ResponseT = TypeVar("ResponseT", ScoreCompletions.Response, GenerateText.Response)
 
@@ -64,14 +66,7 @@ class LLMServiceNode(Node):
 
     def __init__(self) -> None:
         super().__init__("llm_service")
-        for field in dataclasses.fields(LLMConfig):
-            # Dynamic typing: a YAML `timeout_s: 60` (an int) must not stop the node; the factory
-            # converts each value and reports what does not convert.
-            self.declare_parameter(
-                field.name, field.default, ParameterDescriptor(description=field.metadata["help"], dynamic_typing=True)
-            )
-        for name, (default, description) in _NODE_PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(description=description, integer_range=[_POSITIVE]))
+        declare_parameters(self, _PARAMETERS)
         self._model: LanguageModel | None = None
         self._load_error = ""
         self._loaded = threading.Event()
@@ -172,19 +167,8 @@ def logit_bias(words: list[str], values: list[float]) -> dict[str, float]:
 
 def main(args: list[str] | None = None) -> None:
     limit_openmp_spinning()
-    rclpy.init(args=args)
-    node = LLMServiceNode()
     # Two threads: the serial model group holds one, the other keeps parameter services responsive.
-    executor = MultiThreadedExecutor(num_threads=2)
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        executor.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
+    raise SystemExit(run_node(LLMServiceNode, threads=2, args=args))
 
 
 if __name__ == "__main__":

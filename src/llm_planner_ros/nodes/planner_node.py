@@ -28,12 +28,9 @@ import fnmatch
 import time
 from collections.abc import Sequence
 
-import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from std_msgs.msg import Bool
 from visualization_msgs.msg import MarkerArray
@@ -45,59 +42,76 @@ from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
-from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.llm.base import LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_model
 from llm_planner_ros.planning.decision import StepRecord
-from llm_planner_ros.planning.instruction_check import ObjectVocabulary, Verdict, check_instruction
+from llm_planner_ros.planning.instruction_check import MissingObjects, ObjectVocabulary, Verdict, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
-from llm_planner_ros.planning.registry import PlannerCache, PlannerResources, UnknownPlannerError, load_planner_options
+from llm_planner_ros.planning.registry import (PLANNERS, PlannerCache, PlannerResources, UnknownPlannerError,
+                                              load_planner_options)
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.ros.conversions import record_to_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.llm_client import ServiceLanguageModel
+from llm_planner_ros.ros.node_startup import StartupError, run_node
+from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_parameters
 from llm_planner_ros.ros.plan_markers import plan_markers
 from llm_planner_ros.ros.qos import action_service_qos
 from llm_planner_ros.ros.ros_environment import RosEnvironment
+from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC, full_name
 
-_PARAMETERS: dict[str, tuple[object, str]] = {
-    "planner": ("saycan", "default method when a goal's planner field is empty"),
-    "planners_file": ("", "per-method options (empty: config/planners.yaml)"),
-    "world_file": ("", "kitchen world facts (empty: config/kitchen_world.yaml)"),
-    "skills_file": ("", "skill library (empty: config/kitchen_skills.yaml)"),
-    "llm_mode": ("service", "service: call /llm/score and /llm/generate; in_process: load the model here "
-                 "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)"),
-    "llm_timeout_s": (120.0, "limit of one LLM call"),
-    "max_steps": (30, "default step budget when a goal's max_steps is 0"),
-    "max_steps_limit": (200, "a goal asking for more steps is refused (aborted at once, result.message says why)"),
-    "max_instruction_chars": (2000, "longer instructions are refused with a reason"),
-    "missing_objects": ("refuse", "refuse | confirm | warn: an instruction naming an object the scene lacks ends at "
-                        "once, asks /llm_planner/confirm for a substitute, or is planned with a warning in the result"),
-    "allowed_skills": (["*"], "fnmatch patterns of skill texts that may be dispatched; nothing else ever is"),
-    "require_confirmation": (False, "ask /llm_planner/confirm (ConfirmPlan) before every step"),
-    "confirm_timeout_s": (30.0, "a confirmation not answered in time counts as refused"),
-    "affordance_timeout_s": (10.0, "limit of one affordance batch"),
-    "executor_timeout_s": (120.0, "limit of one skill execution"),
-    "server_wait_s": (10.0, "how long to wait for a server to appear"),
-    "server_lost_s": (3.0, "how long a server that left the graph (stopped, restarted) may take to answer or come "
-                      "back before the plan ends with an error; also bounds reading a lost skill's outcome back"),
-    "state_timeout_s": (10.0, "how long to wait for a first world state"),
-    "on_busy": ("reject", "reject | preempt: what a goal arriving during another one does"),
-    "goal_queue_depth": (100, "goal, result and cancel requests the action keeps until taken (read at start; "
-                         "rclpy's default of 10 loses the rest of a burst of goals)"),
-    "estop_latched": (True, "true: a stop on /llm_planner/stop holds, refusing every goal, until false is published; "
-                      "false: momentary, the next goal runs (read at start)"),
-    "client_grace_s": (10.0, "a running goal whose client left the graph (none of the subscriptions on the action's "
-                       "feedback topic at its start remain) this long is canceled; 0 = never"),
-    "frame_id": ("map", "frame of the RViz markers"),
-    "scene_topic": ("/scene/objects", "SceneObjectArray of the perceived (or simulated) objects"),
-    "robot_state_topic": ("/sim/robot_state", "robot-state JSON record (kitchen_domain.robot_state)"),
-    "match_stamps": (True, "pair scene and robot state by stamp (true for the simulator, false on a robot)"),
+_PARAMETERS = {
+    "planner": Parameter("saycan", "default method when a goal's planner field is empty",
+                         choices=tuple(PLANNERS)),
+    "planners_file": Parameter("", "per-method options (empty: config/planners.yaml)"),
+    "world_file": Parameter("", "kitchen world facts (empty: config/kitchen_world.yaml)"),
+    "skills_file": Parameter("", "skill library (empty: config/kitchen_skills.yaml)"),
+    "llm_mode": Parameter("service", "service: call /llm/score and /llm/generate; in_process: load the model here "
+                          "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)",
+                          choices=("service", "in_process")),
+    "llm_namespace": Parameter("", "namespace of the llm/score and llm/generate services (llm_mode service): empty = this "
+                               "node's own, / = the root's (one llm_service_node shared by robots in their own namespaces)"),
+    "llm_timeout_s": Parameter(120.0, "limit of one LLM call", minimum=0.0),
+    "max_steps": Parameter(30, "default step budget when a goal's max_steps is 0", minimum=1),
+    "max_steps_limit": Parameter(200, "a goal asking for more steps is refused (aborted at once, result.message says why)",
+                                 minimum=1),
+    "max_instruction_chars": Parameter(2000, "longer instructions are refused with a reason", minimum=1),
+    "missing_objects": Parameter("refuse", "refuse | confirm | warn: an instruction naming an object the scene lacks ends at "
+                                 "once, asks /llm_planner/confirm for a substitute, or is planned with a warning in the result",
+                                 choices=tuple(policy.value for policy in MissingObjects)),
+    "allowed_skills": Parameter(["*"], "fnmatch patterns of skill texts that may be dispatched; nothing else ever is"),
+    "require_confirmation": Parameter(False, "ask /llm_planner/confirm (ConfirmPlan) before every step"),
+    "confirm_timeout_s": Parameter(30.0, "a confirmation not answered in time counts as refused", minimum=0.0),
+    "affordance_timeout_s": Parameter(10.0, "limit of one affordance batch", minimum=0.0),
+    "executor_timeout_s": Parameter(120.0, "limit of one skill execution", minimum=0.0),
+    "server_wait_s": Parameter(10.0, "how long to wait for a server to appear", minimum=0.0),
+    "server_lost_s": Parameter(3.0, "how long a server that left the graph (stopped, restarted) may take to answer or come "
+                               "back before the plan ends with an error; also bounds reading a lost skill's outcome back",
+                               minimum=0.0),
+    "state_timeout_s": Parameter(10.0, "how long to wait for a first world state", minimum=0.0),
+    "on_busy": Parameter("reject", "reject | preempt: what a goal arriving during another one does",
+                         choices=("reject", "preempt")),
+    "goal_queue_depth": Parameter(100, "goal, result and cancel requests the action keeps until taken (read at start; "
+                                  "rclpy's default of 10 loses the rest of a burst of goals)",
+                                  minimum=1),
+    "estop_latched": Parameter(True, "true: a stop on /llm_planner/stop holds, refusing every goal, until false is published; "
+                               "false: momentary, the next goal runs (read at start)"),
+    "client_grace_s": Parameter(10.0, "a running goal whose client left the graph (none of the subscriptions on the action's "
+                                "feedback topic at its start remain) this long is canceled; 0 = never",
+                                minimum=0.0),
+    "frame_id": Parameter("map", "frame of the RViz markers"),
+    "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray of the perceived (or simulated) objects"),
+    "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state JSON record (kitchen_domain.robot_state)"),
+    "match_stamps": Parameter(True, "pair scene and robot state by stamp (true for the simulator, false on a robot)"),
 }
 
+# The planner's own language model (llm_mode in_process) is set by these parameters, one per LLMConfig field.
+LLM_PREFIX = "llm."
 
-ACTION = "/llm_planner/execute_instruction"
+ACTION = EXECUTE_INSTRUCTION_ACTION
 FEEDBACK_TOPIC = f"{ACTION}/_action/feedback"
-STOP_TOPIC = "/llm_planner/stop"
+STOP_TOPIC = "llm_planner/stop"
+CONFIRM_SERVICE = "llm_planner/confirm"
 PREEMPTED = "preempted by a newer goal"
 CLIENT_WATCH_PERIOD_S = 0.5
 
@@ -117,29 +131,28 @@ class PlannerNode(Node):
 
     def __init__(self) -> None:
         super().__init__("planner")
-        for name, (default, description) in _PARAMETERS.items():
-            self.declare_parameter(name, default, ParameterDescriptor(description=description))
-        for option in dataclasses.fields(LLMConfig):
-            self.declare_parameter(f"llm.{option.name}", option.default,
-                                   ParameterDescriptor(description=option.metadata["help"]))
-        self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
+        declare_parameters(self, {**_PARAMETERS, **field_parameters(LLMConfig, prefix=LLM_PREFIX)})
+        try:
+            self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
+            self._planner_options = load_planner_options(self._str("planners_file") or None)
+        except (ValueError, OSError) as error:  # ConfigError included
+            raise StartupError(f"cannot load the configuration (world_file, skills_file, planners_file): {error}") from error
         self._objects = ObjectVocabulary.of_kitchen(self._kitchen.config)
-        self._planner_options = load_planner_options(self._str("planners_file") or None)
         self._clients_group = ReentrantCallbackGroup()
         self._model: LanguageModel = self._language_model()
         self._state = TopicStateProvider(
             self, self._kitchen, self._str("scene_topic"), self._str("robot_state_topic"),
             bool(self.get_parameter("match_stamps").value), callback_group=self._clients_group,
         )
-        self._confirm = self.create_client(ConfirmPlan, "/llm_planner/confirm", callback_group=self._clients_group)
-        self._scores = self.create_publisher(PlanStep, "/llm_planner/scores", 10)
-        self._markers = self.create_publisher(MarkerArray, "/llm_planner/markers", 10)
+        self._confirm = self.create_client(ConfirmPlan, CONFIRM_SERVICE, callback_group=self._clients_group)
+        self._scores = self.create_publisher(PlanStep, "llm_planner/scores", 10)
+        self._markers = self.create_publisher(MarkerArray, "llm_planner/markers", 10)
         # Built once: a method per goal reloaded the sentence embedder each time (+45-70 MB RSS per goal).
         self._planners = PlannerCache(PlannerResources(self._model, self._kitchen, lambda: load_embedder({}),
                                                        self._planner_options))
         self._slot = GoalSlot()
         self._goal: _RunningGoal | None = None
-        self._estop = EStop(bool(self.get_parameter("estop_latched").value), STOP_TOPIC)
+        self._estop = EStop(bool(self.get_parameter("estop_latched").value), full_name(self, STOP_TOPIC))
         # Reliable and volatile: a transient_local subscription would not match the volatile publishers
         # (`ros2 topic pub`, rclpy defaults); a stop sent before the planner was up is therefore not seen.
         self.create_subscription(Bool, STOP_TOPIC, self._on_stop, 10, callback_group=MutuallyExclusiveCallbackGroup())
@@ -158,7 +171,7 @@ class PlannerNode(Node):
         )
         self.create_timer(CLIENT_WATCH_PERIOD_S, self._watch_client, callback_group=MutuallyExclusiveCallbackGroup())
         self.get_logger().info(
-            f"ready: {ACTION} (default planner {self._str('planner')}, llm {self._str('llm_mode')})"
+            f"ready: {full_name(self, ACTION)} (default planner {self._str('planner')}, llm {self._str('llm_mode')})"
         )
 
     # ----- parameters ----------------------------------------------------------------------------------
@@ -169,14 +182,15 @@ class PlannerNode(Node):
         return float(self.get_parameter(name).value)
 
     def _language_model(self) -> LanguageModel:
-        mode = self._str("llm_mode")
-        if mode == "service":
+        if self._str("llm_mode") == "service":
             return ServiceLanguageModel(self, self._clients_group, self._float("llm_timeout_s"), self._float("server_wait_s"),
-                                        self._float("server_lost_s"))
-        if mode == "in_process":
-            config = {option.name: self.get_parameter(f"llm.{option.name}").value for option in dataclasses.fields(LLMConfig)}
+                                        self._float("server_lost_s"), self._str("llm_namespace"))
+        config = {option.name: self.get_parameter(f"{LLM_PREFIX}{option.name}").value
+                  for option in dataclasses.fields(LLMConfig)}
+        try:
             return load_language_model(config, report=self.get_logger().info)
-        raise ValueError(f"llm_mode must be 'service' or 'in_process', got {mode!r}")
+        except LLMError as error:
+            raise StartupError(f"llm_mode in_process: {error} (set it with the {LLM_PREFIX}* parameters)") from error
 
     # ----- goals -----------------------------------------------------------------------------------------
     def _execute(self, handle: ServerGoalHandle) -> ExecuteInstruction.Result:
@@ -218,7 +232,7 @@ class PlannerNode(Node):
         if goal is not None and self._slot.superseded(goal.ticket):
             return PREEMPTED
         if goal is not None and goal.watch is not None and goal.watch.gone:
-            return (f"the client went away: none of its subscriptions on {FEEDBACK_TOPIC} seen for "
+            return (f"the client went away: none of its subscriptions on {full_name(self, FEEDBACK_TOPIC)} seen for "
                     f"{goal.watch.grace_s:g} s (parameter client_grace_s)")
         return None
 
@@ -295,10 +309,10 @@ class PlannerNode(Node):
     def _ask_confirmation(self, instruction: str, record: StepRecord) -> tuple[bool, str]:
         timeout = self._float("confirm_timeout_s")
         if not self._confirm.wait_for_service(timeout_sec=min(timeout, self._float("server_wait_s"))):
-            return False, "no /llm_planner/confirm service to ask (require_confirmation, or missing_objects: confirm, needs one)"
+            return False, f"no {full_name(self, CONFIRM_SERVICE)} service to ask (require_confirmation, or missing_objects: confirm, needs one)"
         request = ConfirmPlan.Request(instruction=instruction, steps=[record_to_msg(record)])
         try:
-            response = wait_for(self._confirm.call_async(request), timeout, "/llm_planner/confirm")
+            response = wait_for(self._confirm.call_async(request), timeout, full_name(self, CONFIRM_SERVICE))
         except WaitTimeout as timeout_error:
             return False, str(timeout_error)
         return bool(response.approved), response.reason or ("approved" if response.approved else "refused")
@@ -306,9 +320,9 @@ class PlannerNode(Node):
     def _on_stop(self, msg: Bool) -> None:
         if msg.data:
             latched = " (latched: goals are refused until false is published)" if self._estop.latched else ""
-            self.get_logger().warning(f"e-stop received on {STOP_TOPIC}: canceling the running skill{latched}")
+            self.get_logger().warning(f"e-stop received on {full_name(self, STOP_TOPIC)}: canceling the running skill{latched}")
         elif self._estop.engaged:
-            self.get_logger().info(f"e-stop released on {STOP_TOPIC}")
+            self.get_logger().info(f"e-stop released on {full_name(self, STOP_TOPIC)}")
         self._estop.set(msg.data)
 
     # ----- visibility ------------------------------------------------------------------------------------
@@ -327,19 +341,7 @@ class PlannerNode(Node):
 
 
 def main(args: list[str] | None = None) -> None:
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = PlannerNode()
-        executor = MultiThreadedExecutor(num_threads=6)
-        executor.add_node(node)
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
+    raise SystemExit(run_node(PlannerNode, threads=6, args=args))
 
 
 if __name__ == "__main__":
