@@ -1,6 +1,6 @@
 """Goal conditions of episode files, their parser, and their evaluation on a world.
 
-A condition is one of (../shared/design/kitchen-episodes.md)::
+A condition is one of (docs/episodes.md)::
 
     {all: [<condition>, ...]}   {any: [<condition>, ...]}   {not: <condition>}
     {at: {label: coke, location: user}}            # label may be a list: any of those labels

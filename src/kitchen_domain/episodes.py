@@ -1,4 +1,4 @@
-"""Benchmark episode files (../shared/design/kitchen-episodes.md): loading, validation, goal checks.
+"""Benchmark episode files (docs/episodes.md): loading, validation, goal checks.
 
 An episode file is YAML::
 
@@ -27,6 +27,7 @@ import yaml
 
 from kitchen_domain.conditions import Condition, ConditionCheck, goal_checks, parse_condition
 from kitchen_domain.kitchen import Kitchen, load_kitchen
+from kitchen_domain.paths import repo_path
 from kitchen_domain.scene import Scene, parse_scene
 from kitchen_domain.validation import Checker, Problem, ValidationError, join, quoted_list
 from kitchen_domain.world import World
@@ -85,10 +86,11 @@ class EpisodeFile:
 
 
 def load_episodes(path: str | Path, kitchen: Kitchen | None = None) -> EpisodeFile:
-    """Read and validate an episode file against ``kitchen`` (default: the configured kitchen)."""
+    """Read and validate an episode file against ``kitchen`` (default: the configured kitchen); a relative
+    path is a packaged one (``kitchen_domain.paths.repo_path``: the checkout's or the install's)."""
     source = str(path)
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = yaml.safe_load(repo_path(path).read_text())
     except yaml.YAMLError as error:
         raise EpisodeFileError(source, [Problem("", f"not valid YAML: {error}")]) from error
     return parse_episodes(data, kitchen or load_kitchen(), source)

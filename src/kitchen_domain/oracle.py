@@ -496,7 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Exit status 0: every episode is fair; 1: some are not (stderr says which and why); 2: the file does
     not load."""
     parser = argparse.ArgumentParser(prog="python -m kitchen_domain.oracle", description=main.__doc__)
-    parser.add_argument("episodes", type=Path, help="episode file (../shared/design/kitchen-episodes.md)")
+    parser.add_argument("episodes", type=Path, help="episode file (docs/episodes.md)")
     parser.add_argument("--plans", action="store_true", help="also print each episode's oracle plan")
     args = parser.parse_args(argv)
     kitchen = load_kitchen()

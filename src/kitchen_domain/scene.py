@@ -1,11 +1,11 @@
 """A scene: the state a world starts from, as an episode's ``initial`` block writes it.
 
-Format (../shared/design/kitchen-episodes.md)::
+Format (docs/episodes.md)::
 
     robot: {at: table, holding: null}      # holding: an object id, or null (may be left out)
     objects:
       - {id: coke_1, label: coke, at: far counter}   # at: a place, or "robot" when held
-    drawer: {open: false}                  # optional: the drawer extension (papers/saycan.txt E.2)
+    drawer: {open: false}                  # optional: the drawer extension (SayCan, arXiv 2204.01691, appendix E.2)
 
 With ``drawer`` present the drawer's location (``drawers``) is a place of the scene and objects may be
 ``at: drawer`` (inside it); without it neither exists.

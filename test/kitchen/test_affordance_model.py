@@ -1,4 +1,4 @@
-"""SayCan's calibrated affordances (papers/saycan.txt appendix D.2) on chosen world states."""
+"""SayCan's calibrated affordances (SayCan, arXiv 2204.01691, appendix D.2) on chosen world states."""
 
 from __future__ import annotations
 

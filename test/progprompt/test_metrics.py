@@ -1,4 +1,4 @@
-"""SR, Exec and GCR (papers/progprompt.txt section 4.3) over a plan's record, its episode and the final world."""
+"""SR, Exec and GCR (ProgPrompt, arXiv 2209.11302, section 4.3) of a plan's record, episode and final world."""
 
 from __future__ import annotations
 

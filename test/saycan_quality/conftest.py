@@ -1,4 +1,4 @@
-"""Fixtures of the SayCan quality tests (issue 6): the kitchen and worlds from compact scenes."""
+"""Fixtures of the SayCan quality tests: the kitchen and worlds from compact scenes."""
 
 from __future__ import annotations
 

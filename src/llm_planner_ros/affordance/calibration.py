@@ -1,4 +1,4 @@
-"""Constants of SayCan's calibrated affordance functions (papers/saycan.txt appendix D.2)."""
+"""Constants of SayCan's calibrated affordance functions (SayCan, arXiv 2204.01691, appendix D.2)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """SayCan's analytic affordance model: p(success | state, skill) for each skill family.
 
 Each family's function reads a ``World`` (the simulator's state, or one assembled from perception and
-the robot state) and follows papers/saycan.txt appendix D.2. A skill whose effect already holds (going
+the robot state) and follows SayCan, arXiv 2204.01691, appendix D.2. A skill whose effect already holds (going
 where the robot is, finding an object the robot stands at, picking what it holds) gets 0, the paper's
 cap that keeps the planner from repeating completed skills.
 """

@@ -1,6 +1,6 @@
 """ALFRED high-level plans in one vocabulary, so that plans written in either source format compare exactly.
 
-The two sources (../shared/datasets/alfred_hlp/PROVENANCE.md) write plans differently:
+The two sources (docs/benchmarks.md, "ALFRED-HLP") write plans differently:
 
 - LLM-Planner's training set (``gold_traj``): interaction-level subgoals as Python tuple strings,
   ``"('Navigation','DiningTable')"``, ``"('PutObject','Knife', 'DiningTable')"``; it opens and closes

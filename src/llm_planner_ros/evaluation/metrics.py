@@ -1,7 +1,7 @@
-"""The plan metrics of papers/progprompt.txt (section 4.3), for every planning method, without ROS.
+"""The plan metrics of ProgPrompt (arXiv 2209.11302, section 4.3), for every planning method, without ROS.
 
 - SR, ``plan_success``: the method ended with ``done`` within its step budget and the episode's goal
-  holds in the final state (../shared/design/kitchen-episodes.md);
+  holds in the final state (docs/episodes.md);
 - Exec, ``executability``: the fraction of the plan's steps that were executable in the state they were
   chosen in, whether or not they helped the task;
 - GCR, ``goal_condition_recall``: the fraction of the goal's parts (kitchen_domain.conditions.goal_checks)

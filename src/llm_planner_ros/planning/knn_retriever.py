@@ -1,7 +1,7 @@
 """k-nearest-neighbour retrieval of in-context examples by sentence embedding of their task text.
 
-LLM-Planner (papers/llm_planner.txt, section 4.3) retrieves the K training examples whose instructions
-are closest to the test instruction; the zero-shot planner (papers/zero_shot_planners.txt, section 3.4)
+LLM-Planner (arXiv 2212.04088, section 4.3) retrieves the K training examples whose instructions
+are closest to the test instruction; the zero-shot planner (Huang et al., arXiv 2201.07207, section 3.4)
 retrieves the single most similar demonstration. The paper ranks by Euclidean distance between BERT
 embeddings; the embedder here returns unit vectors, for which Euclidean distance and cosine similarity
 give the same order, so ranking is by cosine (a dot product).

@@ -1,4 +1,4 @@
-"""Zero-shot planning with semantic translation (papers/zero_shot_planners.txt, Algorithm 1, section 3).
+"""Zero-shot planning with semantic translation (Huang et al., arXiv 2201.07207, Algorithm 1, section 3).
 
 The prompt is one demonstration, the one whose task is most similar to the instruction (dynamic example
 selection, section 3.4), followed by the instruction and the steps taken so far:
@@ -58,7 +58,7 @@ class Demonstration:
 
 @dataclass(frozen=True)
 class ZeroShotOptions:
-    """Hyper-parameters (papers/zero_shot_planners.txt, appendix A.1, whose grid they come from):
+    """Hyper-parameters (Huang et al., arXiv 2201.07207, appendix A.1, whose grid they come from):
     ``samples`` k (grid {1, 10}), ``beta`` (0.3, the only value searched), ``epsilon`` early-termination
     threshold (grid {0, 0.4, 0.8}; the paper does not say which won, 0.4 is the middle), ``temperature``
     (grid {0.1, 0.3, 0.6}), ``top_p`` nucleus sampling (used, value not given); ``max_tokens`` budget of

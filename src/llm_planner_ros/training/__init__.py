@@ -1,2 +1,2 @@
-"""Training on data the project generates (issue 6): ``saycan_adapter`` fits a LoRA adapter of the
+"""Training on data the project generates: ``saycan_adapter`` fits a LoRA adapter of the
 embedded model to the SayCan example bank's dialogs."""

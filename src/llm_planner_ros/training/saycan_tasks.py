@@ -3,7 +3,7 @@
 The SayCan example bank (``saycan_bank``) turns these into dialogs with the oracle's plans; the prompt
 retrieves from that bank and the adapter trains on it. Requests come from the word lists of
 data/saycan/lexicon.yaml (object and place names, request patterns per task kind, category words,
-other languages); goals follow the kitchen's conventions (../shared/design/kitchen-episodes.md): "bring
+other languages); goals follow the kitchen's conventions (docs/episodes.md): "bring
 me X" means an X put down at ``user``, "throw away X" an X put down at the ``trash can``.
 
     writer = TaskWriter(load_lexicon(), load_kitchen(), random.Random(0))

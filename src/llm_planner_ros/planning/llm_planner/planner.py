@@ -1,4 +1,4 @@
-"""LLM-Planner (papers/llm_planner.txt, section 4 and Algorithm 1): few-shot high-level plans, re-planned
+"""LLM-Planner (arXiv 2212.04088, section 4 and Algorithm 1): few-shot high-level plans, re-planned
 with what the robot has perceived whenever the current plan gets stuck.
 
 At the start of an instruction the K training examples nearest to it (kNN over sentence embeddings,

@@ -1,4 +1,4 @@
-"""LLM-Planner's prompt (papers/llm_planner.txt, section 4.2, figure 2 and table 3) and its training examples.
+"""LLM-Planner's prompt (LLM-Planner, arXiv 2212.04088, section 4.2, figure 2 and table 3) and its training examples.
 
 The prompt is, in order: an explanation of the task, the allowed high-level actions, the K retrieved
 in-context examples, then the test task with the subgoals completed so far and the objects perceived so

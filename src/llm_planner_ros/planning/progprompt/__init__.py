@@ -1,4 +1,4 @@
-"""ProgPrompt (papers/progprompt.txt): plans written as programs, checked, then interpreted, never executed.
+"""ProgPrompt (arXiv 2209.11302): plans written as programs, checked, then interpreted, never executed.
 
 One module per step of the method:
 

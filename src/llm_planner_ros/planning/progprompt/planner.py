@@ -1,4 +1,4 @@
-"""ProgPrompt (papers/progprompt.txt): the model writes the whole plan as a program; a safe interpreter runs it.
+"""ProgPrompt (arXiv 2209.11302): the model writes the whole plan as a program; a safe interpreter runs it.
 
 At the first step the planner renders the program prompt for the current scene (progprompt.prompt),
 takes one greedy completion, and validates it (progprompt.validator). A rejected program never runs:

@@ -1,4 +1,4 @@
-"""The program prompt of papers/progprompt.txt (section 3.2, Fig. 2), and the plan cut from its completion.
+"""The program prompt of ProgPrompt (arXiv 2209.11302, section 3.2, Fig. 2), and the plan cut from its completion.
 
 The prompt is, in order: the import line of the robot's skills with their parameters, the scene's
 ``objects`` and ``locations`` lists, the example programs, and the header of the task's function for

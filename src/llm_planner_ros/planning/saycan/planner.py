@@ -1,4 +1,4 @@
-"""SayCan (papers/saycan.txt, Algorithm 1 and appendix D): pick the skill that is both useful and possible.
+"""SayCan (arXiv 2204.01691, Algorithm 1 and appendix D): pick the skill that is both useful and possible.
 
 At each step every admissible skill text is scored by the language model as the continuation of the
 dialog prompt (Say, one batched call sharing the prompt prefix), each skill's affordance comes from
@@ -24,7 +24,7 @@ paper's method is what ``SayCanOptions()`` runs; config/planners.yaml switches t
   nearest to the instruction, ``saycan_retrieval``) or ``none`` (for a model adapted to the dialog
   format, ``llm.lora``: the shortest prompt);
 - ``terminate_affordance``: the affordance of ``done``; None asks the environment (the paper's 0.1,
-  appendix D.2), a number replaces it (see docs/benchmarks.md, "Kitchen benchmark (issue 6)");
+  appendix D.2), a number replaces it (see docs/benchmarks.md, "Kitchen benchmark");
 - ``avoid_revisits``: a skill that would bring the world back to a state this plan already passed
   through (same robot place, gripper, object places, drawer and places visited) gets affordance 0. The
   paper caps the affordance of skills whose effect already holds (appendix D.2); this extends the cap

@@ -1,4 +1,4 @@
-"""The SayCan dialog prompt (papers/saycan.txt, Listing 1): few-shot examples from YAML, rendered per step.
+"""The SayCan dialog prompt (arXiv 2204.01691, Listing 1): few-shot examples from YAML, rendered per step.
 
     prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
     prompt.render("How would you bring me a coke?", ["find a coke"])

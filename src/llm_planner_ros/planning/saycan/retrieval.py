@@ -1,6 +1,6 @@
 """Retrieval of the bank examples most similar to an instruction, for the SayCan prompt.
 
-The paper's prompt holds 17 fixed examples (papers/saycan.txt, Listing 1); a 540B model generalises
+The paper's prompt holds 17 fixed examples (SayCan, arXiv 2204.01691, Listing 1); a 540B model generalises
 from those, a 135M model copies what is closest. So the prompt's examples are chosen per instruction:
 the k examples of the generated bank (``saycan_bank``) whose instructions are nearest in sentence-
 embedding space (the embedded all-MiniLM-L6-v2; cosine similarity, as ``knn_retriever`` ranks).

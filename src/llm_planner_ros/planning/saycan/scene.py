@@ -1,7 +1,7 @@
 """The scene context a SayCan prompt gives the language model: where the robot is, what it holds, what lies where.
 
 The paper's LLM sees only the instruction and the steps so far; it learns about the world solely through
-the affordances, which is why its "embodiment" family fails most (papers/saycan.txt, Table 2). A small
+the affordances, which is why its "embodiment" family fails most (SayCan, arXiv 2204.01691, Table 2). A small
 model gains more from being told the state in words. One line, fixed order of places, labels only
 (instance ids mean nothing to the model), so equal states always read alike:
 
