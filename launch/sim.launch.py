@@ -1,7 +1,8 @@
 """The whole stack on the built-in simulated kitchen: `ros2 launch llm_planner_ros sim.launch.py`.
 
 Nodes and parameter files come from llm_planner_ros.bringup.SIM_GRAPH, the list `llm-planner up`
-starts too.
+starts too. Arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS): params_file:=my.yaml (applied after
+the packaged files), namespace:=robot1 (every node under /robot1), use_sim_time:=true.
 """
 
 from llm_planner_ros.bringup import launch_description

@@ -98,6 +98,7 @@ class RosGraph:
         """Ping the node that serves ``name`` (``served_by(node, namespace)`` lists what a node serves):
         a client seeing the server does not mean the server sees the client, and an answer sent before
         that is lost ("failed to send response (timeout)" in the server's log)."""
+        name = self.node.resolve_topic_name(name)  # the project's names are relative (llm_planner_ros.ros.topics)
         for node, namespace in self.node.get_node_names_and_namespaces():
             if any(served == name for served, _ in served_by(node, namespace)):
                 self.ping(f"{namespace.strip('/')}/{node}".lstrip("/"))

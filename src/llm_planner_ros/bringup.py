@@ -3,13 +3,20 @@
 ``launch/sim.launch.py`` and ``launch/robot.launch.py`` turn these specs into launch_ros Nodes on a
 machine with a ROS 2 install; ``llm-planner up``/``demo`` start the same executables with the same
 parameter files as processes (launch is not on PyPI). Keeping one list makes the two bring-ups
-impossible to drift apart.
+impossible to drift apart; ``node_starts`` is the one translation of the graph options (``params_file``,
+``namespace``, ``use_sim_time``) into what each node is started with, for both.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from kitchen_domain.paths import config_file
 
@@ -49,20 +56,130 @@ ROBOT_GRAPH: tuple[NodeSpec, ...] = (
 GRAPHS: dict[str, tuple[NodeSpec, ...]] = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
 
 
+# The launch arguments of launch/*.launch.py: name -> (default, description). `llm-planner up`/`demo` take the
+# same as --params-file, --namespace, --use-sim-time.
+LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
+    "params_file": ("", "YAML applied after the packaged parameter files: node-name keys (planner:, "
+                        "affordance_server:, ...) or /** for every node"),
+    "namespace": ("", "namespace every node of the graph is pushed into: robot1 serves "
+                      "/robot1/llm_planner/execute_instruction"),
+    "use_sim_time": ("false", "true: every node takes its time from /clock"),
+}
+
+# ROS namespace tokens: letters, digits and underscores, not starting with a digit.
+_NAMESPACE = re.compile(r"(/[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+class GraphOptionError(ValueError):
+    """A graph option that cannot work (a params file that is not there, an invalid namespace)."""
+
+
+@dataclass(frozen=True)
+class GraphOptions:
+    """What a user sets for a whole graph. ``params_file``: YAML applied after the packaged files, so it
+    overrides any node's parameter; ``namespace``: "" (none) or an absolute namespace such as ``/robot1``;
+    ``use_sim_time``: set on every node when true (false leaves it to the parameter files)."""
+
+    params_file: Path | None = None
+    namespace: str = ""
+    use_sim_time: bool = False
+
+    @classmethod
+    def parse(cls, params_file: str | Path | None = None, namespace: str = "", use_sim_time: bool | str = False) -> GraphOptions:
+        """Options from the CLI's or the launch arguments' values (launch passes strings: "true"/"false");
+        GraphOptionError says what is wrong and how to fix it."""
+        path = Path(params_file).expanduser().resolve() if params_file else None
+        if path is not None and not path.is_file():
+            raise GraphOptionError(f"params_file {path} not found: give the path of a ROS parameter YAML file")
+        if isinstance(use_sim_time, str):
+            if use_sim_time.lower() not in ("true", "false"):
+                raise GraphOptionError(f"use_sim_time must be true or false, got {use_sim_time!r}")
+            use_sim_time = use_sim_time.lower() == "true"
+        return cls(path, normalize_namespace(namespace), use_sim_time)
+
+
+def normalize_namespace(namespace: str) -> str:
+    """"" for none, else the absolute form (``robot1`` and ``/robot1/`` are ``/robot1``); GraphOptionError
+    when rcl would refuse it."""
+    stripped = namespace.strip().strip("/")
+    if not stripped:
+        return ""
+    absolute = f"/{stripped}"
+    if not _NAMESPACE.fullmatch(absolute):
+        raise GraphOptionError(f"namespace {namespace!r} is not a ROS namespace: use letters, digits and '_' in "
+                               "'/'-separated tokens that do not start with a digit (e.g. robot1)")
+    return absolute
+
+
+@dataclass(frozen=True)
+class NodeStart:
+    """How one node of a graph is started: its executable, node name and namespace ("" for none), the
+    parameter files in the order they apply, and parameters set after them (they win)."""
+
+    executable: str
+    name: str
+    namespace: str
+    param_files: tuple[Path, ...]
+    params: Mapping[str, object] = field(default_factory=dict)
+
+
+def node_starts(specs: tuple[NodeSpec, ...], options: GraphOptions, scratch: Path) -> list[NodeStart]:
+    """What every node of ``specs`` gets under ``options``: its packaged files, then ``params_file``, then
+    ``use_sim_time``. Under a namespace a file's node-name keys would no longer match (rcl reads
+    ``planner:`` as ``/planner``, not ``/robot1/planner``), so such files are rewritten into ``scratch``
+    with those keys inside the namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are."""
+    params = {"use_sim_time": True} if options.use_sim_time else {}
+    starts = []
+    for spec in specs:
+        files = [*spec.param_paths(), *([options.params_file] if options.params_file else [])]
+        if options.namespace:
+            files = [namespaced_param_file(path, options.namespace, scratch) for path in files]
+        starts.append(NodeStart(spec.executable, spec.name, options.namespace, tuple(files), params))
+    return starts
+
+
+def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:
+    """``path`` with every top-level node-name key ``name`` written as ``<namespace>/name`` (a file in
+    ``scratch``, one per source file and namespace)."""
+    document = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(document, dict):
+        raise GraphOptionError(f"{path} is not a ROS parameter file (a mapping of node names to ros__parameters)")
+    rewritten = {key if str(key).startswith("/") else f"{namespace}/{key}": value for key, value in document.items()}
+    scratch.mkdir(parents=True, exist_ok=True)
+    target = scratch / f"{namespace.strip('/').replace('/', '_')}-{path.name}"
+    if target.resolve() == path.resolve():
+        raise GraphOptionError(f"{path} would be overwritten by its namespaced copy: keep params files out of {scratch}")
+    target.write_text(yaml.safe_dump(rewritten, sort_keys=False))
+    return target
+
+
 def launch_description(graph: str):  # noqa: ANN201 (launch is only importable on a ROS 2 install)
-    """A ``launch.LaunchDescription`` starting ``GRAPHS[graph]`` (used by the files in launch/)."""
+    """A ``launch.LaunchDescription`` declaring ``LAUNCH_ARGUMENTS`` and starting ``GRAPHS[graph]`` with
+    them (used by the files in launch/)."""
     from launch import LaunchDescription
+    from launch.actions import DeclareLaunchArgument, OpaqueFunction
+
+    return LaunchDescription([
+        *(DeclareLaunchArgument(name, default_value=default, description=description)
+          for name, (default, description) in LAUNCH_ARGUMENTS.items()),
+        OpaqueFunction(function=lambda context: launch_nodes(graph, context.launch_configurations)),
+    ])
+
+
+def launch_nodes(graph: str, arguments: Mapping[str, str]) -> list:
+    """launch_ros Nodes of ``GRAPHS[graph]`` for the launch ``arguments`` (names of LAUNCH_ARGUMENTS)."""
     from launch_ros.actions import Node
 
-    return LaunchDescription(
-        [
-            Node(
-                package="llm_planner_ros",
-                executable=spec.executable,
-                name=spec.name,
-                parameters=[str(path) for path in spec.param_paths()],
-                output="screen",
-            )
-            for spec in GRAPHS[graph]
-        ]
-    )
+    options = GraphOptions.parse(**{name: arguments.get(name, default) for name, (default, _) in LAUNCH_ARGUMENTS.items()})
+    scratch = Path(tempfile.gettempdir()) / f"llm_planner_ros_launch_{os.getpid()}"
+    return [
+        Node(
+            package="llm_planner_ros",
+            executable=start.executable,
+            name=start.name,
+            namespace=start.namespace,
+            parameters=[*map(str, start.param_files), *([dict(start.params)] if start.params else [])],
+            output="screen",
+        )
+        for start in node_starts(GRAPHS[graph], options, scratch)
+    ]

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from llm_planner_ros.bringup import NodeSpec
+from llm_planner_ros.bringup import GraphOptions, NodeSpec, node_starts
 
 
 def entry_point(name: str) -> str:
@@ -36,9 +36,11 @@ def ros_argv(
     param_files: list[Path] | None = None,
     params: Mapping[str, Any] | None = None,
     args: list[str] | None = None,
+    namespace: str = "",
 ) -> list[str]:
     """The command line of a node: its entry point, plain arguments, then ``--ros-args`` with the
-    parameter files, ``-p key:=value`` overrides (after the files, so they win) and the node name."""
+    parameter files, ``-p key:=value`` overrides (after the files, so they win), the node name and the
+    namespace ("" keeps the root)."""
     argv = [entry_point(executable), *(args or [])]
     ros_args: list[str] = []
     for path in param_files or []:
@@ -47,6 +49,8 @@ def ros_argv(
         ros_args += ["-p", f"{key}:={param_literal(value)}"]
     if name:
         ros_args += ["-r", f"__node:={name}"]
+    if namespace:
+        ros_args += ["-r", f"__ns:={namespace}"]
     return argv + (["--ros-args", *ros_args] if ros_args else [])
 
 
@@ -119,12 +123,15 @@ def start_graph(
     log_dir: Path,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    options: GraphOptions = GraphOptions(),
 ) -> list[NodeProcess]:
-    """Start every node of a graph with its parameter files; ``overrides[node_name]`` adds ``-p`` values."""
+    """Start every node of a graph as ``bringup.node_starts`` says for ``options`` (namespaced parameter
+    files go to ``log_dir/params``); ``overrides[node_name]`` adds ``-p`` values after everything else."""
     environment = dict(env if env is not None else os.environ)
     environment.setdefault("PYTHONUNBUFFERED", "1")
     processes = []
-    for spec in specs:
-        argv = ros_argv(spec.executable, spec.name, spec.param_paths(), (overrides or {}).get(spec.name))
-        processes.append(NodeProcess(argv, environment, log_dir / f"{spec.name}.log").start())
+    for start in node_starts(specs, options, log_dir / "params"):
+        params = {**start.params, **(overrides or {}).get(start.name, {})}
+        argv = ros_argv(start.executable, start.name, list(start.param_files), params, namespace=start.namespace)
+        processes.append(NodeProcess(argv, environment, log_dir / f"{start.name}.log").start())
     return processes

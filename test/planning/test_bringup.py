@@ -1,50 +1,30 @@
 """The launch files and `llm-planner up` start the same nodes with the same parameter files.
 
-`ros2 launch` is not on PyPI, so the launch files run here against a stand-in of the two launch
-modules that records what they would start; a ROS install builds the same description.
+`ros2 launch` is not on PyPI, so the launch files run here against stand-ins of the launch modules
+that record what they would start (test/launch_stub.py); a ROS install builds the same description.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import importlib.util
 import os
 import signal
 import subprocess
 import sys
-import types
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
 from llm_planner_ros.bringup import GRAPHS, SIM_GRAPH
+from launch_stub import LAUNCH_DIR, launch_nodes
 from ros_harness import RosGraph, wait_until
-
-LAUNCH_DIR = Path(__file__).resolve().parents[2] / "launch"
-
-
-def _launch_nodes(launch_file: Path, monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Run a launch file's generate_launch_description with recording stand-ins of launch/launch_ros."""
-    launch = types.ModuleType("launch")
-    launch.LaunchDescription = lambda entities: list(entities)
-    actions = types.ModuleType("launch_ros.actions")
-    actions.Node = lambda **kwargs: kwargs
-    monkeypatch.setitem(sys.modules, "launch", launch)
-    monkeypatch.setitem(sys.modules, "launch_ros", types.ModuleType("launch_ros"))
-    monkeypatch.setitem(sys.modules, "launch_ros.actions", actions)
-    spec = importlib.util.spec_from_file_location(launch_file.stem.replace(".", "_"), launch_file)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module.generate_launch_description()
 
 
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
 def test_launch_file_names_installed_executables_and_existing_parameter_files(graph: str,
                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    nodes = _launch_nodes(LAUNCH_DIR / f"{graph}.launch.py", monkeypatch)
+    nodes = launch_nodes(LAUNCH_DIR / f"{graph}.launch.py", monkeypatch)
     scripts = {ep.name for ep in importlib.metadata.entry_points(group="console_scripts")
                if ep.value.split(".")[0] in ("llm_planner_ros", "kitchen_sim", "affordance_servers", "skill_executors")}
     assert [node["executable"] for node in nodes] == [spec.executable for spec in GRAPHS[graph]]

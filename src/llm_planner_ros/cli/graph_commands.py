@@ -21,8 +21,9 @@ from rich.console import Console
 
 from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.paths import repo_path
 
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup import SIM_GRAPH, GraphOptionError, GraphOptions, normalize_namespace
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
 from llm_planner_ros.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
@@ -43,6 +44,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--time-scale", type=float, default=0.1,
                       help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick)")
     _llm_argument(demo)
+    _graph_arguments(demo)
     demo.set_defaults(_run=run_demo)
 
     up = commands.add_parser("up", help="bring up the sim graph and wait (Ctrl-C stops it)")
@@ -51,12 +53,14 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     _llm_argument(up)
     up.add_argument("--episode", type=Path)
     up.add_argument("--id", dest="episode_id")
+    _graph_arguments(up)
     up.set_defaults(_run=run_up)
 
     run = commands.add_parser("run", help="send an instruction to a running graph and show the plan")
     run.add_argument("instruction")
     _goal_arguments(run)
     run.add_argument("--plot", type=Path)
+    _namespace_argument(run, "namespace of the planner to address (that of `llm-planner up --namespace`)")
     run.set_defaults(_run=run_instruction)
 
 
@@ -66,6 +70,25 @@ def _goal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=step_budget, default=0,
                         help="step budget (0: the planner's default; the planner refuses more than its max_steps_limit)")
     parser.add_argument("--json", type=Path, help="write the outcome (steps, scores, final state) as JSON")
+
+
+def _graph_arguments(parser: argparse.ArgumentParser) -> None:
+    """The launch files' arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS), with the same meaning."""
+    parser.add_argument("--params-file", type=Path, help="ROS parameter YAML applied after the packaged files: "
+                        "node-name keys (planner:, sim_world_node:, ...) or /** for every node")
+    _namespace_argument(parser, "push every node into this namespace (robot1: /robot1/llm_planner/execute_instruction)")
+    parser.add_argument("--use-sim-time", action="store_true", help="every node takes its time from /clock (something must publish it, e.g. Gazebo)")
+
+
+def _namespace_argument(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--namespace", type=_namespace, default="", help=text)
+
+
+def _namespace(value: str) -> str:
+    try:
+        return normalize_namespace(value)
+    except GraphOptionError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def _llm_argument(parser: argparse.ArgumentParser) -> None:
@@ -94,18 +117,20 @@ def run_up(args: argparse.Namespace) -> int:
     graph = _graph(args, console, _episode(args))
     with graph:
         graph.close_client()
-        console.print("[green]graph up[/green]: send goals to /llm_planner/execute_instruction "
-                      "(e.g. llm-planner run \"bring me an apple\"); Ctrl-C stops it")
+        run = f"llm-planner run --namespace {args.namespace} " if args.namespace else "llm-planner run "
+        console.print(f"[green]graph up[/green]: send goals to {args.namespace}/llm_planner/execute_instruction "
+                      f"(e.g. {run}\"bring me an apple\"); Ctrl-C stops it")
         stop.wait()
     return 0
 
 
 def run_instruction(args: argparse.Namespace) -> int:
     console = Console()
-    client = InstructionClient(load_kitchen(), console)
+    client = InstructionClient(load_kitchen(), console, args.namespace)
     try:
         if not client.wait_ready(20.0):
-            console.print("[red]no planner at /llm_planner/execute_instruction[/red]: start the graph with `llm-planner up`")
+            up = f"llm-planner up --namespace {args.namespace}" if args.namespace else "llm-planner up"
+            console.print(f"[red]no planner at {client.action}[/red]: start the graph with `{up}`")
             return 2
         outcome = _send(client, console, args.instruction, args)
     finally:
@@ -137,15 +162,19 @@ class _graph:
             "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
         sim: dict[str, object] = {"time_scale": args.time_scale}
         if episode is not None:
-            sim.update(episode_file=str(args.episode.resolve()), episode_id=episode.id)
+            sim.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
         self._overrides = {"sim_world_node": sim, "llm_service": parse_key_values(args.llm)}
+        try:
+            self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
+        except GraphOptionError as error:
+            raise SystemExit(str(error)) from error
         self._processes: list[NodeProcess] = []
         self._client: InstructionClient | None = None
 
     def __enter__(self) -> InstructionClient:
         self._console.print(f"starting {len(SIM_GRAPH)} nodes (logs in {self._log_dir})")
-        self._processes = start_graph(SIM_GRAPH, self._log_dir, overrides=self._overrides)
-        self._client = InstructionClient(load_kitchen(), self._console)
+        self._processes = start_graph(SIM_GRAPH, self._log_dir, overrides=self._overrides, options=self._options)
+        self._client = InstructionClient(load_kitchen(), self._console, self._options.namespace)
         with self._console.status("waiting for the planner (the first start converts the embedded model)"):
             deadline = time.monotonic() + READY_TIMEOUT_S
             while not self._client.wait_ready(1.0):

@@ -1,4 +1,4 @@
-"""Sends one instruction to ``/llm_planner/execute_instruction`` and shows the plan as it unfolds.
+"""Sends one instruction to ``llm_planner/execute_instruction`` (in ``namespace``) and shows the plan as it unfolds.
 
 Used by ``llm-planner demo`` and ``llm-planner run``: each step's candidate table is printed when the
 step ends (and shown live while it runs); the final world state comes from the same topics the
@@ -21,7 +21,7 @@ from rich.live import Live
 
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
+from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 
@@ -31,7 +31,6 @@ from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.visualization.score_table import step_table
 
-ACTION = "/llm_planner/execute_instruction"
 CANCEL_WAIT_S = 5.0
 
 
@@ -55,18 +54,20 @@ class InstructionOutcome:
 
 
 class InstructionClient:
-    """A private rclpy context and node with the action client and the state listeners.
+    """A private rclpy context and node, in ``namespace`` (that of the graph it talks to), with the action
+    client and the state listeners.
 
     Lifecycle: construct, ``wait_ready(timeout)`` (False when the planner never appeared),
     ``send(...)`` as often as needed, ``close()``.
     """
 
-    def __init__(self, kitchen: Kitchen, console: Console) -> None:
+    def __init__(self, kitchen: Kitchen, console: Console, namespace: str = "") -> None:
         self._console = console
         self._context = Context()
         rclpy.init(context=self._context)
-        self.node = rclpy.create_node("llm_planner_cli", context=self._context)
-        self._client = RaceFreeActionClient(self.node, ExecuteInstruction, ACTION)
+        self.node = rclpy.create_node("llm_planner_cli", namespace=namespace or None, context=self._context)
+        self.action = self.node.resolve_topic_name(EXECUTE_INSTRUCTION_ACTION)
+        self._client = RaceFreeActionClient(self.node, ExecuteInstruction, self.action)
         self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
         self._executor = MultiThreadedExecutor(num_threads=3, context=self._context)
         self._executor.add_node(self.node)
@@ -93,11 +94,11 @@ class InstructionClient:
                     printed.add(record.index)
                     live.console.print(step_table(record))
 
-            handle = wait_for(self._client.send_goal_async(goal, feedback_callback=on_feedback), 30.0, ACTION)
+            handle = wait_for(self._client.send_goal_async(goal, feedback_callback=on_feedback), 30.0, self.action)
             if not handle.accepted:
                 return InstructionOutcome(GoalStatus.STATUS_ABORTED, False, "the planner rejected the goal")
             try:
-                response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
+                response = wait_for(handle.get_result_async(), timeout_s, f"{self.action} result")
             except (KeyboardInterrupt, WaitTimeout):
                 self._cancel(handle)
                 raise
@@ -119,7 +120,7 @@ class InstructionClient:
         keep the planner busy until it ends or the planner notices the client is gone (client_grace_s)."""
         self._console.print("[yellow]canceling the goal[/yellow]")
         try:
-            wait_for(handle.cancel_goal_async(), CANCEL_WAIT_S, f"{ACTION} cancel")
+            wait_for(handle.cancel_goal_async(), CANCEL_WAIT_S, f"{self.action} cancel")
         except WaitTimeout as timeout:
             self._console.print(f"[red]{timeout}[/red]: the planner cancels the goal itself once this client is gone")
 

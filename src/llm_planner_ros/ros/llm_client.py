@@ -1,7 +1,8 @@
 """``LanguageModel`` over ROS: the planner's view of a shared ``llm_service_node``.
 
-``score`` calls ``/llm/score`` (ScoreCompletions) and ``generate`` calls ``/llm/generate``
-(GenerateText). A missing service, a timeout or ``success=false`` raises the LLM layer's errors with
+``score`` calls ``llm/score`` (ScoreCompletions) and ``generate`` calls ``llm/generate``
+(GenerateText), in the planner's namespace or in ``llm_namespace`` (one model service shared by several
+robots: ``/`` for the root namespace's ``/llm/score``). A missing service, a timeout or ``success=false`` raises the LLM layer's errors with
 the service's reason, so the plan ends with that reason instead of hanging. A service that answered
 before and is gone (llm_service_node stopped or restarted) is given up within ``server_lost_s``, both
 between calls and while a call is pending, not after ``server_wait_s`` or the call's timeout.
@@ -19,20 +20,30 @@ from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 
 from llm_planner_ros.llm.base import BackendUnavailableError, GenerationResult, LanguageModel, LLMError, ScoreResult
 from llm_planner_ros.ros.futures import Liveness, WaitTimeout, wait_for
+from llm_planner_ros.ros.topics import full_name
 
-SCORE_SERVICE = "/llm/score"
-GENERATE_SERVICE = "/llm/generate"
+SCORE_SERVICE = "llm/score"
+GENERATE_SERVICE = "llm/generate"
 _FIX = "start llm_service_node (llm-planner up) or set the planner's llm_mode to in_process"
+
+
+def llm_service_name(service: str, llm_namespace: str) -> str:
+    """``service`` in ``llm_namespace``: empty keeps it relative (the caller's namespace), ``/`` is the root
+    namespace, ``/shared`` (or a relative ``shared``) another one."""
+    return f"{llm_namespace.rstrip('/')}/{service}" if llm_namespace else service
 
 
 class ServiceLanguageModel(LanguageModel):
     """Calls the LLM service node; safe from several threads (each call is its own request)."""
 
     def __init__(
-        self, node: Node, callback_group: CallbackGroup, timeout_s: float, server_wait_s: float, server_lost_s: float
+        self, node: Node, callback_group: CallbackGroup, timeout_s: float, server_wait_s: float, server_lost_s: float,
+        llm_namespace: str = "",
     ) -> None:
-        self._score = node.create_client(ScoreCompletions, SCORE_SERVICE, callback_group=callback_group)
-        self._generate = node.create_client(GenerateText, GENERATE_SERVICE, callback_group=callback_group)
+        self._score_name = full_name(node, llm_service_name(SCORE_SERVICE, llm_namespace))
+        self._generate_name = full_name(node, llm_service_name(GENERATE_SERVICE, llm_namespace))
+        self._score = node.create_client(ScoreCompletions, self._score_name, callback_group=callback_group)
+        self._generate = node.create_client(GenerateText, self._generate_name, callback_group=callback_group)
         self._timeout_s = timeout_s
         self._server_wait_s = server_wait_s
         self._server_lost_s = server_lost_s
@@ -45,7 +56,7 @@ class ServiceLanguageModel(LanguageModel):
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         request = ScoreCompletions.Request(prompt=prompt, completions=list(completions), per_token=per_token)
-        response = self._call(self._score, SCORE_SERVICE, request)
+        response = self._call(self._score, self._score_name, request)
         counts = tuple(int(c) for c in response.token_counts)
         per_token_terms = None
         if per_token:
@@ -71,7 +82,7 @@ class ServiceLanguageModel(LanguageModel):
             prompt=prompt, num_samples=n, max_tokens=max_tokens, temperature=float(temperature), top_p=float(top_p),
             stop=list(stop), logit_bias_words=list(bias), logit_bias_values=[float(v) for v in bias.values()],
         )
-        response = self._call(self._generate, GENERATE_SERVICE, request)
+        response = self._call(self._generate, self._generate_name, request)
         means = tuple(float(v) if math.isfinite(v) else math.nan for v in response.mean_log_probs)
         return GenerationResult(tuple(response.texts), means)
 

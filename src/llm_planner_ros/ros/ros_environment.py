@@ -1,8 +1,8 @@
 """The planning environment of a real ROS graph: affordance servers, executors and the perceived state.
 
-Affordances come from one ``EvaluateAffordance`` server per skill family (``/affordance/<family>``),
-all families asked at once; skills run on ``/executors/<executor>/execute_skill``; the state is
-whatever the ``StateProvider`` assembles from ``/scene/objects`` and the robot-state topic. Every
+Affordances come from one ``EvaluateAffordance`` server per skill family (``affordance/<family>`` in the planner's namespace),
+all families asked at once; skills run on ``executors/<executor>/execute_skill``; the state is
+whatever the ``StateProvider`` assembles from ``scene/objects`` and the robot-state topic. Every
 call has a timeout, and a server that is missing or fails ends the plan with a reason
 (``PlanAborted``), never a hang. A server that leaves the graph while it is being waited on, or that
 this plan used before and is gone, is given up within ``server_lost_s``.
@@ -33,6 +33,7 @@ from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import Liveness, ServerLost, WaitTimeout, wait_for
+from llm_planner_ros.ros.topics import affordance_action, executor_action, full_name
 
 _START = "(llm-planner up, or ros2 launch llm_planner_ros sim.launch.py)"
 # How often the read-back looks for a world state newer than the executor's loss.
@@ -86,13 +87,16 @@ class RosEnvironment:
         return self.snapshot().summary()
 
     # ----- affordances -----------------------------------------------------------------------------------
+    def _affordance_name(self, family: str) -> str:
+        return full_name(self._node, affordance_action(family))
+
     def affordances(self, skills: Sequence[Skill]) -> list[float]:
         by_family: dict[str, list[int]] = {}
         for index, skill in enumerate(skills):
             by_family.setdefault(skill.family, []).append(index)
         pending = []
         for family, indices in by_family.items():
-            client = self._client(EvaluateAffordance, f"/affordance/{family}")
+            client = self._client(EvaluateAffordance, self._affordance_name(family))
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
             pending.append((family, indices, client, client.send_goal_async(goal)))
         values = [0.0] * len(skills)
@@ -101,7 +105,7 @@ class RosEnvironment:
             if len(result.affordances) != len(indices):
                 raise PlanAborted(
                     EndReason.ERROR,
-                    f"/affordance/{family} returned {len(result.affordances)} values for {len(indices)} skills",
+                    f"{self._affordance_name(family)} returned {len(result.affordances)} values for {len(indices)} skills",
                 )
             for index, value in zip(indices, result.affordances, strict=True):
                 values[index] = float(value)
@@ -110,7 +114,7 @@ class RosEnvironment:
     def _affordance_result(
         self, family: str, client: RaceFreeActionClient, sent  # noqa: ANN001 (rclpy Future)
     ) -> EvaluateAffordance.Result:
-        name = f"/affordance/{family}"
+        name = self._affordance_name(family)
         liveness = self._liveness(client, name, "affordance_server")
         try:
             handle = wait_for(sent, self._affordance_timeout_s, f"{name} goal", liveness=liveness)
@@ -126,7 +130,7 @@ class RosEnvironment:
 
     # ----- execution -----------------------------------------------------------------------------------
     def execute(self, skill: Skill) -> SkillOutcome:
-        name = f"/executors/{skill.executor}/execute_skill"
+        name = full_name(self._node, executor_action(skill.executor))
         client = self._client(ExecuteSkill, name)
         before = self.snapshot()
         liveness = self._liveness(client, name, f"{skill.executor}_executor")

@@ -15,7 +15,7 @@ from llm_planner_ros.ros.state_provider import StateAssembler, StateProvider
 from kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.ros.messages import objects_from_msg, stamp_of
 from kitchen_domain.robot_state import RobotState
-from llm_planner_ros.ros.topics import STATE_QOS
+from llm_planner_ros.ros.topics import STATE_QOS, full_name
 from kitchen_domain.world import World
 from llm_planner_interfaces.msg import SceneObjectArray
 
@@ -28,7 +28,7 @@ class TopicStateProvider(StateProvider):
         match_stamps: bool, callback_group: CallbackGroup | None = None,
     ) -> None:
         self._node = node
-        self._topics = (scene_topic, robot_state_topic)
+        self._topics = (full_name(node, scene_topic), full_name(node, robot_state_topic))
         self._assembler = StateAssembler(kitchen, match_stamps)
         self._reported_error: str | None = None
         self._reported_labels: set[str] = set()

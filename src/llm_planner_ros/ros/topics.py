@@ -1,13 +1,35 @@
-"""ROS names and QoS of the simulated world, shared by sim_world_node and the nodes that read it."""
+"""ROS names and QoS shared by the nodes and their clients.
+
+Every name is relative, so it resolves in the node's namespace: with none it is the public name
+(``scene/objects`` -> ``/scene/objects``), with ``--namespace robot1`` (``-r __ns:=/robot1``) it becomes
+``/robot1/scene/objects``, which is how several robots share one ROS domain.
+"""
 
 from __future__ import annotations
 
+from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-SCENE_TOPIC = "/scene/objects"
-ROBOT_STATE_TOPIC = "/sim/robot_state"
-APPLY_SKILL_ACTION = "/sim/apply_skill"
-LOAD_EPISODE_SERVICE = "/sim/load_episode"
+SCENE_TOPIC = "scene/objects"
+ROBOT_STATE_TOPIC = "sim/robot_state"
+APPLY_SKILL_ACTION = "sim/apply_skill"
+LOAD_EPISODE_SERVICE = "sim/load_episode"
+EXECUTE_INSTRUCTION_ACTION = "llm_planner/execute_instruction"
 
 # Latched state: a subscriber that starts later still gets the current world.
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def affordance_action(family: str) -> str:
+    """The EvaluateAffordance action of one skill family."""
+    return f"affordance/{family}"
+
+
+def executor_action(executor: str) -> str:
+    """The ExecuteSkill action of one executor."""
+    return f"executors/{executor}/execute_skill"
+
+
+def full_name(node: Node, name: str) -> str:
+    """``name`` as the graph sees it from ``node`` (namespace and remappings applied), for messages and logs."""
+    return node.resolve_topic_name(name)

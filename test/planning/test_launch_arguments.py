@@ -1,0 +1,155 @@
+"""Launch arguments (params_file, namespace, use_sim_time): what every node gets, from the launch files and
+from `llm-planner up`/`demo`, and the relative ROS names that make a namespace work.
+
+The graph test (test_namespaced_graph.py) brings the sim graph up under a namespace; these check the one
+translation of the options (llm_planner_ros.bringup.node_starts) and the two ways it reaches a node.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+import rclpy
+import yaml
+from rclpy.context import Context
+
+from kitchen_domain.paths import config_file
+from launch_stub import LAUNCH_DIR, launch_nodes
+from llm_planner_ros.bringup import (
+    GRAPHS, LAUNCH_ARGUMENTS, SIM_GRAPH, GraphOptionError, GraphOptions, node_starts, normalize_namespace,
+)
+from llm_planner_ros.processes import ros_argv, start_graph
+from llm_planner_ros.ros import topics
+from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name
+
+USER_PARAMS = {"planner": {"ros__parameters": {"max_steps": 7}}, "/**": {"ros__parameters": {"frame_id": "odom"}}}
+
+
+@pytest.fixture
+def user_params(tmp_path: Path) -> Path:
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(USER_PARAMS))
+    return path
+
+
+def test_no_options_start_every_node_exactly_as_before(tmp_path: Path) -> None:
+    for start, spec in zip(node_starts(SIM_GRAPH, GraphOptions(), tmp_path), SIM_GRAPH, strict=True):
+        assert (start.executable, start.name, start.namespace) == (spec.executable, spec.name, "")
+        assert list(start.param_files) == spec.param_paths() and not start.params
+        argv = ros_argv(start.executable, start.name, list(start.param_files), start.params, namespace=start.namespace)
+        assert argv == ros_argv(spec.executable, spec.name, spec.param_paths())
+        assert not any(arg.startswith("__ns") for arg in argv)
+    assert not list(tmp_path.iterdir()), "no namespace: the packaged files are used as they are"
+
+
+def test_params_file_applies_after_the_packaged_files_of_every_node(tmp_path: Path, user_params: Path) -> None:
+    for start, spec in zip(node_starts(SIM_GRAPH, GraphOptions.parse(user_params), tmp_path), SIM_GRAPH, strict=True):
+        assert list(start.param_files) == [*spec.param_paths(), user_params]
+        argv = ros_argv(start.executable, start.name, list(start.param_files))
+        files = [argv[i + 1] for i, arg in enumerate(argv) if arg == "--params-file"]
+        assert files[-1] == str(user_params), "the user's file is last, so its values win"
+
+
+def test_namespace_pushes_every_node_and_keeps_its_parameter_sections(tmp_path: Path, user_params: Path) -> None:
+    starts = node_starts(SIM_GRAPH, GraphOptions.parse(user_params, "robot1"), tmp_path / "scratch")
+    for start, spec in zip(starts, SIM_GRAPH, strict=True):
+        assert start.namespace == "/robot1"
+        argv = ros_argv(start.executable, start.name, list(start.param_files), namespace=start.namespace)
+        assert argv[-4:] == ["-r", f"__node:={spec.name}", "-r", "__ns:=/robot1"]
+        packaged = yaml.safe_load(spec.param_paths()[0].read_text())
+        rewritten = yaml.safe_load(start.param_files[0].read_text())
+        # rcl matches `planner:` to /planner only: the node /robot1/planner needs `/robot1/planner:`.
+        assert rewritten == {f"/robot1/{key}": value for key, value in packaged.items()}
+        mine = yaml.safe_load(start.param_files[-1].read_text())
+        assert mine == {"/robot1/planner": USER_PARAMS["planner"], "/**": USER_PARAMS["/**"]}
+
+
+def test_use_sim_time_is_set_on_every_node_after_the_files(tmp_path: Path, user_params: Path) -> None:
+    for start in node_starts(SIM_GRAPH, GraphOptions.parse(user_params, "", "true"), tmp_path):
+        assert start.params == {"use_sim_time": True}
+        argv = ros_argv(start.executable, start.name, list(start.param_files), start.params)
+        assert argv.index("use_sim_time:=true") > max(i for i, arg in enumerate(argv) if arg == "--params-file")
+    assert all(not start.params for start in node_starts(SIM_GRAPH, GraphOptions.parse(None, "", "false"), tmp_path))
+
+
+@pytest.mark.parametrize(("given", "expected"), [("", ""), ("/", ""), ("robot1", "/robot1"), ("/robot1/", "/robot1"),
+                                                 ("fleet/robot_2", "/fleet/robot_2")])
+def test_namespaces_are_normalized(given: str, expected: str) -> None:
+    assert normalize_namespace(given) == expected
+
+
+@pytest.mark.parametrize("bad", ["1robot", "robot-1", "robot 1", "a//b"])
+def test_invalid_namespaces_are_refused_with_the_rule(bad: str) -> None:
+    with pytest.raises(GraphOptionError, match="not a ROS namespace"):
+        normalize_namespace(bad)
+
+
+def test_bad_option_values_say_what_to_fix(tmp_path: Path) -> None:
+    with pytest.raises(GraphOptionError, match="not found"):
+        GraphOptions.parse(tmp_path / "missing.yaml")
+    with pytest.raises(GraphOptionError, match="true or false"):
+        GraphOptions.parse(None, "", "yes")
+
+
+def test_start_graph_writes_namespaced_files_beside_the_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[list[str]] = []
+    monkeypatch.setattr("llm_planner_ros.processes.NodeProcess.start", lambda self: started.append(self.argv) or self)
+    start_graph(SIM_GRAPH, tmp_path, env={}, overrides={"planner": {"max_steps": 3}},
+                options=GraphOptions.parse(None, "robot1", True))
+    planner = next(argv for argv in started if "__node:=planner" in argv)
+    assert "__ns:=/robot1" in planner and "use_sim_time:=true" in planner and "max_steps:=3" in planner
+    assert all(Path(argv[i + 1]).parent == tmp_path / "params" for argv in started
+               for i, arg in enumerate(argv) if arg == "--params-file")
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(graph: str, tmp_path: Path, user_params: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    launch_file = LAUNCH_DIR / f"{graph}.launch.py"
+    calls = [node.func.id for node in ast.walk(ast.parse(launch_file.read_text())) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name)]
+    assert "launch_description" in calls, f"{launch_file} does not build its graph with bringup.launch_description"
+    monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path))
+    nodes = launch_nodes(launch_file, monkeypatch, {"params_file": str(user_params), "namespace": "robot1",
+                                                     "use_sim_time": "true"})
+    expected = node_starts(GRAPHS[graph], GraphOptions.parse(user_params, "robot1", True), tmp_path / "expected")
+    assert [node["name"] for node in nodes] == [start.name for start in expected]
+    for node, start in zip(nodes, expected, strict=True):
+        assert node["namespace"] == "/robot1"
+        assert node["parameters"][-1] == {"use_sim_time": True}
+        files = [yaml.safe_load(Path(path).read_text()) for path in node["parameters"][:-1]]
+        assert files == [yaml.safe_load(path.read_text()) for path in start.param_files]
+    defaults = launch_nodes(launch_file, monkeypatch)
+    assert all(node["namespace"] == "" and all(isinstance(p, str) for p in node["parameters"]) for node in defaults)
+    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time"}
+
+
+NAMES = [topics.SCENE_TOPIC, topics.ROBOT_STATE_TOPIC, topics.APPLY_SKILL_ACTION, topics.LOAD_EPISODE_SERVICE,
+         topics.EXECUTE_INSTRUCTION_ACTION, topics.affordance_action("pick"), topics.executor_action("manipulator"),
+         SCORE_SERVICE, GENERATE_SERVICE]
+
+
+def test_names_resolve_to_the_public_names_without_a_namespace_and_inside_one() -> None:
+    context = Context()
+    rclpy.init(context=context)
+    try:
+        root = rclpy.create_node("names_root", context=context)
+        robot = rclpy.create_node("names_robot", namespace="/robot1", context=context)
+        for name in NAMES:
+            assert topics.full_name(root, name) == f"/{name}"
+            assert topics.full_name(robot, name) == f"/robot1/{name}"
+        assert topics.full_name(robot, llm_service_name(SCORE_SERVICE, "/")) == "/llm/score"
+        assert topics.full_name(robot, llm_service_name(SCORE_SERVICE, "/shared/")) == "/shared/llm/score"
+        assert topics.full_name(robot, llm_service_name(SCORE_SERVICE, "")) == "/robot1/llm/score"
+    finally:
+        rclpy.shutdown(context=context)
+
+
+@pytest.mark.parametrize("file", ["planner.yaml", "affordance.yaml", "executors.yaml", "robot.yaml"])
+def test_topic_parameters_in_config_are_relative(file: str) -> None:
+    for section in yaml.safe_load(config_file(file).read_text()).values():
+        for key, value in section["ros__parameters"].items():
+            if key.endswith(("_topic", "_action")):
+                assert not str(value).startswith("/"), f"{file}: {key}: {value} ignores the graph's namespace"
