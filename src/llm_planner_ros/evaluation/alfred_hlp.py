@@ -1,10 +1,11 @@
 """``llm-planner bench alfred-hlp``: static high-level-plan accuracy of LLM-Planner on ALFRED.
 
-For each task of a refined-commands file (../shared/datasets/alfred_hlp/refined_valid_seen_commands.json,
-or a held-out split in the same format) the static LLM-Planner (``PlanGenerator``: K nearest examples of
-the LLM-Planner training set, ALFRED's high-level actions, one greedy generation) writes a plan from the
-instruction of the chosen variant; a task counts as correct when the normalized plan equals the
-normalized gold ``action_sequence`` exactly (papers/llm_planner.txt, section 5.2, "HLP ACC", static).
+For each task of a refined-commands file (``refined_valid_seen_commands.json`` of the "Revisiting
+ALFRED" release, docs/benchmarks.md, or a held-out split in the same format) the static LLM-Planner
+(``PlanGenerator``: K nearest examples of the LLM-Planner training set, ALFRED's high-level actions,
+one greedy generation) writes a plan from the instruction of the chosen variant; a task counts as
+correct when the normalized plan equals the normalized gold ``action_sequence`` exactly (LLM-Planner,
+arXiv 2212.04088, section 5.2, "HLP ACC", static).
 The training examples are shown in the same normalized vocabulary (llm_planner_ros.evaluation.alfred_plans).
 
 Prints accuracy, LLM calls per task and wall time (overall and per task type); ``--json`` writes them
