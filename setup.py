@@ -4,11 +4,21 @@ Works both with ``pip install -e .`` into the project's venv (``make setup``) an
 ``colcon build`` on a machine with a regular ROS 2 Jazzy install.
 """
 
+import os
 from glob import glob
 
 from setuptools import find_packages, setup
 
 PACKAGE = "llm_planner_ros"
+SHARE = f"share/{PACKAGE}"
+
+
+def tree(folder: str) -> list[tuple[str, list[str]]]:
+    """Every file under ``folder`` as data_files pairs, one per sub-folder, kept at the same relative place
+    under share/llm_planner_ros (data_files does not recurse); kitchen_domain.paths reads them there."""
+    return [(f"{SHARE}/{root}", [os.path.join(root, name) for name in sorted(names)])
+            for root, _, names in sorted(os.walk(folder)) if names]
+
 
 setup(
     name=PACKAGE,
@@ -17,9 +27,13 @@ setup(
     packages=find_packages("src", exclude=["*.tests"]),
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
-        (f"share/{PACKAGE}", ["package.xml"]),
-        (f"share/{PACKAGE}/launch", glob("launch/*.launch.py")),
-        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (SHARE, ["package.xml"]),
+        (f"{SHARE}/launch", glob("launch/*.launch.py")),
+        (f"{SHARE}/resource", [f"resource/{PACKAGE}"]),
+        *tree("config"),
+        # the SayCan adapter, bank, its vectors and the lexicon; the episode suites and soak recording
+        *tree("data"),
+        *tree("benchmarks"),
     ],
     include_package_data=True,
     package_data={"": ["*.yaml"]},

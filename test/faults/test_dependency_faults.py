@@ -30,7 +30,7 @@ from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScoreCompletions
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.processes import NodeProcess
-from llm_planner_ros.ros.ros_environment import RosEnvironment
+from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from replayed_planner_graph import load_scene, record_plan, replaying_sim_graph
 from ros_harness import RosGraph, wait_future, wait_until
 from saycan_quality.saycan_doubles import PreferringModel
@@ -203,7 +203,7 @@ def test_an_executor_timeout_cancels_the_skill_and_reads_its_outcome_back(
     assert load_episode(ros_graph, write_episode(tmp_path / "episodes.yaml", "at-the-coke", at_the_coke)).success
     ros_graph.action_client(ExecuteSkill, "/executors/manipulator/execute_skill")
     state = TopicStateProvider(ros_graph.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
-    env = RosEnvironment(ros_graph.node, state, ReentrantCallbackGroup(), canceled=lambda: None,
+    env = RosEnvironment(ros_graph.node, state, ActionClients(ros_graph.node, ReentrantCallbackGroup()), canceled=lambda: None,
                          affordance_timeout_s=10.0, executor_timeout_s=1.0, server_wait_s=20.0,
                          server_lost_s=SERVER_LOST_S)
     wait_until(lambda: env.snapshot().robot_at == "far counter", what="the loaded scene")

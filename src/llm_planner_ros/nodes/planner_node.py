@@ -57,7 +57,7 @@ from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_parameters
 from llm_planner_ros.ros.plan_markers import plan_markers
 from llm_planner_ros.ros.qos import action_service_qos
-from llm_planner_ros.ros.ros_environment import RosEnvironment
+from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC, full_name
 
 _PARAMETERS = {
@@ -139,6 +139,7 @@ class PlannerNode(Node):
             raise StartupError(f"cannot load the configuration (world_file, skills_file, planners_file): {error}") from error
         self._objects = ObjectVocabulary.of_kitchen(self._kitchen.config)
         self._clients_group = ReentrantCallbackGroup()
+        self._action_clients = ActionClients(self, self._clients_group)
         self._model: LanguageModel = self._language_model()
         self._state = TopicStateProvider(
             self, self._kitchen, self._str("scene_topic"), self._str("robot_state_topic"),
@@ -267,7 +268,7 @@ class PlannerNode(Node):
             on_step=lambda record: self._publish_step(handle, record),
         )
         max_steps = int(goal.max_steps) or int(self.get_parameter("max_steps").value)
-        ros_env = RosEnvironment(self, self._state, self._clients_group, canceled, self._float("affordance_timeout_s"),
+        ros_env = RosEnvironment(self, self._state, self._action_clients, canceled, self._float("affordance_timeout_s"),
                                  self._float("executor_timeout_s"), self._float("state_timeout_s"),
                                  self._float("server_lost_s"))
         try:

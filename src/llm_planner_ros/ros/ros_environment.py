@@ -16,6 +16,7 @@ skills it runs cannot run until it is restarted.
 from __future__ import annotations
 
 import time
+import threading
 from collections.abc import Callable, Sequence
 
 from action_msgs.msg import GoalStatus
@@ -40,6 +41,28 @@ _START = "(llm-planner up, or ros2 launch llm_planner_ros sim.launch.py)"
 _STATE_POLL_S = 0.05
 
 
+class ActionClients:
+    """The action clients of one node, made once per name and kept for the node's life.
+
+    A client made per goal would leave its DDS endpoints behind: every process of the graph keeps
+    discovery data for each of them, so every node's memory would grow with every goal.
+    """
+
+    def __init__(self, node: Node, callback_group: CallbackGroup) -> None:
+        self._node = node
+        self._group = callback_group
+        self._clients: dict[str, RaceFreeActionClient] = {}
+        self._lock = threading.Lock()
+
+    def get(self, action_type: type, name: str) -> RaceFreeActionClient:
+        with self._lock:
+            client = self._clients.get(name)
+            if client is None:
+                client = RaceFreeActionClient(self._node, action_type, name, callback_group=self._group)
+                self._clients[name] = client
+            return client
+
+
 class RosEnvironment:
     """A ``PlanningEnvironment`` whose skills run on the robot (or the simulator) through ROS.
 
@@ -53,7 +76,7 @@ class RosEnvironment:
         self,
         node: Node,
         state: StateProvider,
-        callback_group: CallbackGroup,
+        clients: ActionClients,
         canceled: Callable[[], str | None],
         affordance_timeout_s: float,
         executor_timeout_s: float,
@@ -62,13 +85,13 @@ class RosEnvironment:
     ) -> None:
         self._node = node
         self._state = state
-        self._group = callback_group
+        self._clients = clients
+        self._used: set[str] = set()
         self._canceled = canceled
         self._affordance_timeout_s = affordance_timeout_s
         self._executor_timeout_s = executor_timeout_s
         self._server_wait_s = server_wait_s
         self._server_lost_s = server_lost_s
-        self._clients: dict[str, RaceFreeActionClient] = {}
 
     # ----- state ---------------------------------------------------------------------------------------
     def snapshot(self) -> World:
@@ -200,11 +223,9 @@ class RosEnvironment:
     def _client(self, action_type: type, name: str) -> RaceFreeActionClient:
         """The action client of ``name`` once its server is there: a server this plan has not used yet
         gets ``server_wait_s`` to appear, one it used before (so it left) ``server_lost_s`` to come back."""
-        client = self._clients.get(name)
-        wait_s = self._server_wait_s if client is None else self._server_lost_s
-        if client is None:
-            client = RaceFreeActionClient(self._node, action_type, name, callback_group=self._group)
-            self._clients[name] = client
+        wait_s = self._server_lost_s if name in self._used else self._server_wait_s
+        self._used.add(name)
+        client = self._clients.get(action_type, name)
         if not client.wait_for_server(timeout_sec=wait_s):
             raise PlanAborted(
                 EndReason.ERROR,

@@ -1,0 +1,102 @@
+"""A colcon install carries every file the package reads: run from the install, outside the checkout, the
+SayCan adapter that ``adapter: auto`` resolves to, the SayCan bank a planner loads and the kitchen episode
+suite are the install's.
+
+The probe runs in a subprocess with the install's setup environment (local_setup.bash: AMENT_PREFIX_PATH,
+PYTHONPATH), from a folder outside the checkout, with the checkout's src/ (the editable install's .pth
+entry) taken off sys.path, so the checkout cannot answer for a file the install lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kitchen_domain import paths
+from kitchen_domain.episodes import load_episodes
+
+from .colcon_workspace import colcon_build, colcon_env
+
+PROBE = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    checkout_src = Path(sys.argv[1]).resolve()
+    sys.path = [p for p in sys.path if not p or Path(p).resolve() != checkout_src]
+
+    import kitchen_domain.paths
+    from kitchen_domain.episodes import load_episodes
+    from kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.llm.factory import LLMConfig, adapter_file, load_embedder, load_language_model, parse_config
+    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+    from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
+
+    options = load_planner_options()
+    options["saycan"] = {**options["saycan"], "examples": "retrieved"}
+    model = load_language_model({"backend": "replay", "recording": sys.argv[2]})
+    resources = PlannerResources(model, load_kitchen(), lambda: load_embedder({}), options)
+    planner = build_planner("saycan", resources)
+    planner.reset("bring me a coke")
+    prompt = planner.current_prompt()
+    bank = load_bank()
+    print(json.dumps({
+        "module": kitchen_domain.paths.__file__,
+        "adapter": str(adapter_file(parse_config(LLMConfig, {}))),
+        "bank": str(kitchen_domain.paths.repo_path(BANK_FILE)),
+        "bank_size": len(bank),
+        "episodes": len(load_episodes("benchmarks/kitchen/dev.yaml")),
+        "retrieved": [example.instruction for example in bank if example.instruction in prompt],
+    }))
+""")
+
+
+@pytest.mark.timeout(300)
+def test_the_install_resolves_the_adapter_bank_and_episodes_without_the_checkout(repo_root: Path, tmp_path: Path) -> None:
+    built = colcon_build(repo_root, tmp_path / "ws", ["."])
+    assert built.returncode == 0, built.stdout + built.stderr
+    install = tmp_path / "ws" / "install"
+    (tmp_path / "recording.jsonl").touch()
+    (tmp_path / "probe.py").write_text(PROBE)
+    command = (f". {shlex.quote(str(install / 'local_setup.bash'))} && exec {shlex.quote(sys.executable)} probe.py "
+               f"{shlex.quote(str(repo_root / 'src'))} recording.jsonl")
+    probe = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=colcon_env(), capture_output=True, text=True,
+                           timeout=240)
+    assert probe.returncode == 0, probe.stdout + probe.stderr
+    found = json.loads(probe.stdout.strip().splitlines()[-1])
+
+    share = install / "llm_planner_ros" / "share" / "llm_planner_ros"
+    assert Path(found["module"]).is_relative_to(install), f"the probe imported the checkout: {found['module']}"
+    assert Path(found["adapter"]) == share / "data" / "saycan" / "adapter.safetensors"
+    assert Path(found["adapter"]).stat().st_size == (repo_root / "data" / "saycan" / "adapter.safetensors").stat().st_size
+    assert Path(found["bank"]) == share / "data" / "saycan" / "bank.jsonl"
+    bank_lines = (repo_root / "data" / "saycan" / "bank.jsonl").read_text(encoding="utf-8").splitlines()
+    assert found["bank_size"] == sum(1 for line in bank_lines if line.strip())
+    assert found["episodes"] == len(load_episodes(repo_root / "benchmarks" / "kitchen" / "dev.yaml"))
+    # the planner built with examples: retrieved put the install's bank examples into its prompt
+    assert any("coke" in request for request in found["retrieved"]), found["retrieved"]
+
+
+def test_outside_a_checkout_a_packaged_file_is_read_from_the_first_install_that_has_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(paths, "_CHECKOUT", tmp_path / "not_a_checkout")
+    overlay, underlay = tmp_path / "overlay", tmp_path / "underlay"
+    for prefix in (overlay, underlay):
+        (prefix / "share" / "llm_planner_ros" / "data").mkdir(parents=True)
+    (underlay / "share" / "llm_planner_ros" / "data" / "bank.jsonl").touch()
+    monkeypatch.setenv("AMENT_PREFIX_PATH", f"{overlay}:{underlay}")
+
+    assert paths.repo_path("data/bank.jsonl") == underlay / "share" / "llm_planner_ros" / "data" / "bank.jsonl"
+    (overlay / "share" / "llm_planner_ros" / "data" / "bank.jsonl").touch()
+    assert paths.repo_path("data/bank.jsonl") == overlay / "share" / "llm_planner_ros" / "data" / "bank.jsonl"
+    with pytest.raises(paths.PackagedFileNotFoundError) as missing:
+        paths.repo_path("data/other.jsonl")
+    message = str(missing.value)
+    for tried in (tmp_path / "not_a_checkout", overlay / "share" / "llm_planner_ros" / "data" / "other.jsonl",
+                  underlay / "share" / "llm_planner_ros" / "data" / "other.jsonl"):
+        assert str(tried) in message
+    assert "colcon build" in message
