@@ -11,7 +11,7 @@ INTERFACE_SOURCES := msg/CMakeLists.txt msg/package.xml $(wildcard msg/msg/*.msg
 ROS_BUILD_ENV := AMENT_PREFIX_PATH=$(VENV) CMAKE_PREFIX_PATH=$(VENV) PATH=$(VENV)/bin:$$PATH
 PYTEST_ARGS ?=
 
-.PHONY: setup test demo lock clean
+.PHONY: setup lint test demo lock clean
 
 setup: $(VENV)/.package-stamp
 
@@ -39,7 +39,12 @@ $(VENV)/.package-stamp: setup.py package.xml $(VENV)/.interfaces-stamp
 	$(PIP) install --no-deps --no-build-isolation -e .
 	touch $@
 
-test: setup
+# The linter and formatter (configured in pyproject.toml) check the tree before the tests run.
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 demo: setup

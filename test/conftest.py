@@ -10,9 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kitchen_domain import Kitchen, load_kitchen  # noqa: E402
-from ros_harness import RosGraph, ros_graph as _ros_graph  # noqa: E402
+from ros_harness import RosGraph  # noqa: E402
+from ros_harness import ros_graph as _ros_graph
 from world_builders import MakeWorld, world_builder  # noqa: E402
+
+from kitchen_domain import Kitchen, load_kitchen  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +50,6 @@ def minilm():  # noqa: ANN201 (an Embedder; imported lazily so collection stays 
     from llm_planner_ros.llm.factory import load_embedder
 
     return load_embedder({})
-
 
 
 @pytest.fixture(scope="session")

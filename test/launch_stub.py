@@ -18,8 +18,9 @@ import pytest
 LAUNCH_DIR = Path(__file__).resolve().parents[1] / "launch"
 
 
-def launch_nodes(launch_file: Path, monkeypatch: pytest.MonkeyPatch,
-                 arguments: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def launch_nodes(
+    launch_file: Path, monkeypatch: pytest.MonkeyPatch, arguments: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """The Nodes ``launch_file`` starts with ``arguments`` (launch argument name -> value)."""
     launch = types.ModuleType("launch")
     launch.LaunchDescription = lambda entities: list(entities)

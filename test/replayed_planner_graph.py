@@ -15,8 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ros_harness import RosGraph, ros_graph, wait_future
+
 from kitchen_domain import load_kitchen
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
@@ -26,28 +27,55 @@ from llm_planner_ros.llm.replay import ReplayLanguageModel
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from ros_harness import RosGraph, ros_graph, wait_future
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 
 EPISODE_ID = "scene"
 
-def record_plan(path: Path, planner: str, scripted: LanguageModel, instruction: str,
-                initial: Mapping[str, Any], max_steps: int = 12) -> Path:
+
+def record_plan(
+    path: Path, planner: str, scripted: LanguageModel, instruction: str, initial: Mapping[str, Any], max_steps: int = 12
+) -> Path:
     """Plan ``instruction`` offline with ``planner`` over ``scripted``, recording every model answer to ``path``."""
     kitchen = load_kitchen()
     model = ReplayLanguageModel(path, scripted)
     resources = PlannerResources(model, kitchen, lambda: load_embedder({}), load_planner_options())
-    result = run_plan(build_planner(planner, resources), instruction, SimulatedEnvironment(kitchen.world(initial)), max_steps)
+    result = run_plan(
+        build_planner(planner, resources), instruction, SimulatedEnvironment(kitchen.world(initial)), max_steps
+    )
     assert result.reason == EndReason.DONE, result.message
     return path
 
+
 @contextmanager
-def replaying_sim_graph(work: Path, recording: Path, planner: str, instruction: str, initial: Mapping[str, Any],
-                        goal: Mapping[str, Any], time_scale: float, llm_service: bool = False) -> Iterator[RosGraph]:
+def replaying_sim_graph(
+    work: Path,
+    recording: Path,
+    planner: str,
+    instruction: str,
+    initial: Mapping[str, Any],
+    goal: Mapping[str, Any],
+    time_scale: float,
+    llm_service: bool = False,
+) -> Iterator[RosGraph]:
     """The sim graph with planner_node running ``planner`` on ``recording``, the scene loaded (again with
     ``load_scene``); with ``llm_service`` llm_service_node replays it and the planner calls that node."""
     episodes = work / "episodes.yaml"
-    episodes.write_text(json.dumps({"world": "saycan_kitchen", "episodes": [
-        {"id": EPISODE_ID, "family": "test", "instruction": instruction, "initial": dict(initial), "goal": dict(goal)}]}))
+    episodes.write_text(
+        json.dumps(
+            {
+                "world": "saycan_kitchen",
+                "episodes": [
+                    {
+                        "id": EPISODE_ID,
+                        "family": "test",
+                        "instruction": instruction,
+                        "initial": dict(initial),
+                        "goal": dict(goal),
+                    }
+                ],
+            }
+        )
+    )
     with ros_graph(work / "graph") as graph:
         replay = {"backend": "replay", "recording": str(recording)}
         for spec in SIM_GRAPH:
@@ -57,13 +85,17 @@ def replaying_sim_graph(work: Path, recording: Path, planner: str, instruction: 
             if spec.executable == "llm_service_node":
                 params = replay
             if spec.executable == "planner_node":
-                model = {"llm_mode": "service"} if llm_service else {"llm_mode": "in_process", "llm.backend": "replay",
-                                                                     "llm.recording": str(recording)}
+                model = (
+                    {"llm_mode": "service"}
+                    if llm_service
+                    else {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording)}
+                )
                 params = {**model, "planner": planner}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
         load_scene(graph, work)
         yield graph
+
 
 def load_scene(graph: RosGraph, work: Path) -> None:
     """(Re)load the scene ``replaying_sim_graph`` wrote to ``work`` into the simulator."""
@@ -71,6 +103,7 @@ def load_scene(graph: RosGraph, work: Path) -> None:
     request = LoadEpisode.Request(episode_file=str(work / "episodes.yaml"), episode_id=EPISODE_ID)
     reply = wait_future(load.call_async(request))
     assert reply.success, reply.message
+
 
 def execute_instruction(graph: RosGraph, instruction: str) -> Any:
     """Send ``instruction`` to /llm_planner/execute_instruction; the goal's final response (status, result)."""

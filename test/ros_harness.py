@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
+from rcl_interfaces.srv import ListParameters
 from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
-from rcl_interfaces.srv import ListParameters
 from rclpy.node import Node
 
 from llm_planner_ros.processes import NodeProcess, ros_argv
@@ -116,10 +116,14 @@ class RosGraph:
         try:
             while True:
                 if not client.wait_for_service(timeout_sec=max(0.1, deadline - time.monotonic())):
-                    raise TimeoutError(f"node {node_name} has no parameter service after {timeout:.0f} s\n{self.logs()}")
+                    raise TimeoutError(
+                        f"node {node_name} has no parameter service after {timeout:.0f} s\n{self.logs()}"
+                    )
                 future = client.call_async(ListParameters.Request())
                 try:
-                    wait_until(future.done, min(5.0, max(0.1, deadline - time.monotonic())), f"a round trip to {node_name}")
+                    wait_until(
+                        future.done, min(5.0, max(0.1, deadline - time.monotonic())), f"a round trip to {node_name}"
+                    )
                     return
                 except TimeoutError:
                     if time.monotonic() >= deadline:

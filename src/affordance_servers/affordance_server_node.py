@@ -21,17 +21,17 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.skill import FAMILIES, Skill
+from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
-from llm_planner_ros.ros.state_provider import StateProvider
-from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
-from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
-from kitchen_domain.skill import FAMILIES, Skill
+from llm_planner_ros.ros.state_provider import StateProvider
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
-from llm_planner_interfaces.action import EvaluateAffordance
 
 PARAMETERS = {
     "families": Parameter(list(FAMILIES), "skill families to serve, one affordance/<family> action server each"),
@@ -67,7 +67,11 @@ class AffordanceServerNode(Node):
         self._families: tuple[str, ...] = tuple(p["families"])
         self._state_timeout_s: float = p["state_timeout_s"]
         self._provider = provider or TopicStateProvider(
-            self, kitchen, p["scene_topic"], p["robot_state_topic"], p["match_stamps"],
+            self,
+            kitchen,
+            p["scene_topic"],
+            p["robot_state_topic"],
+            p["match_stamps"],
             callback_group=MutuallyExclusiveCallbackGroup(),
         )
         # Goals run in parallel with each other and with the state subscriptions, so a goal waiting
@@ -75,8 +79,12 @@ class AffordanceServerNode(Node):
         group = ReentrantCallbackGroup()
         self._servers = [
             ActionServer(
-                self, EvaluateAffordance, self._action_name(family), execute_callback=partial(self._evaluate, family),
-                goal_callback=lambda _goal: GoalResponse.ACCEPT, cancel_callback=lambda _goal: CancelResponse.REJECT,
+                self,
+                EvaluateAffordance,
+                self._action_name(family),
+                execute_callback=partial(self._evaluate, family),
+                goal_callback=lambda _goal: GoalResponse.ACCEPT,
+                cancel_callback=lambda _goal: CancelResponse.REJECT,
                 callback_group=group,
                 # Every goal status message lists all goals still kept; rclpy's default of 900 s would
                 # let a planner's thousands of quick goals slow each later one down. Clients ask for
@@ -85,7 +93,9 @@ class AffordanceServerNode(Node):
             )
             for family in self._families
         ]
-        self.get_logger().info(f"serving {', '.join(self._action_name(f) for f in self._families)} from {self._provider.describe()}")
+        self.get_logger().info(
+            f"serving {', '.join(self._action_name(f) for f in self._families)} from {self._provider.describe()}"
+        )
 
     def _action_name(self, family: str) -> str:
         return full_name(self, affordance_action(family))
@@ -108,12 +118,16 @@ class AffordanceServerNode(Node):
         # Unknown families ("" included) are the model's error to report; known ones may be hosted elsewhere.
         foreign = sorted({s.family for s in skills if s.family in FAMILIES and s.family not in self._families})
         if foreign:
-            raise _Refused(f"{self._action_name(family)} got skills of families {foreign} that this node does not host "
-                           f"(families: {list(self._families)}); send them to {', '.join(map(self._action_name, foreign))}")
+            raise _Refused(
+                f"{self._action_name(family)} got skills of families {foreign} that this node does not host "
+                f"(families: {list(self._families)}); send them to {', '.join(map(self._action_name, foreign))}"
+            )
         world = self._provider.current() or self._provider.wait(self._state_timeout_s)
         if world is None:
-            raise _Refused(f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "
-                           "is sim_world_node (or perception and the robot-state publisher) running?")
+            raise _Refused(
+                f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "
+                "is sim_world_node (or perception and the robot-state publisher) running?"
+            )
         return self._model.evaluate(skills, world)
 
 

@@ -215,7 +215,7 @@ def parse_condition(data: Any, config: KitchenConfig, check: Checker, where: str
         kinds = ", ".join(CONDITION_KINDS)
         check.reject(data, where, f"a condition is a mapping with exactly one of the keys {kinds}; got {data!r:.80}")
         return None
-    (kind, body), = data.items()
+    ((kind, body),) = data.items()
     field = join(where, str(kind))
     if kind in ("all", "any"):
         items = check.list_of(body, field)

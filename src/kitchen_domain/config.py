@@ -91,7 +91,9 @@ def load_kitchen_config(path: str | Path | None = None) -> KitchenConfig:
 
 def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
     top = check.mapping(
-        data, "", required=("world", "locations", "objects", "default_scene"),
+        data,
+        "",
+        required=("world", "locations", "objects", "default_scene"),
         optional=("frame_id", "drawer", "object_size"),
     )
     if top is None:
@@ -109,8 +111,14 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
     if None in (locations, articles, size, world, frame_id) or check.problems:
         return None
     return KitchenConfig(
-        world=world, frame_id=frame_id, locations=locations, articles=articles, drawer=drawer,
-        object_size=size, default_scene=top["default_scene"], source=source,
+        world=world,
+        frame_id=frame_id,
+        locations=locations,
+        articles=articles,
+        drawer=drawer,
+        object_size=size,
+        default_scene=top["default_scene"],
+        source=source,
     )
 
 

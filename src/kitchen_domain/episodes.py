@@ -82,7 +82,9 @@ class EpisodeFile:
         for episode in self.episodes:
             if episode.id == episode_id:
                 return episode
-        raise KeyError(f"{self.source} has no episode {episode_id!r}; its ids: {quoted_list(e.id for e in self.episodes)}")
+        raise KeyError(
+            f"{self.source} has no episode {episode_id!r}; its ids: {quoted_list(e.id for e in self.episodes)}"
+        )
 
 
 def load_episodes(path: str | Path, kitchen: Kitchen | None = None) -> EpisodeFile:
@@ -149,5 +151,8 @@ def _check_goal_places(goal: Condition, scene: Scene, kitchen: Kitchen, check: C
         return
     drawer_places = goal.places() & {drawer.location, drawer.contents_at}
     if drawer_places:
-        check.add("goal", f"mentions {quoted_list(sorted(drawer_places))} but the scene has no drawer: "
-                          "add `drawer: {open: false}` to initial")
+        check.add(
+            "goal",
+            f"mentions {quoted_list(sorted(drawer_places))} but the scene has no drawer: "
+            "add `drawer: {open: false}` to initial",
+        )

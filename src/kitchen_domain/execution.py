@@ -66,8 +66,9 @@ def run_skill(world: World, skill: Skill | str, failures: FailureInjector | None
     if failures is not None and failures.attempt_fails(rule.skill):
         p = failures.probability(rule.skill)
         return StepOutcome(
-            False, f"injected failure: {rule.skill.text!r} did not succeed (family {rule.skill.family}, "
-                   f"p={p:.2f}, seed {failures.seed})"
+            False,
+            f"injected failure: {rule.skill.text!r} did not succeed (family {rule.skill.family}, "
+            f"p={p:.2f}, seed {failures.seed})",
         )
     world.apply(rule.skill)
     return StepOutcome(True, f"done: {rule.skill.text}")

@@ -36,8 +36,8 @@ from kitchen_domain.conditions import All, AnyOf, At, Condition, Count, Holding,
 from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.kitchen import Kitchen, load_kitchen
 from kitchen_domain.scene import Scene
-from kitchen_domain.validation import ValidationError
 from kitchen_domain.skill import PICK, TERMINATE, Skill
+from kitchen_domain.validation import ValidationError
 from kitchen_domain.world import SkillError, World
 
 # Search bound when a World (not an Episode) is given without max_depth: the default episode length.
@@ -193,7 +193,8 @@ class _Search:
         # Skills of labels the goal does not need can never shorten a plan: picking such an object only
         # fills the gripper, and "find" of it goes to a place a "go to" skill reaches in one step too.
         skills = [
-            skill for skill in world.admissible_skills()
+            skill
+            for skill in world.admissible_skills()
             if skill.family != TERMINATE
             and (self.labels is None or skill.argument not in labels or skill.argument in self.labels)
         ]
@@ -419,8 +420,12 @@ def optimal_next_skills(world: World, goal: Condition, max_depth: int = DEFAULT_
             continue
         after = world.copy()
         after.apply(skill)
-        state = (after.robot_at, after.drawer_open, tuple(sorted((o.id, o.at) for o in after.objects)),
-                 frozenset(after.visited))
+        state = (
+            after.robot_at,
+            after.drawer_open,
+            tuple(sorted((o.id, o.at) for o in after.objects)),
+            frozenset(after.visited),
+        )
         if state not in progress:
             progress[state] = steps_to_goal(after, goal, max_depth=distance - 1) == distance - 1
         if progress[state]:
@@ -466,11 +471,15 @@ def check_episode(episode: Episode, kitchen: Kitchen) -> EpisodeCheck:
     if plan is None:
         longer = shortest_plan(world, episode.goal, max_depth=episode.max_steps + 20)
         if longer is None:
-            problems.append(f"no plan reaches the goal within {episode.max_steps + 20} skills: check the goal "
-                            "against the scene (labels present, places, a drawer for drawer goals)")
+            problems.append(
+                f"no plan reaches the goal within {episode.max_steps + 20} skills: check the goal "
+                "against the scene (labels present, places, a drawer for drawer goals)"
+            )
         else:
-            problems.append(f"the shortest plan has {len(longer)} skills (done included), more than max_steps "
-                            f"{episode.max_steps}: raise max_steps")
+            problems.append(
+                f"the shortest plan has {len(longer)} skills (done included), more than max_steps "
+                f"{episode.max_steps}: raise max_steps"
+            )
     return EpisodeCheck(episode, plan, tuple(problems))
 
 

@@ -8,13 +8,13 @@ with the state the skill's effects (the domain rules of ``World.apply``) would h
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 from kitchen_domain.skill import Skill
 from kitchen_domain.world import SkillError, World
 
 
-class ReadBack(str, Enum):
+class ReadBack(StrEnum):
     """What the world shows about a skill whose executor gave no answer."""
 
     APPLIED = "applied"  # the world is as the skill's effects leave it: the skill was done

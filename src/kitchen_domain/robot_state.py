@@ -41,27 +41,38 @@ class RobotState:
     busy: str | None = None
 
     @classmethod
-    def of_world(cls, world: World, stamp: tuple[int, int], revision: int, episode: str, busy: str | None) -> RobotState:
+    def of_world(
+        cls, world: World, stamp: tuple[int, int], revision: int, episode: str, busy: str | None
+    ) -> RobotState:
         held = world.holding
         return cls(
-            stamp=stamp, revision=revision, episode=episode, at=world.robot_at, position=world.robot_position,
-            holding=held.id if held else None, holding_label=held.label if held else None,
-            drawer_open=world.drawer_open, visited=world.visited, busy=busy,
+            stamp=stamp,
+            revision=revision,
+            episode=episode,
+            at=world.robot_at,
+            position=world.robot_position,
+            holding=held.id if held else None,
+            holding_label=held.label if held else None,
+            drawer_open=world.drawer_open,
+            visited=world.visited,
+            busy=busy,
         )
 
     def to_json(self) -> str:
-        return json.dumps({
-            "stamp": {"sec": self.stamp[0], "nanosec": self.stamp[1]},
-            "revision": self.revision,
-            "episode": self.episode,
-            "at": self.at,
-            "position": {"x": self.position.x, "y": self.position.y},
-            "holding": self.holding,
-            "holding_label": self.holding_label,
-            "drawer_open": self.drawer_open,
-            "visited": list(self.visited),
-            "busy": self.busy,
-        })
+        return json.dumps(
+            {
+                "stamp": {"sec": self.stamp[0], "nanosec": self.stamp[1]},
+                "revision": self.revision,
+                "episode": self.episode,
+                "at": self.at,
+                "position": {"x": self.position.x, "y": self.position.y},
+                "holding": self.holding,
+                "holding_label": self.holding_label,
+                "drawer_open": self.drawer_open,
+                "visited": list(self.visited),
+                "busy": self.busy,
+            }
+        )
 
     @classmethod
     def from_json(cls, text: str) -> RobotState:

@@ -155,7 +155,9 @@ def _check_gripper(objects: tuple[ObjectInstance, ...], holding: str | None, che
     """robot.holding and the objects `at: robot` must name the same single object."""
     in_gripper = [obj.id for obj in objects if obj.held]
     if len(in_gripper) > 1:
-        check.add(join(where, "objects"), f"objects {quoted_list(in_gripper)} are all at 'robot'; the gripper holds one")
+        check.add(
+            join(where, "objects"), f"objects {quoted_list(in_gripper)} are all at 'robot'; the gripper holds one"
+        )
     elif holding is None and in_gripper:
         held = in_gripper[0]
         check.add(join(where, "robot.holding"), f"is null but object {held!r} is at 'robot': set holding: {held}")

@@ -64,8 +64,11 @@ def parse_skill_library(data: Any, config: KitchenConfig, check: Checker, source
     if top is None:
         return None
     templates = check.list_of(top["skills"], "skills") or []
-    rules = [rule for index, template in enumerate(templates)
-             for rule in _expand(template, config, check, join("skills", index))]
+    rules = [
+        rule
+        for index, template in enumerate(templates)
+        for rule in _expand(template, config, check, join("skills", index))
+    ]
     texts = [rule.skill.text for rule in rules]
     for text in sorted({t for t in texts if texts.count(t) > 1}):
         check.add("skills", f"two templates make the skill {text!r}; skill texts must be unique")
@@ -114,7 +117,9 @@ def _bindings(
     if for_each == "location":
         places = config.places(with_drawer=requires_drawer)
         listed = check.list_of(entry.get("locations"), join(where, "locations")) or []
-        names = [check.one_of(name, join(join(where, "locations"), i), places, "location") for i, name in enumerate(listed)]
+        names = [
+            check.one_of(name, join(join(where, "locations"), i), places, "location") for i, name in enumerate(listed)
+        ]
         return [((name,), {"location": name}) for name in names if name is not None]
     check.add(join(where, "for_each"), f"must be 'object' or 'location' (or left out), got {for_each!r}")
     return []
@@ -135,7 +140,5 @@ def _failure_probabilities(value: Any, check: Checker) -> dict[str, float]:
     entries = check.mapping(value, "failure_probability", optional=FAMILIES)
     if entries is None:
         return {}
-    probabilities = {
-        family: check.probability(p, join("failure_probability", family)) for family, p in entries.items()
-    }
+    probabilities = {family: check.probability(p, join("failure_probability", family)) for family, p in entries.items()}
     return {family: p for family, p in probabilities.items() if p is not None}

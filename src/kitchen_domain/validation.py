@@ -83,7 +83,9 @@ class Checker:
     ) -> Fields | None:
         """``value`` as ``Fields`` if it is a mapping; records unknown keys and missing required keys."""
         if not isinstance(value, Mapping):
-            self.reject(value, field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {_shown(value)}")
+            self.reject(
+                value, field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {_shown(value)}"
+            )
             return None
         allowed = [*required, *optional]
         for key in value:
@@ -97,7 +99,9 @@ class Checker:
     def named_entries(self, value: Any, field: str, what: str) -> Mapping[str, Any] | None:
         """A non-empty mapping from names to entries, e.g. location name -> position."""
         if not isinstance(value, Mapping) or not value:
-            self.reject(value, field, f"must be a non-empty mapping of {what} names to their entries, got {_shown(value)}")
+            self.reject(
+                value, field, f"must be a non-empty mapping of {what} names to their entries, got {_shown(value)}"
+            )
             return None
         return {str(name): entry for name, entry in value.items()}
 
@@ -130,8 +134,10 @@ class Checker:
         if not items:
             self.add(field, f"must name at least one {what}")
             return None
-        names = [self.one_of(item, join(field, i) if isinstance(value, list) else field, allowed, what)
-                 for i, item in enumerate(items)]
+        names = [
+            self.one_of(item, join(field, i) if isinstance(value, list) else field, allowed, what)
+            for i, item in enumerate(items)
+        ]
         if any(name is None for name in names):
             return None
         return tuple(name for name in names if name is not None)

@@ -184,7 +184,8 @@ class World:
             raise UnknownSkillError(f"unknown skill {text!r}{hint}")
         if rule.requires_drawer and not self.has_drawer:
             raise UnknownSkillError(
-                f"{text!r} needs the drawer, and this scene has none (an episode adds it with `drawer: {{open: false}}`)"
+                f"{text!r} needs the drawer, and this scene has none "
+                "(an episode adds it with `drawer: {open: false}`)"
             )
         if not isinstance(skill, str) and skill != rule.skill:
             raise UnknownSkillError(f"skill {skill} disagrees with the skill library's {rule.skill}")
@@ -238,8 +239,11 @@ class World:
             return None
         elsewhere = sorted({self.place_of(obj) for obj in self.instances(str(label)) if not obj.held})
         drawer = self.kitchen.config.drawer
-        if drawer is not None and self._robot_at == drawer.location and not self._drawer_open and any(
-            obj.at == drawer.contents_at for obj in self.instances(str(label))
+        if (
+            drawer is not None
+            and self._robot_at == drawer.location
+            and not self._drawer_open
+            and any(obj.at == drawer.contents_at for obj in self.instances(str(label)))
         ):
             return f"the {label} is in the closed drawer; open the drawer first"
         where = f"; there is one at: {', '.join(elsewhere)}" if elsewhere else f"; there is no {label} to pick"

@@ -30,16 +30,22 @@ from kitchen_domain.episodes import load_episodes
 from kitchen_domain.execution import Phase, SkillTiming, run_skill
 from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.ros.messages import scene_objects_msg, skill_from_msg
 from kitchen_domain.robot_state import RobotState
-from llm_planner_ros.ros.node_startup import StartupError, run_node
-from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from kitchen_domain.skill import DRAWER, PICK, PLACE
-from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 from kitchen_domain.world import SkillError, World
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
+from llm_planner_ros.ros.messages import scene_objects_msg, skill_from_msg
+from llm_planner_ros.ros.node_startup import StartupError, run_node
+from llm_planner_ros.ros.parameters import Parameter, declare_parameters
+from llm_planner_ros.ros.topics import (
+    APPLY_SKILL_ACTION,
+    LOAD_EPISODE_SERVICE,
+    ROBOT_STATE_TOPIC,
+    SCENE_TOPIC,
+    STATE_QOS,
+)
 
 PARAMETERS = {
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
@@ -55,7 +61,9 @@ PARAMETERS = {
     "inject_failures": Parameter(False, "fail skills at random with the per-family probabilities of the skills file"),
     "failure_seed": Parameter(0, "seed of injected failures (same seed, episode and attempts: same failures)"),
     "publish_period_s": Parameter(1.0, "period of republishing the state when nothing changes", minimum=0.001),
-    "feedback_period_s": Parameter(0.1, "wall-clock period of skill feedback (and of checking for cancel)", minimum=0.001),
+    "feedback_period_s": Parameter(
+        0.1, "wall-clock period of skill feedback (and of checking for cancel)", minimum=0.001
+    ),
 }
 
 
@@ -76,7 +84,8 @@ class SimWorldNode(Node):
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the kitchen configuration: {error}") from error
         self._timing = SkillTiming(
-            navigation_speed_mps=p["navigation_speed_mps"], navigation_setup_s=p["navigation_setup_s"],
+            navigation_speed_mps=p["navigation_speed_mps"],
+            navigation_setup_s=p["navigation_setup_s"],
             manipulation_s={PICK: p["pick_s"], PLACE: p["place_s"], DRAWER: p["drawer_s"]},
         )
         self._failures = FailureInjector(
@@ -98,16 +107,22 @@ class SimWorldNode(Node):
         self._robot_pub = self.create_publisher(String, ROBOT_STATE_TOPIC, STATE_QOS)
         group = ReentrantCallbackGroup()
         self._action = ActionServer(
-            self, ExecuteSkill, APPLY_SKILL_ACTION, execute_callback=self._execute,
-            goal_callback=lambda _goal: GoalResponse.ACCEPT, cancel_callback=lambda _goal: CancelResponse.ACCEPT,
+            self,
+            ExecuteSkill,
+            APPLY_SKILL_ACTION,
+            execute_callback=self._execute,
+            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda _goal: CancelResponse.ACCEPT,
             callback_group=group,
         )
         self._load_service = self.create_service(LoadEpisode, LOAD_EPISODE_SERVICE, self._on_load, callback_group=group)
         self._timer = self.create_timer(p["publish_period_s"], self._publish)
         self._publish()
         failures = f"failures on (seed {p['failure_seed']})" if p["inject_failures"] else "failures off"
-        self.get_logger().info(f"simulating {self._kitchen.config.world} ({failures}), time_scale {self._time_scale}:\n"
-                               f"{self._world.summary()}")
+        self.get_logger().info(
+            f"simulating {self._kitchen.config.world} ({failures}), time_scale {self._time_scale}:\n"
+            f"{self._world.summary()}"
+        )
 
     def close(self) -> None:
         """Stop a skill being played out (it ends without effect) before the node goes down."""
@@ -137,8 +152,10 @@ class SimWorldNode(Node):
             raise ValueError(f"cannot read episode file: {error}") from error
         if not episode_id:
             if len(episodes) != 1:
-                raise ValueError(f"{episode_file} has {len(episodes)} episodes; name one with episode_id: "
-                                 f"{', '.join(e.id for e in episodes)}")
+                raise ValueError(
+                    f"{episode_file} has {len(episodes)} episodes; name one with episode_id: "
+                    f"{', '.join(e.id for e in episodes)}"
+                )
             episode_id = episodes.episodes[0].id
         try:
             episode = episodes.episode(episode_id)

@@ -59,10 +59,15 @@ GRAPHS: dict[str, tuple[NodeSpec, ...]] = {"sim": SIM_GRAPH, "robot": ROBOT_GRAP
 # The launch arguments of launch/*.launch.py: name -> (default, description). `llm-planner up`/`demo` take the
 # same as --params-file, --namespace, --use-sim-time.
 LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
-    "params_file": ("", "YAML applied after the packaged parameter files: node-name keys (planner:, "
-                        "affordance_server:, ...) or /** for every node"),
-    "namespace": ("", "namespace every node of the graph is pushed into: robot1 serves "
-                      "/robot1/llm_planner/execute_instruction"),
+    "params_file": (
+        "",
+        "YAML applied after the packaged parameter files: node-name keys (planner:, "
+        "affordance_server:, ...) or /** for every node",
+    ),
+    "namespace": (
+        "",
+        "namespace every node of the graph is pushed into: robot1 serves /robot1/llm_planner/execute_instruction",
+    ),
     "use_sim_time": ("false", "true: every node takes its time from /clock"),
 }
 
@@ -85,7 +90,9 @@ class GraphOptions:
     use_sim_time: bool = False
 
     @classmethod
-    def parse(cls, params_file: str | Path | None = None, namespace: str = "", use_sim_time: bool | str = False) -> GraphOptions:
+    def parse(
+        cls, params_file: str | Path | None = None, namespace: str = "", use_sim_time: bool | str = False
+    ) -> GraphOptions:
         """Options from the CLI's or the launch arguments' values (launch passes strings: "true"/"false");
         GraphOptionError says what is wrong and how to fix it."""
         path = Path(params_file).expanduser().resolve() if params_file else None
@@ -99,15 +106,17 @@ class GraphOptions:
 
 
 def normalize_namespace(namespace: str) -> str:
-    """"" for none, else the absolute form (``robot1`` and ``/robot1/`` are ``/robot1``); GraphOptionError
+    """ "" for none, else the absolute form (``robot1`` and ``/robot1/`` are ``/robot1``); GraphOptionError
     when rcl would refuse it."""
     stripped = namespace.strip().strip("/")
     if not stripped:
         return ""
     absolute = f"/{stripped}"
     if not _NAMESPACE.fullmatch(absolute):
-        raise GraphOptionError(f"namespace {namespace!r} is not a ROS namespace: use letters, digits and '_' in "
-                               "'/'-separated tokens that do not start with a digit (e.g. robot1)")
+        raise GraphOptionError(
+            f"namespace {namespace!r} is not a ROS namespace: use letters, digits and '_' in "
+            "'/'-separated tokens that do not start with a digit (e.g. robot1)"
+        )
     return absolute
 
 
@@ -148,7 +157,9 @@ def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:
     scratch.mkdir(parents=True, exist_ok=True)
     target = scratch / f"{namespace.strip('/').replace('/', '_')}-{path.name}"
     if target.resolve() == path.resolve():
-        raise GraphOptionError(f"{path} would be overwritten by its namespaced copy: keep params files out of {scratch}")
+        raise GraphOptionError(
+            f"{path} would be overwritten by its namespaced copy: keep params files out of {scratch}"
+        )
     target.write_text(yaml.safe_dump(rewritten, sort_keys=False))
     return target
 
@@ -156,21 +167,28 @@ def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:
 def launch_description(graph: str):  # noqa: ANN201 (launch is only importable on a ROS 2 install)
     """A ``launch.LaunchDescription`` declaring ``LAUNCH_ARGUMENTS`` and starting ``GRAPHS[graph]`` with
     them (used by the files in launch/)."""
-    from launch import LaunchDescription
     from launch.actions import DeclareLaunchArgument, OpaqueFunction
 
-    return LaunchDescription([
-        *(DeclareLaunchArgument(name, default_value=default, description=description)
-          for name, (default, description) in LAUNCH_ARGUMENTS.items()),
-        OpaqueFunction(function=lambda context: launch_nodes(graph, context.launch_configurations)),
-    ])
+    from launch import LaunchDescription
+
+    return LaunchDescription(
+        [
+            *(
+                DeclareLaunchArgument(name, default_value=default, description=description)
+                for name, (default, description) in LAUNCH_ARGUMENTS.items()
+            ),
+            OpaqueFunction(function=lambda context: launch_nodes(graph, context.launch_configurations)),
+        ]
+    )
 
 
 def launch_nodes(graph: str, arguments: Mapping[str, str]) -> list:
     """launch_ros Nodes of ``GRAPHS[graph]`` for the launch ``arguments`` (names of LAUNCH_ARGUMENTS)."""
     from launch_ros.actions import Node
 
-    options = GraphOptions.parse(**{name: arguments.get(name, default) for name, (default, _) in LAUNCH_ARGUMENTS.items()})
+    options = GraphOptions.parse(
+        **{name: arguments.get(name, default) for name, (default, _) in LAUNCH_ARGUMENTS.items()}
+    )
     scratch = Path(tempfile.gettempdir()) / f"llm_planner_ros_launch_{os.getpid()}"
     return [
         Node(

@@ -123,14 +123,14 @@ def start_graph(
     log_dir: Path,
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
-    options: GraphOptions = GraphOptions(),
+    options: GraphOptions | None = None,
 ) -> list[NodeProcess]:
     """Start every node of a graph as ``bringup.node_starts`` says for ``options`` (namespaced parameter
     files go to ``log_dir/params``); ``overrides[node_name]`` adds ``-p`` values after everything else."""
     environment = dict(env if env is not None else os.environ)
     environment.setdefault("PYTHONUNBUFFERED", "1")
     processes = []
-    for start in node_starts(specs, options, log_dir / "params"):
+    for start in node_starts(specs, options or GraphOptions(), log_dir / "params"):
         params = {**start.params, **(overrides or {}).get(start.name, {})}
         argv = ros_argv(start.executable, start.name, list(start.param_files), params, namespace=start.namespace)
         processes.append(NodeProcess(argv, environment, log_dir / f"{start.name}.log").start())

@@ -22,12 +22,12 @@ from rclpy.node import Node
 
 from kitchen_domain.config import ConfigError
 from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.skill import MANIPULATOR, MOBILE_BASE, Skill
+from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, executor_action, full_name
-from kitchen_domain.skill import MANIPULATOR, MOBILE_BASE, Skill
-from llm_planner_interfaces.action import ExecuteSkill
 from skill_executors.backend import SkillBackend, Status
 from skill_executors.sim_backend import SimBackend
 
@@ -40,9 +40,12 @@ PARAMETERS = {
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
     "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
     "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world_node's skill action"),
-    "server_timeout_s": Parameter(10.0, "how long to wait for the backend's server before failing a skill", minimum=0.0),
-    "silence_timeout_s": Parameter(10.0, "fail a skill when the backend sends neither feedback nor result for this long",
-                                   minimum=0.0),
+    "server_timeout_s": Parameter(
+        10.0, "how long to wait for the backend's server before failing a skill", minimum=0.0
+    ),
+    "silence_timeout_s": Parameter(
+        10.0, "fail a skill when the backend sends neither feedback nor result for this long", minimum=0.0
+    ),
 }
 
 
@@ -64,11 +67,18 @@ class ExecutorNode(Node):
         self._active: str | None = None
         self._active_lock = threading.Lock()
         self._server = ActionServer(
-            self, ExecuteSkill, executor_action(executor), execute_callback=self._execute,
-            goal_callback=self._on_goal, cancel_callback=lambda _goal: CancelResponse.ACCEPT, callback_group=group,
+            self,
+            ExecuteSkill,
+            executor_action(executor),
+            execute_callback=self._execute,
+            goal_callback=self._on_goal,
+            cancel_callback=lambda _goal: CancelResponse.ACCEPT,
+            callback_group=group,
         )
         served = sorted({s.family for s in self._skills.values() if s.executor == executor})
-        self.get_logger().info(f"{full_name(self, executor_action(executor))} ready ({p['backend']} backend; families {', '.join(served)})")
+        self.get_logger().info(
+            f"{full_name(self, executor_action(executor))} ready ({p['backend']} backend; families {', '.join(served)})"
+        )
 
     def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
         if p["backend"] == "sim":

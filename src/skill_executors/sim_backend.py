@@ -11,10 +11,10 @@ from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from llm_planner_ros.ros.messages import skill_to_msg
 from kitchen_domain.skill import Skill
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
+from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.topics import full_name
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 
@@ -31,8 +31,12 @@ class SimBackend(SkillBackend):
     """
 
     def __init__(
-        self, node: Node, action_name: str, callback_group: CallbackGroup,
-        server_timeout_s: float = 10.0, silence_timeout_s: float = 10.0,
+        self,
+        node: Node,
+        action_name: str,
+        callback_group: CallbackGroup,
+        server_timeout_s: float = 10.0,
+        silence_timeout_s: float = 10.0,
     ) -> None:
         self._client = RaceFreeActionClient(node, ExecuteSkill, action_name, callback_group=callback_group)
         self._action_name = full_name(node, action_name)
@@ -41,8 +45,11 @@ class SimBackend(SkillBackend):
 
     def execute(self, skill: Skill, report: ProgressCallback, should_cancel: Callable[[], bool]) -> SkillOutcome:
         if not self._client.wait_for_server(timeout_sec=self._server_timeout_s):
-            return SkillOutcome(Status.FAILED, f"no {self._action_name} action server after {self._server_timeout_s:.0f} s: "
-                                               "start sim_world_node (or set the executor's sim_action parameter)")
+            return SkillOutcome(
+                Status.FAILED,
+                f"no {self._action_name} action server after {self._server_timeout_s:.0f} s: "
+                "start sim_world_node (or set the executor's sim_action parameter)",
+            )
         last_heard = [time.monotonic()]
 
         def on_feedback(message: Any) -> None:
@@ -66,8 +73,11 @@ class SimBackend(SkillBackend):
                 canceling = True
             if time.monotonic() - last_heard[0] > self._silence_timeout_s:
                 handle.cancel_goal_async()
-                return SkillOutcome(Status.FAILED, f"no feedback from {self._action_name} for "
-                                                   f"{self._silence_timeout_s:.0f} s; is sim_world_node alive?")
+                return SkillOutcome(
+                    Status.FAILED,
+                    f"no feedback from {self._action_name} for "
+                    f"{self._silence_timeout_s:.0f} s; is sim_world_node alive?",
+                )
         response = result.result()
         status = {GoalStatus.STATUS_SUCCEEDED: Status.SUCCEEDED, GoalStatus.STATUS_CANCELED: Status.CANCELED}
         return SkillOutcome(status.get(response.status, Status.FAILED), response.result.message)

@@ -19,21 +19,21 @@ from typing import Any
 
 import pytest
 from action_msgs.msg import GoalStatus
-from rclpy.callback_groups import ReentrantCallbackGroup
-
-from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen.graph_helpers import WorldWatcher, load_episode, write_episode
+from rclpy.callback_groups import ReentrantCallbackGroup
+from replayed_planner_graph import load_scene, record_plan, replaying_sim_graph
+from ros_harness import RosGraph, wait_future, wait_until
+from saycan_quality.saycan_doubles import PreferringModel
+
 from kitchen_domain import Kitchen
-from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction, ExecuteSkill
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScoreCompletions
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.processes import NodeProcess
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
-from replayed_planner_graph import load_scene, record_plan, replaying_sim_graph
-from ros_harness import RosGraph, wait_future, wait_until
-from saycan_quality.saycan_doubles import PreferringModel
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 
 pytestmark = pytest.mark.graph
 
@@ -42,7 +42,10 @@ SLACK_S = 5.0  # a loaded machine's delay on top of the grace; the old waits wer
 INSTRUCTION = "Bring me the coke, please."
 INITIAL = {
     "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}, {"id": "apple_1", "label": "apple", "at": "table"}],
+    "objects": [
+        {"id": "coke_1", "label": "coke", "at": "far counter"},
+        {"id": "apple_1", "label": "apple", "at": "table"},
+    ],
 }
 PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
 
@@ -60,9 +63,11 @@ class Steps:
 
     def wait(self, skill: str, status: int, timeout: float = 30.0) -> float:
         """When ``skill`` was first reported with ``status``, waiting for it."""
+
         def first() -> float | None:
             with self._lock:
                 return next((at for at, text, state in self._reports if (text, state) == (skill, status)), None)
+
         wait_until(lambda: first() is not None, timeout, f"step {skill!r} reported with status {status}")
         return first()  # type: ignore[return-value]
 
@@ -71,8 +76,9 @@ def send(graph: RosGraph, steps: Steps | None = None) -> Any:
     """Send the instruction; the goal handle."""
     client = graph.action_client(ExecuteInstruction, "/llm_planner/execute_instruction", timeout=60)
     goal = ExecuteInstruction.Goal(instruction=INSTRUCTION)
-    handle = wait_future(client.send_goal_async(goal, feedback_callback=steps.on_feedback if steps else None),
-                         what="goal response")
+    handle = wait_future(
+        client.send_goal_async(goal, feedback_callback=steps.on_feedback if steps else None), what="goal response"
+    )
     assert handle.accepted
     return handle
 
@@ -112,8 +118,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def graph(tmp_path: Path, recording: Path, request: pytest.FixtureRequest) -> Iterator[RosGraph]:
-    with replaying_sim_graph(tmp_path, recording, "saycan", INSTRUCTION, INITIAL, {"holding": None},
-                             time_scale=0.5, llm_service=True) as graph:
+    with replaying_sim_graph(
+        tmp_path, recording, "saycan", INSTRUCTION, INITIAL, {"holding": None}, time_scale=0.5, llm_service=True
+    ) as graph:
         yield graph
         report = getattr(request.node, "rep_call", None)
         if report is not None and report.failed:
@@ -163,7 +170,10 @@ def test_executor_stopped_mid_pick_reads_the_outcome_back_and_dispatches_nothing
     assert "/executors/manipulator/execute_skill left the ROS graph" in message, message
     assert "restart manipulator_executor" in message
     # The simulator finished the pick after the executor went: the step succeeded, and nothing ran after it.
-    assert executed(response) == [("find a coke", PlanStep.STATUS_SUCCEEDED), ("pick up the coke", PlanStep.STATUS_SUCCEEDED)]
+    assert executed(response) == [
+        ("find a coke", PlanStep.STATUS_SUCCEEDED),
+        ("pick up the coke", PlanStep.STATUS_SUCCEEDED),
+    ]
     assert "the world shows 'pick up the coke' done" in response.result.executed[1].message
     assert exited and ended - exited[0] < 2 * SERVER_LOST_S + SLACK_S
     robot = watcher.wait_robot("the robot idle", lambda robot: robot.busy is None)
@@ -198,18 +208,28 @@ def test_an_executor_timeout_cancels_the_skill_and_reads_its_outcome_back(
 ) -> None:
     ros_graph.start_node("sim_world_node", params={"time_scale": 0.5})
     ros_graph.start_node("manipulator_executor")
-    at_the_coke = {"robot": {"at": "far counter", "holding": None},
-                   "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}]}
+    at_the_coke = {
+        "robot": {"at": "far counter", "holding": None},
+        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+    }
     assert load_episode(ros_graph, write_episode(tmp_path / "episodes.yaml", "at-the-coke", at_the_coke)).success
     ros_graph.action_client(ExecuteSkill, "/executors/manipulator/execute_skill")
     state = TopicStateProvider(ros_graph.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
-    env = RosEnvironment(ros_graph.node, state, ActionClients(ros_graph.node, ReentrantCallbackGroup()), canceled=lambda: None,
-                         affordance_timeout_s=10.0, executor_timeout_s=1.0, server_wait_s=20.0,
-                         server_lost_s=SERVER_LOST_S)
+    env = RosEnvironment(
+        ros_graph.node,
+        state,
+        ActionClients(ros_graph.node, ReentrantCallbackGroup()),
+        canceled=lambda: None,
+        affordance_timeout_s=10.0,
+        executor_timeout_s=1.0,
+        server_wait_s=20.0,
+        server_lost_s=SERVER_LOST_S,
+    )
     wait_until(lambda: env.snapshot().robot_at == "far counter", what="the loaded scene")
 
     outcome = env.execute(env.snapshot().skill("pick up the coke"))  # the pick takes 3 s
     assert not outcome.success
-    assert outcome.message.endswith("did not answer within 1.0 s; the world is unchanged: "
-                                    "'pick up the coke' did not take effect"), outcome.message
+    assert outcome.message.endswith(
+        "did not answer within 1.0 s; the world is unchanged: 'pick up the coke' did not take effect"
+    ), outcome.message
     assert env.snapshot().holding is None

@@ -7,11 +7,11 @@ import argparse
 import threading
 
 import pytest
-
 from generative.doubles import ScriptedModel, WordEmbedder
+
 from kitchen_domain import Kitchen
-from llm_planner_ros.options import step_budget
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
+from llm_planner_ros.options import step_budget
 from llm_planner_ros.planning.registry import PlannerCache, PlannerResources, UnknownPlannerError, load_planner_options
 
 STOP = "/llm_planner/stop"

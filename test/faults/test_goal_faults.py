@@ -27,19 +27,19 @@ from typing import Any
 import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
+from generative.doubles import ScriptedModel
+from kitchen.graph_helpers import load_episode, write_episode
+from progprompt.scripted_model import ScriptedModel as ScriptedProgram
 from rclpy.node import Node
+from replayed_planner_graph import record_plan
+from ros_harness import RosGraph, ros_graph, wait_future, wait_until
 from std_msgs.msg import Bool
 
-from generative.doubles import ScriptedModel
-from progprompt.scripted_model import ScriptedModel as ScriptedProgram
-from kitchen.graph_helpers import load_episode, write_episode
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.processes import NodeProcess, entry_point
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
-from replayed_planner_graph import record_plan
-from ros_harness import RosGraph, ros_graph, wait_future, wait_until
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
@@ -48,7 +48,10 @@ PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
 INSTRUCTION = "Bring me the coke, please."
 INITIAL = {
     "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}, {"id": "apple_1", "label": "apple", "at": "table"}],
+    "objects": [
+        {"id": "coke_1", "label": "coke", "at": "far counter"},
+        {"id": "apple_1", "label": "apple", "at": "table"},
+    ],
 }
 PROGRAM = """
     find('coke')
@@ -123,13 +126,22 @@ def graph(kitchen_graph: RosGraph, request: pytest.FixtureRequest) -> Iterator[R
 
 def reset_world(graph: RosGraph) -> None:
     """Load INITIAL; the simulator refuses while a skill of an earlier goal still runs, so ask until it loads."""
-    wait_until(lambda: load_episode(graph, graph.episode_file, EPISODE_ID).success,  # type: ignore[attr-defined]
-               timeout=30, what="the simulator to load the episode (it refuses while a skill runs)")
+    wait_until(
+        lambda: load_episode(graph, graph.episode_file, EPISODE_ID).success,  # type: ignore[attr-defined]
+        timeout=30,
+        what="the simulator to load the episode (it refuses while a skill runs)",
+    )
 
 
 def start_planner(graph: RosGraph, recording: Path, **params: Any) -> NodeProcess:
-    settings = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording),
-                "planner": "progprompt", "server_wait_s": 5.0, **params}
+    settings = {
+        "llm_mode": "in_process",
+        "llm.backend": "replay",
+        "llm.recording": str(recording),
+        "planner": "progprompt",
+        "server_wait_s": 5.0,
+        **params,
+    }
     process = graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
     graph.ping(PLANNER.name)
     return process
@@ -159,8 +171,11 @@ def planner_client(graph: RosGraph, node: Node) -> RaceFreeActionClient:
 
 def send(client: RaceFreeActionClient, instruction: str = INSTRUCTION, feedback: list | None = None, **goal: Any):  # noqa: ANN201
     callback = (lambda msg: feedback.append(msg.feedback)) if feedback is not None else None
-    handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction, **goal),
-                                                feedback_callback=callback), timeout=30, what="goal response")
+    handle = wait_future(
+        client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction, **goal), feedback_callback=callback),
+        timeout=30,
+        what="goal response",
+    )
     assert handle.accepted
     return handle
 
@@ -202,7 +217,9 @@ def test_a_goal_over_the_step_limit_is_refused_with_the_reason(graph: RosGraph, 
     planner = start_planner(graph, recording, max_steps_limit=200)
     response = run_goal(graph, instruction=INSTRUCTION, max_steps=4294967295, plan_only=True)
     assert response.status == GoalStatus.STATUS_ABORTED and not response.result.executed
-    assert response.result.message.startswith("error: max_steps 4294967295 is over the limit of 200"), response.result.message
+    assert response.result.message.startswith("error: max_steps 4294967295 is over the limit of 200"), (
+        response.result.message
+    )
     assert "max_steps_limit" in planner.log() and not planning_lines(planner)
     within = run_goal(graph, instruction=INSTRUCTION, max_steps=200, plan_only=True)
     assert within.status == GoalStatus.STATUS_SUCCEEDED, within.result.message
@@ -220,8 +237,10 @@ def test_five_concurrent_goals_one_runs_four_are_answered_busy(graph: RosGraph, 
         answered = {i: f.result() for i, f in results.items() if f.done()}
         running = [i for i in results if i not in answered]
         assert len(running) == 1, {i: r.result.message for i, r in answered.items()}
-        assert all(r.status == GoalStatus.STATUS_ABORTED and r.result.message.startswith("error: busy")
-                   for r in answered.values()), {i: r.result.message for i, r in answered.items()}
+        assert all(
+            r.status == GoalStatus.STATUS_ABORTED and r.result.message.startswith("error: busy")
+            for r in answered.values()
+        ), {i: r.result.message for i, r in answered.items()}
         wait_future(handles[running[0]].cancel_goal_async(), what="cancel")
         assert result_of(handles[running[0]], timeout=30).status == GoalStatus.STATUS_CANCELED
 
@@ -230,7 +249,9 @@ def test_fifty_goals_back_to_back_are_all_answered(graph: RosGraph, recording: P
     start_planner(graph, recording)
     with client_node(graph) as node:
         client = planner_client(graph, node)
-        sent = [client.send_goal_async(ExecuteInstruction.Goal(instruction=INSTRUCTION, plan_only=True)) for _ in range(50)]
+        sent = [
+            client.send_goal_async(ExecuteInstruction.Goal(instruction=INSTRUCTION, plan_only=True)) for _ in range(50)
+        ]
         wait_until(lambda: all(future.done() for future in sent), timeout=30, what="an answer to each of 50 goals")
         results = [future.result().get_result_async() for future in sent]
         wait_until(lambda: all(future.done() for future in results), timeout=60, what="a result for each of 50 goals")
@@ -245,7 +266,9 @@ def test_a_burst_of_preempting_goals_runs_only_the_newest(graph: RosGraph, recor
     start_planner(graph, recording, on_busy="preempt")
     with client_node(graph) as node:
         client = planner_client(graph, node)
-        sent = [client.send_goal_async(ExecuteInstruction.Goal(instruction=INSTRUCTION, plan_only=True)) for _ in range(10)]
+        sent = [
+            client.send_goal_async(ExecuteInstruction.Goal(instruction=INSTRUCTION, plan_only=True)) for _ in range(10)
+        ]
         wait_until(lambda: all(future.done() for future in sent), timeout=30, what="an answer to each of 10 goals")
         results = [future.result().get_result_async() for future in sent]
         wait_until(lambda: all(future.done() for future in results), timeout=60, what="a result for each of 10 goals")
@@ -285,8 +308,11 @@ def test_an_estop_during_a_goal_stops_it_and_holds(graph: RosGraph, recording: P
     with estop_publisher(graph) as stop, client_node(graph) as node:
         feedback: list = []
         handle = send(planner_client(graph, node), feedback=feedback)
-        wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=60,
-                   what="a running step")
+        wait_until(
+            lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback),
+            timeout=60,
+            what="a running step",
+        )
         stop.publish(Bool(data=True))
         stopped = result_of(handle, timeout=30)
         assert stopped.status == GoalStatus.STATUS_ABORTED and stopped.result.message == f"canceled: {LATCHED}"
@@ -317,8 +343,11 @@ def watched_steps(graph: RosGraph) -> Iterator[list[PlanStep]]:
 def cli_goal_running(graph: RosGraph, steps: list[PlanStep], env: dict[str, str] | None = None) -> NodeProcess:
     """`llm-planner run INSTRUCTION` (executed in real time) once its goal runs a skill."""
     run = cli(graph, INSTRUCTION, env=env)
-    wait_until(lambda: any(s.status == PlanStep.STATUS_RUNNING for s in steps) or run.returncode is not None,
-               timeout=120, what="the CLI's goal to run a skill")
+    wait_until(
+        lambda: any(s.status == PlanStep.STATUS_RUNNING for s in steps) or run.returncode is not None,
+        timeout=120,
+        what="the CLI's goal to run a skill",
+    )
     assert run.returncode is None, run.log()
     return run
 
@@ -331,8 +360,11 @@ def test_a_killed_client_frees_the_planner_for_the_next_goal(graph: RosGraph, re
         run = cli_goal_running(graph, steps, env={"FASTRTPS_DEFAULT_PROFILES_FILE": str(profile)})
         os.killpg(run.pid, signal.SIGKILL)
         start = time.monotonic()
-        wait_until(lambda: any(s.status == PlanStep.STATUS_CANCELED for s in steps), timeout=KILLED_CLIENT_BOUND_S,
-                   what="the planner to cancel the goal of the killed client")
+        wait_until(
+            lambda: any(s.status == PlanStep.STATUS_CANCELED for s in steps),
+            timeout=KILLED_CLIENT_BOUND_S,
+            what="the planner to cancel the goal of the killed client",
+        )
         freed_after = time.monotonic() - start
     canceled = next(s for s in steps if s.status == PlanStep.STATUS_CANCELED)
     assert canceled.message.startswith("the client went away"), canceled.message
@@ -347,8 +379,11 @@ def test_an_interrupted_cli_cancels_its_goal(graph: RosGraph, recording: Path) -
     with watched_steps(graph) as steps:
         run = cli_goal_running(graph, steps)
         os.killpg(run.pid, signal.SIGINT)
-        wait_until(lambda: any(s.status == PlanStep.STATUS_CANCELED for s in steps), timeout=15,
-                   what="the CLI to cancel its goal")
+        wait_until(
+            lambda: any(s.status == PlanStep.STATUS_CANCELED for s in steps),
+            timeout=15,
+            what="the CLI to cancel its goal",
+        )
         assert run.wait(timeout=15) == 130, run.log()
     canceled = next(s for s in steps if s.status == PlanStep.STATUS_CANCELED)
     assert canceled.message == "canceled by the client", canceled.message

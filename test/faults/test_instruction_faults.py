@@ -16,15 +16,15 @@ from typing import Any
 import pytest
 import yaml
 from action_msgs.msg import GoalStatus
-
 from kitchen.graph_helpers import load_episode, write_episode
+from progprompt.scripted_model import ScriptedModel
+from replayed_planner_graph import record_plan
+from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future
+
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.bringup import SIM_GRAPH
-from progprompt.scripted_model import ScriptedModel
-from replayed_planner_graph import record_plan
-from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future
 
 pytestmark = pytest.mark.graph
 
@@ -32,9 +32,11 @@ ACTION = "/llm_planner/execute_instruction"
 PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
 INITIAL = {
     "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "apple_1", "label": "apple", "at": "table"},
-                {"id": "coke_1", "label": "coke", "at": "far counter"},
-                {"id": "sponge_1", "label": "sponge", "at": "close counter"}],
+    "objects": [
+        {"id": "apple_1", "label": "apple", "at": "table"},
+        {"id": "coke_1", "label": "coke", "at": "far counter"},
+        {"id": "sponge_1", "label": "sponge", "at": "close counter"},
+    ],
 }
 SEEN = "(seen: apple, coke, sponge)"
 BANANA = "bring me the banana"
@@ -45,7 +47,7 @@ PROGRAMS = {
     SPONGE: "\n    find('sponge')\n    pick_up('sponge')\n    bring_it_to_you()\n    put_down('sponge')\n",
     # 16 asserts before the first call: within the default budget (recorded), over the node's 10 here.
     "find the apple": "\n    for _ in range(4):\n        for _ in range(4):\n            assert near('apple')\n"
-                      "    find('apple')\n",
+    "    find('apple')\n",
 }
 
 
@@ -84,8 +86,14 @@ def graph(kitchen_graph: RosGraph, tmp_path: Path, request: pytest.FixtureReques
 
 
 def start_planner(graph: RosGraph, recording: Path, **params: Any) -> NodeProcess:
-    settings = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording),
-                "planner": "progprompt", "server_wait_s": 5.0, **params}
+    settings = {
+        "llm_mode": "in_process",
+        "llm.backend": "replay",
+        "llm.recording": str(recording),
+        "planner": "progprompt",
+        "server_wait_s": 5.0,
+        **params,
+    }
     process = graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
     graph.ping(PLANNER.name)
     return process
@@ -136,34 +144,44 @@ def test_confirm_asks_for_a_substitute_and_a_refusal_ends_the_goal(graph: RosGra
         graph.node.destroy_service(service)
     question = f"not in the scene: banana {SEEN}: go ahead with a substitute?"
     assert [(request.instruction, [step.message for step in request.steps]) for request in asked] == [
-        (BANANA, [question]), (BANANA, [question])]
+        (BANANA, [question]),
+        (BANANA, [question]),
+    ]
     assert refused.status == GoalStatus.STATUS_ABORTED and not refused.result.executed
-    assert refused.result.message == (f"refused: not in the scene: banana {SEEN}; a substitute was not approved: "
-                                      "bring nothing else")
+    assert refused.result.message == (
+        f"refused: not in the scene: banana {SEEN}; a substitute was not approved: bring nothing else"
+    )
     assert approved.status == GoalStatus.STATUS_SUCCEEDED, (approved.result.message, skills(approved))
     assert approved.result.message.endswith(f"; a substitute was approved, not in the scene: banana {SEEN}")
 
 
 def test_a_control_character_is_refused_with_its_position_and_a_line_break_reads_as_a_space(
-        graph: RosGraph, recording: Path) -> None:
+    graph: RosGraph, recording: Path
+) -> None:
     start_planner(graph, recording)
     bell = execute(graph, "bring me\athe sponge")
     assert bell.status == GoalStatus.STATUS_ABORTED and not bell.result.executed
-    assert bell.result.message.startswith("error: the instruction has the control character U+0007 ('\\x07') "
-                                          "at position 9: remove it")
+    assert bell.result.message.startswith(
+        "error: the instruction has the control character U+0007 ('\\x07') at position 9: remove it"
+    )
     newline = execute(graph, "bring me\nthe sponge")
     assert newline.status == GoalStatus.STATUS_SUCCEEDED, (newline.result.message, skills(newline))
-    assert skills(newline)[-2:] == [("put down the sponge", PlanStep.STATUS_SUCCEEDED),
-                                    ("done", PlanStep.STATUS_SUCCEEDED)]
+    assert skills(newline)[-2:] == [
+        ("put down the sponge", PlanStep.STATUS_SUCCEEDED),
+        ("done", PlanStep.STATUS_SUCCEEDED),
+    ]
 
 
-def test_progprompt_halts_a_loop_of_asserts_at_the_nodes_check_budget(graph: RosGraph, recording: Path,
-                                                                      tmp_path: Path) -> None:
+def test_progprompt_halts_a_loop_of_asserts_at_the_nodes_check_budget(
+    graph: RosGraph, recording: Path, tmp_path: Path
+) -> None:
     planners = tmp_path / "planners.yaml"
     planners.write_text(yaml.safe_dump({"progprompt": {"max_checks_per_step": 10}}))
     start_planner(graph, recording, planners_file=str(planners))
     response = execute(graph, "find the apple")
     assert response.status == GoalStatus.STATUS_ABORTED and not response.result.executed, response.result.message
-    assert response.result.message == ("no_candidate: the program stopped: line 4: more than 10 checks without a "
-                                       "skill call (option max_checks_per_step of config/planners.yaml's progprompt "
-                                       "section)")
+    assert response.result.message == (
+        "no_candidate: the program stopped: line 4: more than 10 checks without a "
+        "skill call (option max_checks_per_step of config/planners.yaml's progprompt "
+        "section)"
+    )

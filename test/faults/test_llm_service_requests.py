@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from ros_harness import RosGraph, wait_until
 
+from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from llm_planner_ros.processes import NodeProcess
 
 pytestmark = pytest.mark.graph
@@ -28,23 +28,39 @@ SKILLS = ["find a coke", "pick up the coke", "done"]
 
 
 def generate_line(stop: list[str], bias: dict[str, float], text: str, max_tokens: int = 8) -> dict[str, Any]:
-    request = {"method": "generate", "prompt": PROMPT, "n": 1, "max_tokens": max_tokens, "temperature": 0.0,
-               "top_p": 1.0, "stop": stop, "logit_bias": bias}
+    request = {
+        "method": "generate",
+        "prompt": PROMPT,
+        "n": 1,
+        "max_tokens": max_tokens,
+        "temperature": 0.0,
+        "top_p": 1.0,
+        "stop": stop,
+        "logit_bias": bias,
+    }
     return {"request": request, "response": {"texts": [text], "mean_log_probs": [-0.5]}, "model": "recorded"}
 
 
 def write_recording(path: Path) -> Path:
-    score = {"request": {"method": "score", "prompt": PROMPT + " ", "completions": SKILLS},
-             "response": {"token_log_probs": [[-1.0, -0.5], [-2.0, -0.25], [-3.0]]}, "model": "recorded"}
+    score = {
+        "request": {"method": "score", "prompt": PROMPT + " ", "completions": SKILLS},
+        "response": {"token_log_probs": [[-1.0, -0.5], [-2.0, -0.25], [-3.0]]},
+        "model": "recorded",
+    }
     lines = [generate_line([","], BIAS, " find a coke"), generate_line([","], {}, " pick up the coke"), score]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
 
 
 def start_service(graph: RosGraph, recording: Path, **limits: int) -> tuple[NodeProcess, Any, Any]:
-    node = graph.start_node("llm_service_node", name="llm_service",
-                            params={"backend": "replay", "recording": str(recording), **limits})
-    return node, graph.service_client(ScoreCompletions, "/llm/score"), graph.service_client(GenerateText, "/llm/generate")
+    node = graph.start_node(
+        "llm_service_node", name="llm_service", params={"backend": "replay", "recording": str(recording), **limits}
+    )
+    return (
+        node,
+        graph.service_client(ScoreCompletions, "/llm/score"),
+        graph.service_client(GenerateText, "/llm/generate"),
+    )
 
 
 def call(graph: RosGraph, node: NodeProcess, client: Any, request: Any) -> Any:
@@ -56,7 +72,9 @@ def call(graph: RosGraph, node: NodeProcess, client: Any, request: Any) -> Any:
 
 
 def biased(words: list[str], values: list[float]) -> GenerateText.Request:
-    return GenerateText.Request(prompt=PROMPT, max_tokens=8, stop=[","], logit_bias_words=words, logit_bias_values=values)
+    return GenerateText.Request(
+        prompt=PROMPT, max_tokens=8, stop=[","], logit_bias_words=words, logit_bias_values=values
+    )
 
 
 def ordinary() -> GenerateText.Request:
@@ -74,38 +92,78 @@ def test_a_logit_bias_is_served_and_mismatched_lists_are_refused(ros_graph: RosG
     for words, values in ((["coke", "find"], [0.5]), (["coke"], [0.5, 1.25]), ([], [1.0])):
         refused = call(ros_graph, node, generate, biased(words, values))
         assert not refused.success
-        assert f"logit_bias_words has {len(words)} words but logit_bias_values has {len(values)} values" in refused.message
+        assert (
+            f"logit_bias_words has {len(words)} words but logit_bias_values has {len(values)} values" in refused.message
+        )
 
     answer = call(ros_graph, node, generate, ordinary())
     assert answer.success, answer.message
     assert list(answer.texts) == [" pick up the coke"]
 
 
-LIMITS = {"max_prompt_chars": 60, "max_completions": 3, "max_completion_chars": 20, "max_samples": 2,
-          "max_generate_tokens": 8, "max_sampled_tokens": 12, "max_stop_strings": 2, "max_bias_words": 3}
+LIMITS = {
+    "max_prompt_chars": 60,
+    "max_completions": 3,
+    "max_completion_chars": 20,
+    "max_samples": 2,
+    "max_generate_tokens": 8,
+    "max_sampled_tokens": 12,
+    "max_stop_strings": 2,
+    "max_bias_words": 3,
+}
 
 
 @pytest.mark.timeout(120)
 def test_every_size_limit_is_refused_naming_its_parameter(ros_graph: RosGraph, tmp_path: Path) -> None:
     node, score, generate = start_service(ros_graph, write_recording(tmp_path / "recording.jsonl"), **LIMITS)
     over = [
-        ("max_prompt_chars", 61, "the prompt has 61 characters", score,
-         ScoreCompletions.Request(prompt="x" * 61, completions=["done"])),
+        (
+            "max_prompt_chars",
+            61,
+            "the prompt has 61 characters",
+            score,
+            ScoreCompletions.Request(prompt="x" * 61, completions=["done"]),
+        ),
         ("max_prompt_chars", 70, "the prompt has 70 characters", generate, GenerateText.Request(prompt="y" * 70)),
-        ("max_completions", 4, "the request has 4 completions", score,
-         ScoreCompletions.Request(prompt=PROMPT + " ", completions=[*SKILLS, "go to the table"])),
-        ("max_completion_chars", 21, "a completion has 21 characters", score,
-         ScoreCompletions.Request(prompt=PROMPT + " ", completions=["done", "z" * 21])),
+        (
+            "max_completions",
+            4,
+            "the request has 4 completions",
+            score,
+            ScoreCompletions.Request(prompt=PROMPT + " ", completions=[*SKILLS, "go to the table"]),
+        ),
+        (
+            "max_completion_chars",
+            21,
+            "a completion has 21 characters",
+            score,
+            ScoreCompletions.Request(prompt=PROMPT + " ", completions=["done", "z" * 21]),
+        ),
         ("max_samples", 3, "num_samples is 3", generate, GenerateText.Request(prompt=PROMPT, num_samples=3)),
         ("max_generate_tokens", 9, "max_tokens is 9", generate, GenerateText.Request(prompt=PROMPT, max_tokens=9)),
         # max_tokens 0 takes default_max_tokens (64): the limit applies to what would run.
         ("max_generate_tokens", 64, "max_tokens is 64", generate, GenerateText.Request(prompt=PROMPT)),
-        ("max_sampled_tokens", 14, "num_samples x max_tokens is 14", generate,
-         GenerateText.Request(prompt=PROMPT, num_samples=2, max_tokens=7)),
-        ("max_stop_strings", 3, "the request has 3 stop strings", generate,
-         GenerateText.Request(prompt=PROMPT, max_tokens=8, stop=[",", ".", ";"])),
-        ("max_bias_words", 4, "the request has 4 logit_bias_words", generate,
-         biased(["a", "b", "c", "d"], [1.0, 1.0, 1.0, 1.0])),
+        (
+            "max_sampled_tokens",
+            14,
+            "num_samples x max_tokens is 14",
+            generate,
+            GenerateText.Request(prompt=PROMPT, num_samples=2, max_tokens=7),
+        ),
+        (
+            "max_stop_strings",
+            3,
+            "the request has 3 stop strings",
+            generate,
+            GenerateText.Request(prompt=PROMPT, max_tokens=8, stop=[",", ".", ";"]),
+        ),
+        (
+            "max_bias_words",
+            4,
+            "the request has 4 logit_bias_words",
+            generate,
+            biased(["a", "b", "c", "d"], [1.0, 1.0, 1.0, 1.0]),
+        ),
     ]
     assert {name for name, *_ in over} == set(LIMITS)
     for name, asked, what, client, request in over:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from scripted_planner import ScriptedPlanner
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.skill import Skill
@@ -15,7 +16,6 @@ from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStat
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from scripted_planner import ScriptedPlanner
 
 SPONGE_PLAN = ["pick up the sponge", "go to the trash can", "put down the sponge", "done"]
 LLM_GONE = "/llm/score is gone after 3.0 s: start llm_service_node"
@@ -23,8 +23,9 @@ LLM_GONE = "/llm/score is gone after 3.0 s: start llm_service_node"
 
 @pytest.fixture
 def world() -> World:
-    return load_kitchen().world({"robot": {"at": "table", "holding": None},
-                                 "objects": [{"id": "sponge_1", "label": "sponge", "at": "table"}]})
+    return load_kitchen().world(
+        {"robot": {"at": "table", "holding": None}, "objects": [{"id": "sponge_1", "label": "sponge", "at": "table"}]}
+    )
 
 
 class ModelLostAfter(ScriptedPlanner):
@@ -58,15 +59,22 @@ def test_an_llm_error_mid_plan_keeps_the_executed_steps(world: World) -> None:
     result = run_plan(ModelLostAfter(SPONGE_PLAN, steps=2), "throw away the sponge", env, max_steps=10)
     assert result.reason == EndReason.ERROR and result.message == f"BackendUnavailableError: {LLM_GONE}"
     assert [(s.skill.text, s.status) for s in result.steps] == [
-        ("pick up the sponge", StepStatus.SUCCEEDED), ("go to the trash can", StepStatus.SUCCEEDED)]
+        ("pick up the sponge", StepStatus.SUCCEEDED),
+        ("go to the trash can", StepStatus.SUCCEEDED),
+    ]
     assert env.world.robot_at == "trash can" and env.world.holding is not None
 
 
 def test_an_unexpected_error_of_the_environment_finishes_the_interrupted_step(world: World) -> None:
     seen: list[tuple[str, StepStatus]] = []
     env = FailingExecute(world, "go to the trash can", RuntimeError("rcl context invalid"))
-    result = run_plan(ScriptedPlanner(SPONGE_PLAN), "throw away the sponge", env, max_steps=10,
-                      hooks=PlanHooks(on_step=lambda record: seen.append((record.skill.text, record.status))))
+    result = run_plan(
+        ScriptedPlanner(SPONGE_PLAN),
+        "throw away the sponge",
+        env,
+        max_steps=10,
+        hooks=PlanHooks(on_step=lambda record: seen.append((record.skill.text, record.status))),
+    )
     assert result.reason == EndReason.ERROR and result.message == "RuntimeError: rcl context invalid"
     assert [s.status for s in result.steps] == [StepStatus.SUCCEEDED, StepStatus.FAILED]
     assert result.steps[1].message == "RuntimeError: rcl context invalid"
@@ -74,13 +82,17 @@ def test_an_unexpected_error_of_the_environment_finishes_the_interrupted_step(wo
 
 
 def test_a_lost_executor_records_the_outcome_read_back_and_ends_the_plan(world: World) -> None:
-    lost = PlanAborted(EndReason.ERROR, "/executors/manipulator/execute_skill left the ROS graph",
-                       SkillOutcome(True, "executor lost; the world shows 'pick up the sponge' done"))
+    lost = PlanAborted(
+        EndReason.ERROR,
+        "/executors/manipulator/execute_skill left the ROS graph",
+        SkillOutcome(True, "executor lost; the world shows 'pick up the sponge' done"),
+    )
     planner = ScriptedPlanner(SPONGE_PLAN)
     result = run_plan(planner, "throw away the sponge", FailingExecute(world, "pick up the sponge", lost), 10)
     assert result.reason == EndReason.ERROR and "manipulator" in result.message
     assert [(s.status, s.message) for s in result.steps] == [
-        (StepStatus.SUCCEEDED, "executor lost; the world shows 'pick up the sponge' done")]
+        (StepStatus.SUCCEEDED, "executor lost; the world shows 'pick up the sponge' done")
+    ]
     assert result.skills == ["pick up the sponge"]
 
 

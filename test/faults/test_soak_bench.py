@@ -10,18 +10,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from llm_planner_ros.evaluation.soak_bench import WORKLOAD, NodeGrowth, Sample, node_growth, sample_points
-from llm_planner_ros.bringup import SIM_GRAPH
-from llm_planner_ros.processes import entry_point
 from ros_harness import RosGraph
+
+from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.evaluation.soak_bench import WORKLOAD, NodeGrowth, Sample, node_growth, sample_points
+from llm_planner_ros.processes import entry_point
 
 GOALS = 6
 BENCH_TIMEOUT_S = 90.0
 
 
 def _node_logs(log_dir: Path) -> str:
-    return "\n".join(f"----- {log.name} -----\n{log.read_text(errors='replace')}" for log in sorted(log_dir.glob("*.log")))
+    return "\n".join(
+        f"----- {log.name} -----\n{log.read_text(errors='replace')}" for log in sorted(log_dir.glob("*.log"))
+    )
 
 
 @pytest.mark.graph
@@ -29,8 +31,23 @@ def _node_logs(log_dir: Path) -> str:
 def test_short_soak_samples_every_node_and_counts_every_goal(ros_graph: RosGraph, tmp_path: Path) -> None:
     out, node_logs = tmp_path / "soak.json", tmp_path / "nodes"
     bench = ros_graph.start_process(
-        [entry_point("llm-planner"), "bench", "soak", "--instructions", str(GOALS), "--warmup", "2",
-         "--sample-every", "2", "--json", str(out), "--log-dir", str(node_logs)], label="soak")
+        [
+            entry_point("llm-planner"),
+            "bench",
+            "soak",
+            "--instructions",
+            str(GOALS),
+            "--warmup",
+            "2",
+            "--sample-every",
+            "2",
+            "--json",
+            str(out),
+            "--log-dir",
+            str(node_logs),
+        ],
+        label="soak",
+    )
     try:
         status = bench.wait(BENCH_TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -69,8 +86,12 @@ def test_short_soak_samples_every_node_and_counts_every_goal(ros_graph: RosGraph
 
 
 def test_growth_compares_the_end_with_the_warmup_and_keeps_the_largest() -> None:
-    samples = [Sample(0, 0.0, {"a": 50, "b": 10}), Sample(2, 1.0, {"a": 100, "b": 20}),
-               Sample(4, 2.0, {"a": 130, "b": 25}), Sample(6, 3.0, {"a": 105, "b": 18})]
+    samples = [
+        Sample(0, 0.0, {"a": 50, "b": 10}),
+        Sample(2, 1.0, {"a": 100, "b": 20}),
+        Sample(4, 2.0, {"a": 130, "b": 25}),
+        Sample(6, 3.0, {"a": 105, "b": 18}),
+    ]
     growth = {g.node: g for g in node_growth(samples, warmup_goals=2)}
     assert growth["a"] == NodeGrowth("a", warmup_bytes=100, end_bytes=105, max_bytes=130)
     assert growth["a"].growth_pct == pytest.approx(5.0)

@@ -20,9 +20,20 @@ def colcon_env() -> dict[str, str]:
 def colcon_build(repo: Path, work: Path, base_paths: list[str]) -> subprocess.CompletedProcess[str]:
     """``colcon build`` of the packages under ``base_paths`` with build, install and log folders in ``work``."""
     argv = [
-        str(VENV / "bin" / "colcon"), "--log-base", str(work / "log"), "build",
-        "--base-paths", *base_paths, "--build-base", str(work / "build"), "--install-base", str(work / "install"),
-        "--event-handlers", "console_cohesion+",
-        "--cmake-args", f"-DPython3_EXECUTABLE={sys.executable}", "-DBUILD_TESTING=OFF",
+        str(VENV / "bin" / "colcon"),
+        "--log-base",
+        str(work / "log"),
+        "build",
+        "--base-paths",
+        *base_paths,
+        "--build-base",
+        str(work / "build"),
+        "--install-base",
+        str(work / "install"),
+        "--event-handlers",
+        "console_cohesion+",
+        "--cmake-args",
+        f"-DPython3_EXECUTABLE={sys.executable}",
+        "-DBUILD_TESTING=OFF",
     ]
     return subprocess.run(argv, cwd=repo, env=colcon_env(), capture_output=True, text=True, timeout=900)

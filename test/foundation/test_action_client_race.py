@@ -10,7 +10,6 @@ RaceFreeActionClient must not.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,10 +18,10 @@ import rclpy
 from rclpy.action import ActionClient, ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.executors import MultiThreadedExecutor
+from ros_harness import allocate_domain_id
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
-from ros_harness import allocate_domain_id
 
 pytestmark = pytest.mark.graph
 
@@ -40,18 +39,22 @@ class _SlowToRegister:
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._handle, name)
         if name.startswith("send_"):
+
             def send_then_stall(*args: Any) -> Any:
                 self._taken.clear()
                 sequence_number = attribute(*args)
                 self._taken.wait(MAX_GAP_S)
                 return sequence_number
+
             return send_then_stall
         if name.startswith("take_") and name.endswith("_response"):
+
             def take_and_tell(*args: Any) -> Any:
                 taken = attribute(*args)
                 if taken is not None and all(taken):
                     self._taken.set()
                 return taken
+
             return take_and_tell
         return attribute
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
+from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import Skill
-from ros_harness import RosGraph, wait_future, wait_until
 
 MOCK_SERVER = Path(__file__).resolve().parents[1] / "mock" / "execute_skill_server.py"
 ACTION = "/executors/mock/execute_skill"

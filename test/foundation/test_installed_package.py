@@ -56,23 +56,30 @@ PROBE = textwrap.dedent("""
 
 
 @pytest.mark.timeout(300)
-def test_the_install_resolves_the_adapter_bank_and_episodes_without_the_checkout(repo_root: Path, tmp_path: Path) -> None:
+def test_the_install_resolves_the_adapter_bank_and_episodes_without_the_checkout(
+    repo_root: Path, tmp_path: Path
+) -> None:
     built = colcon_build(repo_root, tmp_path / "ws", ["."])
     assert built.returncode == 0, built.stdout + built.stderr
     install = tmp_path / "ws" / "install"
     (tmp_path / "recording.jsonl").touch()
     (tmp_path / "probe.py").write_text(PROBE)
-    command = (f". {shlex.quote(str(install / 'local_setup.bash'))} && exec {shlex.quote(sys.executable)} probe.py "
-               f"{shlex.quote(str(repo_root / 'src'))} recording.jsonl")
-    probe = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=colcon_env(), capture_output=True, text=True,
-                           timeout=240)
+    command = (
+        f". {shlex.quote(str(install / 'local_setup.bash'))} && exec {shlex.quote(sys.executable)} probe.py "
+        f"{shlex.quote(str(repo_root / 'src'))} recording.jsonl"
+    )
+    probe = subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, env=colcon_env(), capture_output=True, text=True, timeout=240
+    )
     assert probe.returncode == 0, probe.stdout + probe.stderr
     found = json.loads(probe.stdout.strip().splitlines()[-1])
 
     share = install / "llm_planner_ros" / "share" / "llm_planner_ros"
     assert Path(found["module"]).is_relative_to(install), f"the probe imported the checkout: {found['module']}"
     assert Path(found["adapter"]) == share / "data" / "saycan" / "adapter.safetensors"
-    assert Path(found["adapter"]).stat().st_size == (repo_root / "data" / "saycan" / "adapter.safetensors").stat().st_size
+    assert (
+        Path(found["adapter"]).stat().st_size == (repo_root / "data" / "saycan" / "adapter.safetensors").stat().st_size
+    )
     assert Path(found["bank"]) == share / "data" / "saycan" / "bank.jsonl"
     bank_lines = (repo_root / "data" / "saycan" / "bank.jsonl").read_text(encoding="utf-8").splitlines()
     assert found["bank_size"] == sum(1 for line in bank_lines if line.strip())
@@ -82,7 +89,8 @@ def test_the_install_resolves_the_adapter_bank_and_episodes_without_the_checkout
 
 
 def test_outside_a_checkout_a_packaged_file_is_read_from_the_first_install_that_has_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(paths, "_CHECKOUT", tmp_path / "not_a_checkout")
     overlay, underlay = tmp_path / "overlay", tmp_path / "underlay"
     for prefix in (overlay, underlay):
@@ -96,7 +104,10 @@ def test_outside_a_checkout_a_packaged_file_is_read_from_the_first_install_that_
     with pytest.raises(paths.PackagedFileNotFoundError) as missing:
         paths.repo_path("data/other.jsonl")
     message = str(missing.value)
-    for tried in (tmp_path / "not_a_checkout", overlay / "share" / "llm_planner_ros" / "data" / "other.jsonl",
-                  underlay / "share" / "llm_planner_ros" / "data" / "other.jsonl"):
+    for tried in (
+        tmp_path / "not_a_checkout",
+        overlay / "share" / "llm_planner_ros" / "data" / "other.jsonl",
+        underlay / "share" / "llm_planner_ros" / "data" / "other.jsonl",
+    ):
         assert str(tried) in message
     assert "colcon build" in message

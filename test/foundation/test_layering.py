@@ -74,8 +74,10 @@ def upward_imports() -> list[str]:
             if target is None:
                 problems.append(f"{path.relative_to(SRC)}:{line}: imports {imported}, which is in no layer")
             elif target != own and _RANK[target] >= _RANK[own]:
-                problems.append(f"{path.relative_to(SRC)}:{line}: {own} (layer {_RANK[own]}) imports {imported} "
-                                f"({target}, layer {_RANK[target]})")
+                problems.append(
+                    f"{path.relative_to(SRC)}:{line}: {own} (layer {_RANK[own]}) imports {imported} "
+                    f"({target}, layer {_RANK[target]})"
+                )
     return problems
 
 
@@ -87,23 +89,39 @@ def test_no_import_runs_upward() -> None:
 def test_the_domain_and_the_planners_never_import_ros() -> None:
     ros_roots = ("rclpy", "llm_planner_interfaces", "std_msgs", "geometry_msgs", "visualization_msgs", "action_msgs")
     offenders = []
-    for folder in ("kitchen_domain", "llm_planner_ros/llm", "llm_planner_ros/affordance", "llm_planner_ros/planning",
-                   "llm_planner_ros/training"):
+    for folder in (
+        "kitchen_domain",
+        "llm_planner_ros/llm",
+        "llm_planner_ros/affordance",
+        "llm_planner_ros/planning",
+        "llm_planner_ros/training",
+    ):
         for path in sorted((SRC / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))
             for node in ast.walk(tree):
-                names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                         else [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
-                offenders += [f"{path.relative_to(SRC)}:{node.lineno}: {name}"
-                              for name in names if name.split(".")[0] in ros_roots]
+                names = (
+                    [alias.name for alias in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module]
+                    if isinstance(node, ast.ImportFrom) and node.module
+                    else []
+                )
+                offenders += [
+                    f"{path.relative_to(SRC)}:{node.lineno}: {name}"
+                    for name in names
+                    if name.split(".")[0] in ros_roots
+                ]
     assert not offenders, "ROS imports in ROS-free layers:\n" + "\n".join(offenders)
 
 
-@pytest.mark.parametrize(("module", "expected"), [
-    ("kitchen_domain.world", "kitchen_domain"),
-    ("llm_planner_ros.planning.saycan.planner", "llm_planner_ros.planning"),
-    ("llm_planner_ros.bringup", "llm_planner_ros.bringup"),
-    ("numpy", None),
-])
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("kitchen_domain.world", "kitchen_domain"),
+        ("llm_planner_ros.planning.saycan.planner", "llm_planner_ros.planning"),
+        ("llm_planner_ros.bringup", "llm_planner_ros.bringup"),
+        ("numpy", None),
+    ],
+)
 def test_folder_of(module: str, expected: str | None) -> None:
     assert folder_of(module) == expected

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
+from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_ros.ros.node_startup import StartupError
 from llm_planner_ros.ros.parameters import Parameter, accept
-from ros_harness import RosGraph, wait_future, wait_until
 
 EXIT_WAIT_S = 30.0
 CLI = "llm-planner"

@@ -12,7 +12,6 @@ from typing import Any
 import numpy as np
 
 from kitchen_domain.world import World
-
 from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult, UnsupportedRequestError
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
@@ -46,8 +45,19 @@ class ScriptedModel(LanguageModel):
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
     ) -> GenerationResult:
-        self.calls.append(GenerateCall(prompt, {"n": n, "max_tokens": max_tokens, "temperature": temperature,
-                                                "top_p": top_p, "stop": tuple(stop), "logit_bias": logit_bias}))
+        self.calls.append(
+            GenerateCall(
+                prompt,
+                {
+                    "n": n,
+                    "max_tokens": max_tokens,
+                    "temperature": temperature,
+                    "top_p": top_p,
+                    "stop": tuple(stop),
+                    "logit_bias": logit_bias,
+                },
+            )
+        )
         if len(self.calls) > len(self.script):
             raise AssertionError(f"unscripted generate call {len(self.calls)}; prompt:\n{prompt}")
         entries = [(e, -0.5) if isinstance(e, str) else e for e in self.script[len(self.calls) - 1]]

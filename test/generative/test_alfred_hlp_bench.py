@@ -8,29 +8,59 @@ from pathlib import Path
 import pytest
 from doubles import ScriptedModel, WordEmbedder
 
-from llm_planner_ros.evaluation.alfred_hlp import load_tasks
 from llm_planner_ros.cli.main import main
+from llm_planner_ros.evaluation.alfred_hlp import load_tasks
 from llm_planner_ros.llm import factory
 
 TASKS = [
-    {"task_id": "trial_1", "task_type": "pick_cool_then_place_in_recep",
-     "action_sequence": "1. GotoLocation(fridge), 2. PickupObject(apple), 3. CoolObject(apple), 4. Done.",
-     "refined": "Chill the apple.", "original": ["cool an apple", "put an apple in the fridge"],
-     "paraphras1_command": "Make the apple cold.", "paraphras2_command": "Cool down the apple.",
-     "contextual_command": "We like cold apples.", "korean_command": "사과를 차갑게 하세요."},
-    {"task_id": "trial_2", "task_type": "pick_and_place_simple",
-     "action_sequence": "1. GotoLocation(sofa), 2. PickupObject(pillow), 3. GotoLocation(bed), 4. PutObject(pillow,bed)",
-     "refined": "Put the pillow on the bed.", "original": ["move a pillow to the bed"],
-     "paraphras1_command": "Place the pillow on the bed.", "paraphras2_command": "Set the pillow on the bed.",
-     "contextual_command": "Pillows go on the bed here.", "korean_command": "베개를 침대에 놓으세요."},
+    {
+        "task_id": "trial_1",
+        "task_type": "pick_cool_then_place_in_recep",
+        "action_sequence": "1. GotoLocation(fridge), 2. PickupObject(apple), 3. CoolObject(apple), 4. Done.",
+        "refined": "Chill the apple.",
+        "original": ["cool an apple", "put an apple in the fridge"],
+        "paraphras1_command": "Make the apple cold.",
+        "paraphras2_command": "Cool down the apple.",
+        "contextual_command": "We like cold apples.",
+        "korean_command": "사과를 차갑게 하세요.",
+    },
+    {
+        "task_id": "trial_2",
+        "task_type": "pick_and_place_simple",
+        "action_sequence": (
+            "1. GotoLocation(sofa), 2. PickupObject(pillow), 3. GotoLocation(bed), 4. PutObject(pillow,bed)"
+        ),
+        "refined": "Put the pillow on the bed.",
+        "original": ["move a pillow to the bed"],
+        "paraphras1_command": "Place the pillow on the bed.",
+        "paraphras2_command": "Set the pillow on the bed.",
+        "contextual_command": "Pillows go on the bed here.",
+        "korean_command": "베개를 침대에 놓으세요.",
+    },
 ]
 EXAMPLES = [
-    {"task": "cool_x", "task_instr": "Cool down an egg.", "step_instr": [], "vis_objs": "{}",
-     "gold_traj": [["('Navigation','Fridge')"], ["('OpenObject','Fridge')", "('PickupObject','Egg')",
-                   "('CloseObject','Fridge')"]]},
-    {"task": "place_x", "task_instr": "Move the book to the desk.", "step_instr": [], "vis_objs": "{}",
-     "gold_traj": [["('Navigation','Sofa')"], ["('PickupObject','Book')"], ["('Navigation','Desk')"],
-                   ["('PutObject','Book', 'Desk')"]]},
+    {
+        "task": "cool_x",
+        "task_instr": "Cool down an egg.",
+        "step_instr": [],
+        "vis_objs": "{}",
+        "gold_traj": [
+            ["('Navigation','Fridge')"],
+            ["('OpenObject','Fridge')", "('PickupObject','Egg')", "('CloseObject','Fridge')"],
+        ],
+    },
+    {
+        "task": "place_x",
+        "task_instr": "Move the book to the desk.",
+        "step_instr": [],
+        "vis_objs": "{}",
+        "gold_traj": [
+            ["('Navigation','Sofa')"],
+            ["('PickupObject','Book')"],
+            ["('Navigation','Desk')"],
+            ["('PutObject','Book', 'Desk')"],
+        ],
+    },
 ]
 
 
@@ -46,17 +76,38 @@ def test_accuracy_is_exact_match_of_normalized_plans(
     files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Right plan for task 1, written in the interaction vocabulary; task 2 misses its last step.
-    model = ScriptedModel([
-        [" Navigation Fridge, OpenObject Fridge, PickupObject Apple, PutObject Apple Fridge, PickupObject Apple, Done"],
-        [" GotoLocation sofa, PickupObject pillow, GotoLocation bed"],
-    ])
+    model = ScriptedModel(
+        [
+            [
+                " Navigation Fridge, OpenObject Fridge, PickupObject Apple, PutObject Apple Fridge,"
+                " PickupObject Apple, Done"
+            ],
+            [" GotoLocation sofa, PickupObject pillow, GotoLocation bed"],
+        ]
+    )
     configs: list[dict[str, str]] = []
     monkeypatch.setattr(factory, "load_language_model", lambda config, report=None: configs.append(config) or model)
     monkeypatch.setattr(factory, "load_embedder", lambda config: WordEmbedder())
     data, examples = files
     out = tmp_path / "result.json"
-    argv = ["bench", "alfred-hlp", "--data", str(data), "--examples", str(examples), "--variant", "paraphrase2",
-            "--k", "1", "--json", str(out), "--llm", "backend=replay", "--llm", "recording=x.jsonl"]
+    argv = [
+        "bench",
+        "alfred-hlp",
+        "--data",
+        str(data),
+        "--examples",
+        str(examples),
+        "--variant",
+        "paraphrase2",
+        "--k",
+        "1",
+        "--json",
+        str(out),
+        "--llm",
+        "backend=replay",
+        "--llm",
+        "recording=x.jsonl",
+    ]
     assert main(argv) == 0
 
     report = json.loads(out.read_text())
@@ -74,12 +125,16 @@ def test_accuracy_is_exact_match_of_normalized_plans(
     assert "Allowed actions are GotoLocation, PickupObject, PutObject, CleanObject, HeatObject, CoolObject" in prompt
 
 
-@pytest.mark.parametrize(("variant", "instruction"), [("original", "cool an apple"), ("korean", "사과를 차갑게 하세요.")])
+@pytest.mark.parametrize(
+    ("variant", "instruction"), [("original", "cool an apple"), ("korean", "사과를 차갑게 하세요.")]
+)
 def test_variants_read_their_field(files: tuple[Path, Path], variant: str, instruction: str) -> None:
     assert load_tasks(files[0], variant)[0].instruction == instruction
 
 
-def test_a_file_of_another_format_is_refused_with_the_reason(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_file_of_another_format_is_refused_with_the_reason(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     data, examples = files
     assert main(["bench", "alfred-hlp", "--data", str(examples), "--examples", str(examples)]) == 2
     assert "lacks task_id, action_sequence, refined" in capsys.readouterr().err

@@ -57,13 +57,30 @@ def test_knn_trajectory_uses_pddl_names_lower_case_and_drops_open_close() -> Non
 
 def test_appliance_round_trips_collapse_to_clean_heat_and_cool() -> None:
     gold_traj = [
-        ["('PutObject','Fork', 'Sink')", "('ToggleObjectOn','Faucet')", "('ToggleObjectOff','Faucet')",
-         "('PickupObject','Fork')"],
-        ["('OpenObject','Microwave')", "('PutObject','PotatoSliced', 'Microwave')", "('CloseObject','Microwave')",
-         "('ToggleObjectOn','Microwave')", "('ToggleObjectOff','Microwave')", "('OpenObject','Microwave')",
-         "('PickupObject','PotatoSliced')", "('CloseObject','Microwave')"],
-        ["('OpenObject','Fridge')", "('PutObject','Apple', 'Fridge')", "('CloseObject','Fridge')",
-         "('OpenObject','Fridge')", "('PickupObject','Apple')", "('CloseObject','Fridge')"],
+        [
+            "('PutObject','Fork', 'Sink')",
+            "('ToggleObjectOn','Faucet')",
+            "('ToggleObjectOff','Faucet')",
+            "('PickupObject','Fork')",
+        ],
+        [
+            "('OpenObject','Microwave')",
+            "('PutObject','PotatoSliced', 'Microwave')",
+            "('CloseObject','Microwave')",
+            "('ToggleObjectOn','Microwave')",
+            "('ToggleObjectOff','Microwave')",
+            "('OpenObject','Microwave')",
+            "('PickupObject','PotatoSliced')",
+            "('CloseObject','Microwave')",
+        ],
+        [
+            "('OpenObject','Fridge')",
+            "('PutObject','Apple', 'Fridge')",
+            "('CloseObject','Fridge')",
+            "('OpenObject','Fridge')",
+            "('PickupObject','Apple')",
+            "('CloseObject','Fridge')",
+        ],
     ]
     assert parse_knn_trajectory(gold_traj) == [step(CLEAN, "fork"), step(HEAT, "potato"), step(COOL, "apple")]
 
@@ -93,11 +110,23 @@ def test_both_formats_of_the_same_plan_are_equal() -> None:
         "8. PickupObject(apple), 9. GotoLocation(fridge), 10. CoolObject(apple), 11. Done."
     )
     interaction = [
-        ["('Navigation','CounterTop')"], ["('PickupObject','ButterKnife')"], ["('Navigation','Apple')"],
-        ["('SliceObject','Apple')"], ["('Navigation','SinkBasin')"], ["('PutObject','ButterKnife', 'Sink')"],
-        ["('Navigation','CounterTop')"], ["('PickupObject','AppleSliced')"], ["('Navigation','Fridge')"],
-        ["('OpenObject','Fridge')", "('PutObject','AppleSliced', 'Fridge')", "('CloseObject','Fridge')",
-         "('OpenObject','Fridge')", "('PickupObject','AppleSliced')", "('CloseObject','Fridge')"],
+        ["('Navigation','CounterTop')"],
+        ["('PickupObject','ButterKnife')"],
+        ["('Navigation','Apple')"],
+        ["('SliceObject','Apple')"],
+        ["('Navigation','SinkBasin')"],
+        ["('PutObject','ButterKnife', 'Sink')"],
+        ["('Navigation','CounterTop')"],
+        ["('PickupObject','AppleSliced')"],
+        ["('Navigation','Fridge')"],
+        [
+            "('OpenObject','Fridge')",
+            "('PutObject','AppleSliced', 'Fridge')",
+            "('CloseObject','Fridge')",
+            "('OpenObject','Fridge')",
+            "('PickupObject','AppleSliced')",
+            "('CloseObject','Fridge')",
+        ],
     ]
     assert parse_plan_text(refined) == parse_knn_trajectory(interaction)
     assert [s.action for s in parse_plan_text(refined)][-1] == COOL
@@ -126,7 +155,9 @@ def test_different_plans_stay_different() -> None:
 
 def test_render_then_parse_is_the_identity() -> None:
     plan = [step(GOTO, "sinkbasin"), step(CLEAN, "mug"), step(PUT, "mug", "coffeemachine"), step(SLICE, "bread")]
-    assert render_plan(plan) == "GotoLocation sinkbasin, CleanObject mug, PutObject mug coffeemachine, SliceObject bread"
+    assert (
+        render_plan(plan) == "GotoLocation sinkbasin, CleanObject mug, PutObject mug coffeemachine, SliceObject bread"
+    )
     assert parse_plan_text(render_plan(plan)) == plan
 
 
@@ -146,11 +177,17 @@ def test_unknown_action_names_the_vocabulary() -> None:
 def test_every_plan_of_both_files_normalizes_into_the_canonical_vocabulary() -> None:
     knn = json.loads((DATASET / "llm_planner_knn_set.json").read_text())
     refined = json.loads((DATASET / "refined_valid_seen_commands.json").read_text())
-    plans = [parse_knn_trajectory(e["gold_traj"]) for e in knn] + [parse_plan_text(e["action_sequence"]) for e in refined]
+    plans = [parse_knn_trajectory(e["gold_traj"]) for e in knn] + [
+        parse_plan_text(e["action_sequence"]) for e in refined
+    ]
     assert all(plan and all(s.action in ACTIONS for s in plan) for plan in plans)
     # Every heat / cool / clean training example keeps its defining step after collapsing.
-    signature = {"pick_heat_then_place_in_recep": HEAT, "pick_cool_then_place_in_recep": COOL,
-                 "pick_clean_then_place_in_recep": CLEAN, "look_at_obj_in_light": TOGGLE}
+    signature = {
+        "pick_heat_then_place_in_recep": HEAT,
+        "pick_cool_then_place_in_recep": COOL,
+        "pick_clean_then_place_in_recep": CLEAN,
+        "look_at_obj_in_light": TOGGLE,
+    }
     for example, plan in zip(knn, plans, strict=False):
         task_type = example["task"].split("-")[0]
         if task_type in signature:

@@ -4,8 +4,8 @@ with a scripted planning model."""
 from __future__ import annotations
 
 import pytest
-from world_builders import MakeWorld
 from doubles import PartiallyObservedKitchen, ScriptedModel, WordEmbedder
+from world_builders import MakeWorld
 
 from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder
@@ -24,17 +24,27 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector
 
 EXAMPLES = [
-    PlanExample("Take the apple over to the table.", ("find an apple", "pick up the apple", "go to the table",
-                                                      "put down the apple", "done"), ("apple", "tea")),
-    PlanExample("Could you get me the coke?", ("find a coke", "pick up the coke", "bring it to you",
-                                               "put down the coke", "done"), ("coke", "sponge")),
+    PlanExample(
+        "Take the apple over to the table.",
+        ("find an apple", "pick up the apple", "go to the table", "put down the apple", "done"),
+        ("apple", "tea"),
+    ),
+    PlanExample(
+        "Could you get me the coke?",
+        ("find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"),
+        ("coke", "sponge"),
+    ),
     PlanExample("Check the close counter.", ("go to the close counter", "done")),
 ]
 FETCH_COKE = "find a coke, pick up the coke, bring it to you, put down the coke, done"
 
 
 def llm_planner(
-    model: ScriptedModel, embedder: Embedder | None = None, examples: int = 2, logit_bias: float = 0.1, **options: object
+    model: ScriptedModel,
+    embedder: Embedder | None = None,
+    examples: int = 2,
+    logit_bias: float = 0.1,
+    **options: object,
 ) -> LlmPlanner:
     embedder = embedder or WordEmbedder()
     retriever = KnnRetriever(EXAMPLES, lambda e: e.task, embedder)
@@ -46,8 +56,15 @@ def test_action_templates_name_objects_by_placeholder_and_places_in_full() -> No
     world = load_kitchen().world({"robot": {"at": "table", "holding": None}, "objects": [], "drawer": {"open": False}})
     templates = action_templates(world.admissible_skills())
     assert templates[:3] == ["find <object>", "pick up <object>", "put down <object>"]
-    assert {"go to the table", "go to the trash can", "bring it to you", "done", "open the drawer",
-            "put <object> in the drawer", "go to the drawers"} <= set(templates)
+    assert {
+        "go to the table",
+        "go to the trash can",
+        "bring it to you",
+        "done",
+        "open the drawer",
+        "put <object> in the drawer",
+        "go to the drawers",
+    } <= set(templates)
     assert len(templates) == len(set(templates)) == 13
 
 
@@ -107,10 +124,12 @@ def test_replanning_after_a_failed_subgoal_uses_completed_subgoals_and_newly_see
     # the table: going there succeeds (now it has seen the apple too), picking up fails (no coke there).
     world = make_world("close counter", coke_1="far counter", sponge_1="close counter", apple_1="table")
     env = PartiallyObservedKitchen(world)
-    model = ScriptedModel([
-        ["go to the table, pick up the coke, bring it to you, put down the coke, done"],
-        ["go to the far counter, pick up the coke, bring it to you, put down the coke, done"],
-    ])
+    model = ScriptedModel(
+        [
+            ["go to the table, pick up the coke, bring it to you, put down the coke, done"],
+            ["go to the far counter, pick up the coke, bring it to you, put down the coke, done"],
+        ]
+    )
     planner = llm_planner(model)
     result = run_plan(planner, "bring me the coke", env, max_steps=10)
 
@@ -127,8 +146,14 @@ def test_replanning_after_a_failed_subgoal_uses_completed_subgoals_and_newly_see
     )
     assert "apple" in model.calls[1].kwargs["logit_bias"] and "apple" not in model.calls[0].kwargs["logit_bias"]
     assert result.reason == EndReason.DONE
-    assert result.skills == ["go to the table", "go to the far counter", "pick up the coke", "bring it to you",
-                             "put down the coke", "done"]
+    assert result.skills == [
+        "go to the table",
+        "go to the far counter",
+        "pick up the coke",
+        "bring it to you",
+        "put down the coke",
+        "done",
+    ]
     assert [o.label for o in env.world.placed_at("user")] == ["coke"]
 
 
@@ -149,7 +174,11 @@ def test_steps_that_change_nothing_trigger_a_replan_after_stall_steps(make_world
     model = ScriptedModel([[stuck], [FETCH_COKE]])
     result = run_plan(llm_planner(model, stall_steps=2), "bring me the coke", env, max_steps=10)
     # Two successful no-op steps, then a new plan (with both no-ops among the completed subgoals).
-    assert [s.skill.text for s in result.steps[:3]] == ["go to the close counter", "go to the close counter", "find a coke"]
+    assert [s.skill.text for s in result.steps[:3]] == [
+        "go to the close counter",
+        "go to the close counter",
+        "find a coke",
+    ]
     assert "Completed plans: go to the close counter, go to the close counter" in model.calls[1].prompt
     assert result.reason == EndReason.DONE
 

@@ -16,17 +16,20 @@ from pathlib import Path
 import pytest
 from action_msgs.msg import GoalStatus
 from doubles import ScriptedModel
-
-from llm_planner_interfaces.msg import PlanStep
 from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
 from ros_harness import RosGraph
+
+from llm_planner_interfaces.msg import PlanStep
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
 INSTRUCTION = "Bring me the coke, please."
 INITIAL = {
     "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}, {"id": "apple_1", "label": "apple", "at": "table"}],
+    "objects": [
+        {"id": "coke_1", "label": "coke", "at": "far counter"},
+        {"id": "apple_1", "label": "apple", "at": "table"},
+    ],
 }
 PLANS = [
     # Wrong guess: the coke is not on the close counter, so the pick fails in the executor.
@@ -46,8 +49,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory, recording: Path) -> Iterator[RosGraph]:
-    with replaying_sim_graph(tmp_path_factory.mktemp("work"), recording, "llm_planner", INSTRUCTION, INITIAL, GOAL,
-                             time_scale=0.05) as graph:
+    with replaying_sim_graph(
+        tmp_path_factory.mktemp("work"), recording, "llm_planner", INSTRUCTION, INITIAL, GOAL, time_scale=0.05
+    ) as graph:
         yield graph
 
 
@@ -57,8 +61,10 @@ def test_a_failed_subgoal_is_replanned_with_completed_subgoals_and_perceived_obj
     response = execute_instruction(graph, INSTRUCTION)
     executed = [(step.skill, step.status) for step in response.result.executed]
     assert response.status == GoalStatus.STATUS_SUCCEEDED, (response.result.message, executed, graph.logs())
-    assert executed[:2] == [("go to the close counter", PlanStep.STATUS_SUCCEEDED),
-                            ("pick up the coke", PlanStep.STATUS_FAILED)]
+    assert executed[:2] == [
+        ("go to the close counter", PlanStep.STATUS_SUCCEEDED),
+        ("pick up the coke", PlanStep.STATUS_FAILED),
+    ]
     assert executed[2:] == [(skill, PlanStep.STATUS_SUCCEEDED) for skill in PLANS[1].split(", ")]
 
     prompts = [json.loads(line)["request"]["prompt"] for line in recording.read_text().splitlines()]

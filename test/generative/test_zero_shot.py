@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from world_builders import MakeWorld
 from doubles import ScriptedModel, WordEmbedder
+from world_builders import MakeWorld
 
 from kitchen_domain.skill import TERMINATE
 from llm_planner_ros.llm.base import Embedder
@@ -19,11 +19,17 @@ from llm_planner_ros.planning.skill_projection import SkillProjector
 from llm_planner_ros.planning.zero_shot import Demonstration, ZeroShotOptions, ZeroShotPlanner
 
 DEMONSTRATIONS = [
-    Demonstration("Fetch me a pepsi.", ("find a pepsi", "pick up the pepsi", "bring it to you", "put down the pepsi", "done")),
-    Demonstration("Carry the sponge over to the table.", ("find a sponge", "pick up the sponge", "go to the table",
-                                                         "put down the sponge", "done")),
-    Demonstration("Get rid of the finished lime soda.", ("find a lime soda", "pick up the lime soda",
-                                                        "go to the trash can", "put down the lime soda", "done")),
+    Demonstration(
+        "Fetch me a pepsi.", ("find a pepsi", "pick up the pepsi", "bring it to you", "put down the pepsi", "done")
+    ),
+    Demonstration(
+        "Carry the sponge over to the table.",
+        ("find a sponge", "pick up the sponge", "go to the table", "put down the sponge", "done"),
+    ),
+    Demonstration(
+        "Get rid of the finished lime soda.",
+        ("find a lime soda", "pick up the lime soda", "go to the trash can", "put down the lime soda", "done"),
+    ),
 ]
 
 
@@ -150,7 +156,9 @@ def test_dynamic_example_selection_and_autoregressive_prompt(make_world: MakeWor
 def test_skill_embeddings_are_computed_once(make_world: MakeWorld) -> None:
     env = SimulatedEnvironment(make_world("close counter", coke_1="far counter"))
     embedder = WordEmbedder()
-    zero_shot = planner(ScriptedModel([["find a coke"], ["pick up the coke"], ["bring it to you"]]), embedder, samples=1)
+    zero_shot = planner(
+        ScriptedModel([["find a coke"], ["pick up the coke"], ["bring it to you"]]), embedder, samples=1
+    )
     zero_shot.reset("bring me the coke")
     for _ in range(3):
         zero_shot.next_step(env, [])

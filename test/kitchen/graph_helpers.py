@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from ros_harness import RosGraph, wait_future, wait_until
 from std_msgs.msg import String
 
-from llm_planner_ros.ros.messages import skill_to_msg
 from kitchen_domain.robot_state import RobotState
 from kitchen_domain.skill import Skill
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
-from ros_harness import RosGraph, wait_future, wait_until
+from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 
 
 class WorldWatcher:
@@ -54,11 +54,22 @@ class WorldWatcher:
 
 def write_episode(path: Path, episode_id: str, initial: dict[str, Any]) -> Path:
     """An episode file with one episode starting from ``initial`` (the goal does not matter here)."""
-    path.write_text(yaml.safe_dump({
-        "world": "saycan_kitchen",
-        "episodes": [{"id": episode_id, "family": "test", "instruction": "test", "initial": initial,
-                      "goal": {"holding": None}}],
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "world": "saycan_kitchen",
+                "episodes": [
+                    {
+                        "id": episode_id,
+                        "family": "test",
+                        "instruction": "test",
+                        "initial": initial,
+                        "goal": {"holding": None},
+                    }
+                ],
+            }
+        )
+    )
     return path
 
 
@@ -77,7 +88,9 @@ def execute(client: Any, skill: Skill, feedback: list[tuple[str, float]] | None 
     """Send a skill to an executor and wait: the GetResult response (``.status``, ``.result``), or None
     when the executor rejected the goal. ``feedback`` collects (phase, progress) pairs."""
     on_feedback = None if feedback is None else (lambda m: feedback.append((m.feedback.phase, m.feedback.progress)))
-    handle = wait_future(client.send_goal_async(ExecuteSkill.Goal(skill=skill_to_msg(skill)), feedback_callback=on_feedback))
+    handle = wait_future(
+        client.send_goal_async(ExecuteSkill.Goal(skill=skill_to_msg(skill)), feedback_callback=on_feedback)
+    )
     if not handle.accepted:
         return None
     return wait_future(handle.get_result_async(), timeout=60.0)

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kitchen_domain import HELD, Kitchen, Skill, World
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
-from kitchen_domain import HELD, Kitchen, Skill, World
 
 MakeWorld = Callable[..., World]
 MODEL = AffordanceModel()
@@ -22,7 +22,13 @@ def p(world: World, text: str) -> float:
 
 
 def test_paper_constants_are_the_defaults() -> None:
-    assert (CAL.pick_v_min, CAL.pick_v_max, CAL.goto_d_min, CAL.goto_d_max, CAL.terminate) == (0.2, 0.5, 0.0, 100.0, 0.1)
+    assert (CAL.pick_v_min, CAL.pick_v_max, CAL.goto_d_min, CAL.goto_d_max, CAL.terminate) == (
+        0.2,
+        0.5,
+        0.0,
+        100.0,
+        0.1,
+    )
 
 
 def test_pick_is_high_only_with_the_object_here_and_the_gripper_empty(make_world: MakeWorld) -> None:
@@ -103,16 +109,21 @@ def test_malformed_skills_raise(make_world: MakeWorld) -> None:
 @settings(max_examples=40, deadline=None)
 @given(st.data())
 def test_affordances_are_probabilities_and_zero_for_impossible_skills(kitchen: Kitchen, data: st.DataObject) -> None:
-    world = kitchen.world({
-        "robot": {"at": "table"}, "drawer": {"open": False},
-        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"},
-                    {"id": "apple_1", "label": "apple", "at": "drawer"}],
-    })
+    world = kitchen.world(
+        {
+            "robot": {"at": "table"},
+            "drawer": {"open": False},
+            "objects": [
+                {"id": "coke_1", "label": "coke", "at": "far counter"},
+                {"id": "apple_1", "label": "apple", "at": "drawer"},
+            ],
+        }
+    )
     skills = world.admissible_skills()
     for text in data.draw(st.lists(st.sampled_from([s.text for s in skills]), max_size=12)):
         if world.can_apply(text):
             world.apply(text)
-    for skill, value in zip(skills, MODEL.evaluate(skills, world)):
+    for skill, value in zip(skills, MODEL.evaluate(skills, world), strict=False):
         assert 0.0 <= value <= 1.0
         if skill.family != "terminate" and not world.can_apply(skill):
             assert value == 0.0, f"{skill.text} is impossible here but got {value}"

@@ -55,12 +55,17 @@ def test_held_objects_are_not_placed(kitchen: Kitchen, make_world: MakeWorld) ->
 
 
 def test_goal_checks_flatten_nested_all_and_keep_other_parts_whole(kitchen: Kitchen, world: World) -> None:
-    goal = condition_from_yaml({"all": [
-        {"at": {"label": "coke", "location": "user"}},
-        {"all": [{"holding": "coke"}, {"robot_at": "far counter"}]},
-        {"any": [{"robot_at": "table"}, {"holding": None}]},
-        {"not": {"at": {"label": "apple", "location": "table"}}},
-    ]}, kitchen.config)
+    goal = condition_from_yaml(
+        {
+            "all": [
+                {"at": {"label": "coke", "location": "user"}},
+                {"all": [{"holding": "coke"}, {"robot_at": "far counter"}]},
+                {"any": [{"robot_at": "table"}, {"holding": None}]},
+                {"not": {"at": {"label": "apple", "location": "table"}}},
+            ]
+        },
+        kitchen.config,
+    )
     checks = goal_checks(goal, world)
     assert [(c.text, c.holds) for c in checks] == [
         ("at(coke, user)", True),

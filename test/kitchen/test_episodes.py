@@ -15,7 +15,7 @@ def test_sample_file_loads_with_every_field(kitchen: Kitchen) -> None:
     episodes = load_episodes(SAMPLE_EPISODES, kitchen)
     raw = yaml.safe_load(SAMPLE_EPISODES.read_text())["episodes"]
     assert [e.id for e in episodes] == [item["id"] for item in raw]
-    for episode, item in zip(episodes, raw):
+    for episode, item in zip(episodes, raw, strict=False):
         assert episode.family == item["family"]
         assert episode.instruction == item["instruction"]
         assert episode.max_steps == item.get("max_steps", DEFAULT_MAX_STEPS)
@@ -53,22 +53,41 @@ def test_malformed_file_is_rejected_naming_file_episode_and_field(kitchen: Kitch
 
 def test_bad_set_covers_the_kinds_of_mistake_the_format_forbids() -> None:
     messages = " ".join(e.message for e in bad_episode_expectations())
-    for kind in ("unknown key", "missing", "unknown label", "unknown place", "duplicate episode id",
-                 "duplicate object id", "at: robot", "unknown condition", "not valid YAML"):
+    for kind in (
+        "unknown key",
+        "missing",
+        "unknown label",
+        "unknown place",
+        "duplicate episode id",
+        "duplicate object id",
+        "at: robot",
+        "unknown condition",
+        "not valid YAML",
+    ):
         assert kind in messages
 
 
 def test_every_problem_of_a_file_is_reported_at_once(kitchen: Kitchen, tmp_path) -> None:
     path = tmp_path / "many.yaml"
-    path.write_text(yaml.safe_dump({
-        "world": "saycan_kitchen",
-        "episodes": [{
-            "id": "many", "family": "x", "instruction": "y",
-            "initial": {"robot": {"at": "moon", "holding": None},
-                        "objects": [{"id": "b_1", "label": "banana", "at": "table"}]},
-            "goal": {"robot_at": "mars"},
-        }],
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "world": "saycan_kitchen",
+                "episodes": [
+                    {
+                        "id": "many",
+                        "family": "x",
+                        "instruction": "y",
+                        "initial": {
+                            "robot": {"at": "moon", "holding": None},
+                            "objects": [{"id": "b_1", "label": "banana", "at": "table"}],
+                        },
+                        "goal": {"robot_at": "mars"},
+                    }
+                ],
+            }
+        )
+    )
     with pytest.raises(EpisodeFileError) as raised:
         load_episodes(path, kitchen)
     fields = {p.field for p in raised.value.problems}
@@ -78,14 +97,22 @@ def test_every_problem_of_a_file_is_reported_at_once(kitchen: Kitchen, tmp_path)
 def test_lenient_shapes_the_format_allows(kitchen: Kitchen, tmp_path) -> None:
     """Integer ids, a single label where a list fits, defaults for max_steps, min and distinct."""
     path = tmp_path / "lenient.yaml"
-    path.write_text(yaml.safe_dump({
-        "world": "saycan_kitchen",
-        "episodes": [{
-            "id": 7, "family": "x", "instruction": "y",
-            "initial": {"robot": {"at": "table"}, "objects": [{"id": 1, "label": "coke", "at": "table"}]},
-            "goal": {"all": [{"count": {"labels": "coke", "location": "table"}}, {"visited": "table"}]},
-        }],
-    }))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "world": "saycan_kitchen",
+                "episodes": [
+                    {
+                        "id": 7,
+                        "family": "x",
+                        "instruction": "y",
+                        "initial": {"robot": {"at": "table"}, "objects": [{"id": 1, "label": "coke", "at": "table"}]},
+                        "goal": {"all": [{"count": {"labels": "coke", "location": "table"}}, {"visited": "table"}]},
+                    }
+                ],
+            }
+        )
+    )
     episode = load_episodes(path, kitchen).episode("7")
     world = episode.world(kitchen)
     assert episode.max_steps == DEFAULT_MAX_STEPS

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ros_harness import RosGraph, wait_until
 
-from llm_planner_ros.affordance.calibration import Calibration
 from kitchen_domain import Kitchen, Skill
 from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import EvaluateAffordance
-from ros_harness import RosGraph, wait_until
+from llm_planner_ros.affordance.calibration import Calibration
 
 from .graph_helpers import WorldWatcher, evaluate, load_episode, write_episode
 
@@ -34,12 +34,16 @@ def _settle(client, skills: list[Skill], expected: list[float], what: str) -> li
     try:
         wait_until(matches, timeout=10.0, what=what)
     except TimeoutError:
-        pytest.fail(f"{what}: affordances {dict(zip((s.text for s in skills), seen))}, expected {expected}")
+        pytest.fail(
+            f"{what}: affordances {dict(zip((s.text for s in skills), seen, strict=False))}, expected {expected}"
+        )
     return seen
 
 
 @pytest.mark.timeout(120)
-def test_affordances_follow_the_calibration_in_chosen_states(ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path) -> None:
+def test_affordances_follow_the_calibration_in_chosen_states(
+    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+) -> None:
     ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
     ros_graph.start_node("affordance_server", param_files=[config_file("affordance.yaml")])
     watcher = WorldWatcher(ros_graph)
@@ -54,35 +58,74 @@ def test_affordances_follow_the_calibration_in_chosen_states(ros_graph: RosGraph
         return kitchen.config.position(a).distance_to(kitchen.config.position(b))
 
     # Apple here, coke elsewhere, gripper empty, robot at the table.
-    response = load_episode(ros_graph, write_episode(tmp_path / "here.yaml", "here", {
-        "robot": {"at": "table", "holding": None},
-        "objects": [{"id": "apple_1", "label": "apple", "at": "table"},
-                    {"id": "coke_1", "label": "coke", "at": "far counter"}],
-    }))
+    response = load_episode(
+        ros_graph,
+        write_episode(
+            tmp_path / "here.yaml",
+            "here",
+            {
+                "robot": {"at": "table", "holding": None},
+                "objects": [
+                    {"id": "apple_1", "label": "apple", "at": "table"},
+                    {"id": "coke_1", "label": "coke", "at": "far counter"},
+                ],
+            },
+        ),
+    )
     assert response.success, response.message
     watcher.wait_robot("episode 'here' published", lambda r: r.episode == "here")
-    _settle(pick_client, batch, [
-        PICK_HIGH, 0.0, 0.0,
-        0.0,  # already at the table: the effect holds
-        CAL.goto(distance("table", "far counter")), CAL.goto(distance("table", "user")), CAL.terminate,
-    ], "object here vs elsewhere")
+    _settle(
+        pick_client,
+        batch,
+        [
+            PICK_HIGH,
+            0.0,
+            0.0,
+            0.0,  # already at the table: the effect holds
+            CAL.goto(distance("table", "far counter")),
+            CAL.goto(distance("table", "user")),
+            CAL.terminate,
+        ],
+        "object here vs elsewhere",
+    )
 
     # Gripper full (holding the coke) at the far counter, apple there too.
-    response = load_episode(ros_graph, write_episode(tmp_path / "full.yaml", "full", {
-        "robot": {"at": "far counter", "holding": "coke_1"},
-        "objects": [{"id": "apple_1", "label": "apple", "at": "far counter"},
-                    {"id": "coke_1", "label": "coke", "at": "robot"}],
-    }))
+    response = load_episode(
+        ros_graph,
+        write_episode(
+            tmp_path / "full.yaml",
+            "full",
+            {
+                "robot": {"at": "far counter", "holding": "coke_1"},
+                "objects": [
+                    {"id": "apple_1", "label": "apple", "at": "far counter"},
+                    {"id": "coke_1", "label": "coke", "at": "robot"},
+                ],
+            },
+        ),
+    )
     assert response.success, response.message
-    _settle(pick_client, batch, [
-        0.0, 0.0, CAL.place_holding,
-        CAL.goto(distance("far counter", "table")), 0.0, CAL.goto(distance("far counter", "user")), CAL.terminate,
-    ], "gripper full")
+    _settle(
+        pick_client,
+        batch,
+        [
+            0.0,
+            0.0,
+            CAL.place_holding,
+            CAL.goto(distance("far counter", "table")),
+            0.0,
+            CAL.goto(distance("far counter", "user")),
+            CAL.terminate,
+        ],
+        "gripper full",
+    )
     assert PICK_HIGH > 0.8 and CAL.goto(distance("far counter", "user")) < CAL.goto(distance("far counter", "table"))
 
 
 @pytest.mark.timeout(60)
-def test_goal_fails_with_a_reason_without_state_or_for_a_family_not_hosted(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_goal_fails_with_a_reason_without_state_or_for_a_family_not_hosted(
+    ros_graph: RosGraph, kitchen: Kitchen
+) -> None:
     ros_graph.start_node("affordance_server", params={"families": ["pick", "place"], "state_timeout_s": 0.5})
     client = ros_graph.action_client(EvaluateAffordance, "/affordance/pick")
     world = kitchen.world()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import pytest
+from ros_harness import RosGraph, wait_until
 
 from kitchen_domain import Kitchen, load_episodes
-from ros_harness import RosGraph, wait_until
 
 from .data_files import SAMPLE_EPISODES, bad_episode_expectations
 from .graph_helpers import WorldWatcher, load_episode
@@ -39,9 +38,14 @@ def test_every_malformed_episode_file_is_refused_with_a_useful_message(ros_graph
 @pytest.mark.timeout(60)
 def test_loaded_episode_is_published_as_ground_truth(ros_graph: RosGraph, kitchen: Kitchen) -> None:
     episode = load_episodes(SAMPLE_EPISODES, kitchen).episode("restock-coke")
-    ros_graph.start_node("sim_world_node", params={
-        "time_scale": 0.0, "episode_file": str(SAMPLE_EPISODES), "episode_id": "two-drinks",
-    })
+    ros_graph.start_node(
+        "sim_world_node",
+        params={
+            "time_scale": 0.0,
+            "episode_file": str(SAMPLE_EPISODES),
+            "episode_id": "two-drinks",
+        },
+    )
     watcher = WorldWatcher(ros_graph)
     watcher.wait_for(lambda w: set(w.objects) == {"coke_1", "coke_2", "pepsi_1", "7up_1"}, "episode from parameters")
     response = load_episode(ros_graph, SAMPLE_EPISODES, "restock-coke")

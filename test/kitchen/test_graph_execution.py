@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 from action_msgs.msg import GoalStatus
+from ros_harness import RosGraph, wait_future, wait_until
 
 from kitchen_domain import FailureInjector, Kitchen, Skill
-from llm_planner_ros.ros.messages import skill_to_msg
 from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import ExecuteSkill
-from ros_harness import RosGraph, wait_future, wait_until
+from llm_planner_ros.ros.messages import skill_to_msg
 
 from .graph_helpers import WorldWatcher, execute, load_episode, write_episode
 
@@ -24,7 +24,9 @@ MOBILE_BASE = "/executors/mobile_base/execute_skill"
 
 def _start(graph: RosGraph, **sim_params: object) -> tuple[WorldWatcher, object, object]:
     """sim_world_node and both executors with the shipped parameter files (``sim_params`` override)."""
-    graph.start_node("sim_world_node", params={"time_scale": 0.0, **sim_params}, param_files=[config_file("sim_world.yaml")])
+    graph.start_node(
+        "sim_world_node", params={"time_scale": 0.0, **sim_params}, param_files=[config_file("sim_world.yaml")]
+    )
     graph.start_node("manipulator_executor", param_files=[config_file("executors.yaml")])
     graph.start_node("mobile_base_executor", param_files=[config_file("executors.yaml")])
     watcher = WorldWatcher(graph)
@@ -42,7 +44,7 @@ def test_find_pick_go_to_put_down_change_the_world(ros_graph: RosGraph, kitchen:
     response = execute(base, world.skill("find a coke"), feedback)
     assert response.status == GoalStatus.STATUS_SUCCEEDED and response.result.success, response.result.message
     assert [phase for phase, _ in feedback][0] == "plan" and feedback[-1] == ("navigate", pytest.approx(1.0))
-    assert all(a[1] <= b[1] for a, b in zip(feedback, feedback[1:])), "progress never goes back"
+    assert all(a[1] <= b[1] for a, b in zip(feedback, feedback[1:], strict=False)), "progress never goes back"
     watcher.wait_robot("robot at the far counter", lambda r: r.at == "far counter" and r.revision > robot.revision)
 
     response = execute(arm, world.skill("pick up the coke"))
@@ -93,12 +95,17 @@ def test_cancel_mid_skill_leaves_the_world_consistent(ros_graph: RosGraph, kitch
 
     for client, text, phase in ((base, "bring it to you", "navigate"), (arm, "pick up the sponge", "grasp")):
         feedback: list[tuple[str, float]] = []
-        handle = wait_future(client.send_goal_async(
-            ExecuteSkill.Goal(skill=skill_to_msg(world.skill(text))),
-            feedback_callback=lambda m: feedback.append((m.feedback.phase, m.feedback.progress)),
-        ))
+        handle = wait_future(
+            client.send_goal_async(
+                ExecuteSkill.Goal(skill=skill_to_msg(world.skill(text))),
+                feedback_callback=lambda m, seen=feedback: seen.append((m.feedback.phase, m.feedback.progress)),
+            )
+        )
         assert handle.accepted
-        wait_until(lambda: any(p == phase for p, _ in feedback), what=f"{text!r} reaching phase {phase}")
+        wait_until(
+            lambda seen=feedback, wanted=phase: any(p == wanted for p, _ in seen),
+            what=f"{text!r} reaching phase {phase}",
+        )
         wait_future(handle.cancel_goal_async())
         response = wait_future(handle.get_result_async())
         assert response.status == GoalStatus.STATUS_CANCELED, response.result.message
@@ -110,17 +117,32 @@ def test_cancel_mid_skill_leaves_the_world_consistent(ros_graph: RosGraph, kitch
 
 
 @pytest.mark.timeout(120)
-def test_injected_failures_are_reproducible_with_a_fixed_seed(ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path) -> None:
+def test_injected_failures_are_reproducible_with_a_fixed_seed(
+    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+) -> None:
     skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
-    skills["failure_probability"] = {"pick": 0.5, "place": 0.0, "goto": 0.0, "find": 0.0, "drawer": 0.0, "terminate": 0.0}
+    skills["failure_probability"] = {
+        "pick": 0.5,
+        "place": 0.0,
+        "goto": 0.0,
+        "find": 0.0,
+        "drawer": 0.0,
+        "terminate": 0.0,
+    }
     skills_file = tmp_path / "skills.yaml"
     skills_file.write_text(yaml.safe_dump(skills))
-    episode_file = write_episode(tmp_path / "episode.yaml", "flaky-picks", {
-        "robot": {"at": "table", "holding": None}, "objects": [{"id": "apple_1", "label": "apple", "at": "table"}],
-    })
+    episode_file = write_episode(
+        tmp_path / "episode.yaml",
+        "flaky-picks",
+        {
+            "robot": {"at": "table", "holding": None},
+            "objects": [{"id": "apple_1", "label": "apple", "at": "table"}],
+        },
+    )
     seed = 11
-    watcher, arm, _base = _start(ros_graph, inject_failures=True, failure_seed=seed, skills_file=str(skills_file),
-                                 episode_file=str(episode_file))
+    watcher, arm, _base = _start(
+        ros_graph, inject_failures=True, failure_seed=seed, skills_file=str(skills_file), episode_file=str(episode_file)
+    )
     watcher.wait_robot("episode loaded", lambda r: r.episode == "flaky-picks")
     world = kitchen.world({"robot": {"at": "table"}, "objects": [{"id": "apple_1", "label": "apple", "at": "table"}]})
     pick, put_down = world.skill("pick up the apple"), world.skill("put down the apple")

@@ -6,11 +6,11 @@ import time
 
 import pytest
 from action_msgs.msg import GoalStatus
+from ros_harness import RosGraph, wait_future, wait_until
 
 from kitchen_domain import Kitchen
-from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
-from ros_harness import RosGraph, wait_future, wait_until
+from llm_planner_ros.ros.messages import skill_to_msg
 
 from .graph_helpers import WorldWatcher, execute
 
@@ -23,7 +23,10 @@ def test_executor_without_simulator_fails_the_skill_with_the_fix(ros_graph: RosG
     base = ros_graph.action_client(ExecuteSkill, "/executors/mobile_base/execute_skill")
     response = execute(base, kitchen.world().skill("go to the table"))
     assert response.status == GoalStatus.STATUS_ABORTED
-    assert "no /sim/apply_skill action server" in response.result.message and "start sim_world_node" in response.result.message
+    assert (
+        "no /sim/apply_skill action server" in response.result.message
+        and "start sim_world_node" in response.result.message
+    )
 
 
 @pytest.mark.timeout(90)
@@ -32,10 +35,12 @@ def test_simulator_dying_mid_skill_ends_the_goal(ros_graph: RosGraph, kitchen: K
     ros_graph.start_node("mobile_base_executor", params={"silence_timeout_s": 2.0})
     base = ros_graph.action_client(ExecuteSkill, "/executors/mobile_base/execute_skill")
     feedback: list[str] = []
-    handle = wait_future(base.send_goal_async(
-        ExecuteSkill.Goal(skill=skill_to_msg(kitchen.world().skill("bring it to you"))),
-        feedback_callback=lambda m: feedback.append(m.feedback.phase),
-    ))
+    handle = wait_future(
+        base.send_goal_async(
+            ExecuteSkill.Goal(skill=skill_to_msg(kitchen.world().skill("bring it to you"))),
+            feedback_callback=lambda m: feedback.append(m.feedback.phase),
+        )
+    )
     wait_until(lambda: "navigate" in feedback, what="navigation under way")
     assert sim.stop() == 0
     started = time.monotonic()

@@ -4,10 +4,10 @@ executor died or timed out mid-skill."""
 from __future__ import annotations
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain import HELD, World
 from kitchen_domain.outcome import ReadBack, read_back
-from world_builders import MakeWorld
 
 
 def verdict(before: World, after: World, text: str) -> ReadBack:

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from affordance_servers import affordance_server_node
-from kitchen_sim import sim_world_node
 from kitchen_domain.paths import config_file
+from kitchen_sim import sim_world_node
 from llm_planner_ros.ros.parameters import Parameter
 from skill_executors import executor_node
 
@@ -27,6 +27,10 @@ CASES = [
 @pytest.mark.parametrize(("file", "node", "declared"), CASES, ids=[f"{c[0]}:{c[1]}" for c in CASES])
 def test_parameter_file_matches_declared_parameters(file: str, node: str, declared: dict[str, Parameter]) -> None:
     values = yaml.safe_load(config_file(file).read_text())[node]["ros__parameters"]
-    assert set(values) == set(declared), f"undeclared: {set(values) - set(declared)}, missing: {set(declared) - set(values)}"
+    assert set(values) == set(declared), (
+        f"undeclared: {set(values) - set(declared)}, missing: {set(declared) - set(values)}"
+    )
     for name, spec in declared.items():
-        assert type(values[name]) is type(spec.default), f"{file}: {name} is {values[name]!r}, declared like {spec.default!r}"
+        assert type(values[name]) is type(spec.default), (
+            f"{file}: {name} is {values[name]!r}, declared like {spec.default!r}"
+        )

@@ -141,8 +141,14 @@ def test_default_world_has_the_51_kitchen_skills(kitchen: Kitchen) -> None:
     for label in labels:
         article = kitchen.config.articles[label]
         assert {f"find {article} {label}", f"pick up the {label}", f"put down the {label}"} <= set(texts)
-    assert {"go to the close counter", "go to the far counter", "go to the table", "go to the trash can",
-            "bring it to you", "done"} <= set(texts)
+    assert {
+        "go to the close counter",
+        "go to the far counter",
+        "go to the table",
+        "go to the trash can",
+        "bring it to you",
+        "done",
+    } <= set(texts)
 
 
 def test_families_and_executors_of_the_skills(kitchen: Kitchen) -> None:
@@ -158,15 +164,17 @@ def test_families_and_executors_of_the_skills(kitchen: Kitchen) -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_random_skill_sequences_keep_the_world_consistent(kitchen: Kitchen, data: st.DataObject) -> None:
-    world = kitchen.world({
-        "robot": {"at": "table", "holding": None},
-        "drawer": {"open": False},
-        "objects": [
-            {"id": "coke_1", "label": "coke", "at": "far counter"},
-            {"id": "coke_2", "label": "coke", "at": "drawer"},
-            {"id": "apple_1", "label": "apple", "at": "table"},
-        ],
-    })
+    world = kitchen.world(
+        {
+            "robot": {"at": "table", "holding": None},
+            "drawer": {"open": False},
+            "objects": [
+                {"id": "coke_1", "label": "coke", "at": "far counter"},
+                {"id": "coke_2", "label": "coke", "at": "drawer"},
+                {"id": "apple_1", "label": "apple", "at": "table"},
+            ],
+        }
+    )
     texts = [s.text for s in world.admissible_skills()]
     for text in data.draw(st.lists(st.sampled_from(texts), max_size=25)):
         before = world.to_initial()
@@ -183,12 +191,16 @@ def test_random_skill_sequences_keep_the_world_consistent(kitchen: Kitchen, data
 def test_find_prefers_an_instance_that_is_not_put_away() -> None:
     from kitchen_domain.kitchen import load_kitchen
 
-    world = load_kitchen().world({
-        "robot": {"at": "trash can", "holding": None},
-        "objects": [{"id": "coke_1", "label": "coke", "at": "trash can"},
-                    {"id": "coke_2", "label": "coke", "at": "far counter"},
-                    {"id": "apple_1", "label": "apple", "at": "user"}],
-    })
+    world = load_kitchen().world(
+        {
+            "robot": {"at": "trash can", "holding": None},
+            "objects": [
+                {"id": "coke_1", "label": "coke", "at": "trash can"},
+                {"id": "coke_2", "label": "coke", "at": "far counter"},
+                {"id": "apple_1", "label": "apple", "at": "user"},
+            ],
+        }
+    )
     assert world.nearest_place_of("coke") == "far counter"  # not the one already thrown away, though nearer
     assert world.nearest_place_of("apple") == "user"  # the only apple: found where it is
     world.apply(world.skill("find a coke"))

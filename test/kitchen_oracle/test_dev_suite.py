@@ -17,8 +17,13 @@ from .reference import naive_steps
 from .suite import DEV_SUITE, REPO_ROOT
 
 PAPER_FAMILIES = (
-    "nl_single_primitive", "nl_nouns", "nl_verbs", "structured_language",
-    "embodiment", "crowd_sourced", "long_horizon",
+    "nl_single_primitive",
+    "nl_nouns",
+    "nl_verbs",
+    "structured_language",
+    "embodiment",
+    "crowd_sourced",
+    "long_horizon",
 )
 EPISODE_IDS = [episode["id"] for episode in yaml.safe_load(DEV_SUITE.read_text())["episodes"]]
 
@@ -144,4 +149,3 @@ def _tasks(data: object) -> list[str]:
     if isinstance(data, list):
         return [task for item in data for task in _tasks(item)]
     return []
-

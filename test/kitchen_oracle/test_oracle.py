@@ -73,10 +73,18 @@ def test_optimal_plan_is_shorter_than_the_naive_order(make_world: MakeWorld, goa
     takes 3 moves + find, pick, bring, put down = 7 skills; picking the sponge up first (it lies where
     the robot stands) and carrying it round takes 6."""
     world = make_world("far counter", sponge_1="far counter", tea_1="table")
-    condition = goal({"all": [{"visited": ["trash can", "table", "close counter"]},
-                              {"at": {"label": "sponge", "location": "user"}}]})
-    naive = ["go to the trash can", "go to the table", "go to the close counter", "find a sponge",
-             "pick up the sponge", "bring it to you", "put down the sponge"]
+    condition = goal(
+        {"all": [{"visited": ["trash can", "table", "close counter"]}, {"at": {"label": "sponge", "location": "user"}}]}
+    )
+    naive = [
+        "go to the trash can",
+        "go to the table",
+        "go to the close counter",
+        "find a sponge",
+        "pick up the sponge",
+        "bring it to you",
+        "put down the sponge",
+    ]
     check = world.copy()
     for text in naive:
         check.apply(text)
@@ -97,8 +105,13 @@ def test_holding_the_requested_object_shortens_the_plan(
 def test_full_gripper_is_emptied_first(make_world: MakeWorld, goal: Callable[[Any], Condition]) -> None:
     world = make_world("close counter", holding="energy_bar_1", energy_bar_1="robot", sponge_1="close counter")
     plan = shortest_plan(world, goal({"at": {"label": "sponge", "location": "user"}}))
-    assert texts(plan) == ["put down the energy bar", "pick up the sponge", "bring it to you",
-                           "put down the sponge", "done"]
+    assert texts(plan) == [
+        "put down the energy bar",
+        "pick up the sponge",
+        "bring it to you",
+        "put down the sponge",
+        "done",
+    ]
 
 
 def test_named_instance_is_fetched_even_when_find_would_stop_elsewhere(
@@ -106,18 +119,35 @@ def test_named_instance_is_fetched_even_when_find_would_stop_elsewhere(
 ) -> None:
     # "find a coke" stays at the close counter (the nearest coke); the table's coke needs a "go to".
     world = make_world("close counter", coke_1="table", coke_2="close counter")
-    condition = goal({"all": [{"at": {"label": "coke", "location": "trash can"}},
-                              {"not": {"at": {"label": "coke", "location": "table"}}}]})
+    condition = goal(
+        {
+            "all": [
+                {"at": {"label": "coke", "location": "trash can"}},
+                {"not": {"at": {"label": "coke", "location": "table"}}},
+            ]
+        }
+    )
     assert texts(shortest_plan(world, condition)) == [
-        "go to the table", "pick up the coke", "go to the trash can", "put down the coke", "done"]
+        "go to the table",
+        "pick up the coke",
+        "go to the trash can",
+        "put down the coke",
+        "done",
+    ]
 
 
 def test_one_armed_drawer_plan(make_world: MakeWorld, goal: Callable[[Any], Condition]) -> None:
     # The drawer opens only with an empty gripper: the apple goes down first.
     world = make_world("drawers", holding="apple_1", drawer=False, apple_1="robot", kettle_chips_1="drawer")
     plan = shortest_plan(world, goal({"at": {"label": "kettle chips", "location": "table"}}))
-    assert texts(plan) == ["put down the apple", "open the drawer", "pick up the kettle chips",
-                           "go to the table", "put down the kettle chips", "done"]
+    assert texts(plan) == [
+        "put down the apple",
+        "open the drawer",
+        "pick up the kettle chips",
+        "go to the table",
+        "put down the kettle chips",
+        "done",
+    ]
 
 
 def test_counting_goal_with_distinct_labels(make_world: MakeWorld, goal: Callable[[Any], Condition]) -> None:
@@ -131,22 +161,45 @@ def test_counting_goal_with_distinct_labels(make_world: MakeWorld, goal: Callabl
     assert sorted(picked) == ["coke", "pepsi"]
 
 
-@pytest.mark.parametrize("scene, data", [
-    ({"robot_at": "far counter", "apple_1": "table", "energy_bar_1": "close counter"},
-     {"all": [{"at": {"label": "apple", "location": "close counter"}},
-              {"at": {"label": "energy bar", "location": "table"}}]}),
-    ({"robot_at": "trash can", "holding": "7up_1", "7up_1": "robot", "lime_soda_1": "table"},
-     {"all": [{"at": {"label": "lime soda", "location": "trash can"}},
-              {"not": {"at": {"label": "7up", "location": "trash can"}}}]}),
-    ({"robot_at": "table", "drawer": False, "pepsi_1": "far counter", "coke_1": "table"},
-     {"at": {"label": "pepsi", "location": "drawer"}}),
-    ({"robot_at": "drawers", "drawer": False, "pepsi_1": "drawers"},
-     {"at": {"label": "pepsi", "location": "drawer"}}),
-    ({"robot_at": "user", "coke_1": "table"},
-     {"all": [{"visited": ["close counter", "far counter"]}, {"holding": "coke"}]}),
-    ({"robot_at": "table", "holding": "tea_1", "tea_1": "robot", "apple_1": "table"},
-     {"all": [{"holding": None}, {"robot_at": "user"}]}),
-])
+@pytest.mark.parametrize(
+    "scene, data",
+    [
+        (
+            {"robot_at": "far counter", "apple_1": "table", "energy_bar_1": "close counter"},
+            {
+                "all": [
+                    {"at": {"label": "apple", "location": "close counter"}},
+                    {"at": {"label": "energy bar", "location": "table"}},
+                ]
+            },
+        ),
+        (
+            {"robot_at": "trash can", "holding": "7up_1", "7up_1": "robot", "lime_soda_1": "table"},
+            {
+                "all": [
+                    {"at": {"label": "lime soda", "location": "trash can"}},
+                    {"not": {"at": {"label": "7up", "location": "trash can"}}},
+                ]
+            },
+        ),
+        (
+            {"robot_at": "table", "drawer": False, "pepsi_1": "far counter", "coke_1": "table"},
+            {"at": {"label": "pepsi", "location": "drawer"}},
+        ),
+        (
+            {"robot_at": "drawers", "drawer": False, "pepsi_1": "drawers"},
+            {"at": {"label": "pepsi", "location": "drawer"}},
+        ),
+        (
+            {"robot_at": "user", "coke_1": "table"},
+            {"all": [{"visited": ["close counter", "far counter"]}, {"holding": "coke"}]},
+        ),
+        (
+            {"robot_at": "table", "holding": "tea_1", "tea_1": "robot", "apple_1": "table"},
+            {"all": [{"holding": None}, {"robot_at": "user"}]},
+        ),
+    ],
+)
 def test_lengths_agree_with_an_exhaustive_search(
     make_world: MakeWorld, goal: Callable[[Any], Condition], scene: dict[str, Any], data: Any
 ) -> None:
@@ -256,12 +309,19 @@ def _episode_file(tmp_path: Path, kitchen: Kitchen, max_steps: int) -> Path:
     """A one-episode file: fetch a coke from the far counter (5 skills with done)."""
     data = {
         "world": kitchen.config.world,
-        "episodes": [{
-            "id": "fetch", "family": "test", "instruction": "Bring me the coke.", "max_steps": max_steps,
-            "initial": {"robot": {"at": "table", "holding": None},
-                        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}]},
-            "goal": {"at": {"label": "coke", "location": "user"}},
-        }],
+        "episodes": [
+            {
+                "id": "fetch",
+                "family": "test",
+                "instruction": "Bring me the coke.",
+                "max_steps": max_steps,
+                "initial": {
+                    "robot": {"at": "table", "holding": None},
+                    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+                },
+                "goal": {"at": {"label": "coke", "location": "user"}},
+            }
+        ],
     }
     path = tmp_path / "episodes.yaml"
     path.write_text(yaml.safe_dump(data))

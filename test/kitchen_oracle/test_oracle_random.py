@@ -30,11 +30,19 @@ places = st.sampled_from(PLACES)
 def leaves(with_drawer: bool) -> st.SearchStrategy[dict[str, Any]]:
     object_places = st.sampled_from(PLACES + (("drawer",) if with_drawer else ()))
     return st.one_of(
-        st.builds(lambda l, p: {"at": {"label": l, "location": p}}, st.one_of(labels, label_lists), object_places),
-        st.builds(lambda ls, p, n, d: {"count": {"labels": ls, "location": p, "min": min(n, len(ls)) if d else n,
-                                                 "distinct": d}},
-                  label_lists, object_places, st.integers(1, 2), st.booleans()),
-        st.builds(lambda l: {"holding": l}, st.one_of(st.none(), labels)),
+        st.builds(
+            lambda label, p: {"at": {"label": label, "location": p}}, st.one_of(labels, label_lists), object_places
+        ),
+        st.builds(
+            lambda ls, p, n, d: {
+                "count": {"labels": ls, "location": p, "min": min(n, len(ls)) if d else n, "distinct": d}
+            },
+            label_lists,
+            object_places,
+            st.integers(1, 2),
+            st.booleans(),
+        ),
+        st.builds(lambda label: {"holding": label}, st.one_of(st.none(), labels)),
         st.builds(lambda p: {"robot_at": p}, places),
         st.builds(lambda ps: {"visited": ps}, st.lists(places, min_size=1, max_size=3, unique=True)),
     )
@@ -56,8 +64,10 @@ def episodes(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     with_drawer = draw(st.booleans())
     object_places = PLACES + (("drawer",) if with_drawer else ())
     chosen = draw(st.lists(labels, min_size=2, max_size=3))
-    objects = [{"id": f"{label.replace(' ', '_')}_{i}", "label": label, "at": draw(st.sampled_from(object_places))}
-               for i, label in enumerate(chosen, start=1)]
+    objects = [
+        {"id": f"{label.replace(' ', '_')}_{i}", "label": label, "at": draw(st.sampled_from(object_places))}
+        for i, label in enumerate(chosen, start=1)
+    ]
     held = draw(st.one_of(st.none(), st.sampled_from(objects)))
     if held is not None:
         held["at"] = "robot"
@@ -75,12 +85,18 @@ def episodes(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
 # run once found (each was a real oracle bug) and stay checked for good.
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(episodes())
-@example((  # "holding anything": the focus must not drop the labels (no label is named)
-    {"robot": {"at": "close counter", "holding": None},
-     "objects": [{"id": "coke_1", "label": "coke", "at": "close counter"},
-                 {"id": "coke_2", "label": "coke", "at": "close counter"}]},
-    {"all": [{"visited": ["close counter"]}, {"not": {"holding": None}}]},
-))
+@example(
+    (  # "holding anything": the focus must not drop the labels (no label is named)
+        {
+            "robot": {"at": "close counter", "holding": None},
+            "objects": [
+                {"id": "coke_1", "label": "coke", "at": "close counter"},
+                {"id": "coke_2", "label": "coke", "at": "close counter"},
+            ],
+        },
+        {"all": [{"visited": ["close counter"]}, {"not": {"holding": None}}]},
+    )
+)
 def test_oracle_length_equals_exhaustive_search(
     kitchen: Kitchen, episode: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:

@@ -20,10 +20,10 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
+from tiny_llm import build_tiny_model, train_tokenizer  # noqa: E402
 
 from llm_planner_ros.llm.hf import HFLanguageModel  # noqa: E402
 from llm_planner_ros.llm.hf_loading import LoadedModel, load_causal_lm  # noqa: E402
-from tiny_llm import build_tiny_model, train_tokenizer  # noqa: E402
 
 
 @pytest.fixture(scope="session")

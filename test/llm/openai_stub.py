@@ -70,7 +70,7 @@ class StubServer:
             )
             choices = [
                 {"index": i, "text": text, "logprobs": {"token_logprobs": [mean]}}
-                for i, (text, mean) in enumerate(zip(result.texts, result.mean_log_probs))
+                for i, (text, mean) in enumerate(zip(result.texts, result.mean_log_probs, strict=False))
             ]
         if self.omit_logprobs:
             for choice in choices:

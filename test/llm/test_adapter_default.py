@@ -28,5 +28,7 @@ def test_another_model_gets_no_adapter_by_default(tmp_path: Path) -> None:
 
 def test_a_relative_adapter_path_is_read_from_the_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert adapter_file(parse_config(LLMConfig, {"adapter": "data/saycan/x.safetensors"})) == repo_path("data/saycan/x.safetensors")
+    assert adapter_file(parse_config(LLMConfig, {"adapter": "data/saycan/x.safetensors"})) == repo_path(
+        "data/saycan/x.safetensors"
+    )
     assert adapter_file(parse_config(LLMConfig, {"adapter": "/abs/y.safetensors"})) == Path("/abs/y.safetensors")

@@ -35,8 +35,25 @@ def test_the_bench_writes_every_number(tiny_model_dir: Path, tmp_path: Path) -> 
     prompt_file.write_text(SMALL_PROMPT, encoding="utf-8")
     out = tmp_path / "scoring.json"
 
-    assert main(["bench", "scoring", "--model", str(tiny_model_dir), "--prompt-file", str(prompt_file),
-                 "--repeats", "2", "--threads", "1", "--json", str(out)]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "scoring",
+                "--model",
+                str(tiny_model_dir),
+                "--prompt-file",
+                str(prompt_file),
+                "--repeats",
+                "2",
+                "--threads",
+                "1",
+                "--json",
+                str(out),
+            ]
+        )
+        == 0
+    )
 
     results = json.loads(out.read_text(encoding="utf-8"))
     assert results["model"] == tiny_model_dir.name
@@ -49,7 +66,11 @@ def test_the_bench_writes_every_number(tiny_model_dir: Path, tmp_path: Path) -> 
     # Times are rounded to milliseconds in the file, the speedup is computed before rounding.
     # Times are printed to the millisecond: the ratio of the rounded times brackets the speedup.
     naive, shared = results["naive_s"], results["shared_prefix_s"]
-    assert (naive - 5e-4) / (shared + 5e-4) * 0.99 <= results["speedup"] <= (naive + 5e-4) / max(shared - 5e-4, 1e-9) * 1.01
+    assert (
+        (naive - 5e-4) / (shared + 5e-4) * 0.99
+        <= results["speedup"]
+        <= (naive + 5e-4) / max(shared - 5e-4, 1e-9) * 1.01
+    )
     for key in ("naive_s", "cold_s", "shared_prefix_s", "step_incremental_s", "naive_cpu_s"):
         assert results[key] > 0, key
 

@@ -6,15 +6,30 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_ros.llm.base import InvalidRequestError
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.naive import naive_token_log_probs
-from tiny_llm import KITCHEN_TEXT
 
 PROMPT = "".join(f"{line}\n" for line in KITCHEN_TEXT[:4]) + "Human: Bring me a drink.\nRobot: 1. "
-OBJECTS = ["coke", "apple", "tea", "sponge", "pepsi", "redbull", "7up", "lime soda", "rice chips", "energy bar",
-           "kettle chips", "water bottle", "jalapeno chips", "grapefruit soda", "multigrain chips"]
+OBJECTS = [
+    "coke",
+    "apple",
+    "tea",
+    "sponge",
+    "pepsi",
+    "redbull",
+    "7up",
+    "lime soda",
+    "rice chips",
+    "energy bar",
+    "kettle chips",
+    "water bottle",
+    "jalapeno chips",
+    "grapefruit soda",
+    "multigrain chips",
+]
 # 61 candidates, about 300 tokens: many batches under a 24-token budget, one under the default.
 CANDIDATES = [
     *(f"{verb} {article} {name}" for name in OBJECTS for verb, article in (("find", "a"), ("pick up", "the"))),
@@ -49,7 +64,9 @@ def test_scores_in_bounded_batches_equal_one_forward(tiny_model: Any, tiny_token
     assert batched.log_probs[:5] == pytest.approx(naive, abs=1e-4)
 
 
-def test_the_cache_after_batches_serves_an_extended_prompt(tiny_model: Any, tiny_tokenizer: Any, count_forwards: Any) -> None:
+def test_the_cache_after_batches_serves_an_extended_prompt(
+    tiny_model: Any, tiny_tokenizer: Any, count_forwards: Any
+) -> None:
     batched_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny", score_batch_tokens=BUDGET)
     batched_lm.score(PROMPT, CANDIDATES)
     extended = PROMPT + "find a coke, 2. "
@@ -86,7 +103,9 @@ def test_samples_in_bounded_batches_equal_one_batch(tiny_model: Any, tiny_tokeni
 def test_a_prompt_beyond_the_window_is_refused_before_any_chunk_runs(
     tiny_model: Any, tiny_tokenizer: Any, count_forwards: Any
 ) -> None:
-    batched_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny", score_batch_tokens=BUDGET, sample_batch_tokens=BUDGET)
+    batched_lm = HFLanguageModel(
+        tiny_model, tiny_tokenizer, "tiny", score_batch_tokens=BUDGET, sample_batch_tokens=BUDGET
+    )
     calls = count_forwards(tiny_model)
     with pytest.raises(InvalidRequestError, match="context window is 256 tokens"):
         batched_lm.score(PROMPT * 8, ["done"])

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 import torch
+from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_ros.llm.base import InvalidRequestError
 from llm_planner_ros.llm.hf import HFLanguageModel
@@ -13,7 +14,6 @@ from llm_planner_ros.llm.sampling import PackedSampler
 from llm_planner_ros.llm.tokenization import bias_token_ids
 from llm_planner_ros.llm.tree_cache import TreeKVCache
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
-from tiny_llm import KITCHEN_TEXT
 
 PROMPT = "".join(f"{line}\n" for line in KITCHEN_TEXT[:4]) + "Human: Bring me a pepsi.\nRobot:"
 
@@ -62,8 +62,12 @@ def test_samples_are_independent_branches_of_the_prompt(tiny_model: Any, tiny_to
 
 
 def test_sampling_is_reproducible_from_the_seed(tiny_model: Any, tiny_tokenizer: Any) -> None:
-    first = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny", seed=7).generate(PROMPT, n=4, max_tokens=8, temperature=0.9)
-    second = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny", seed=7).generate(PROMPT, n=4, max_tokens=8, temperature=0.9)
+    first = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny", seed=7).generate(
+        PROMPT, n=4, max_tokens=8, temperature=0.9
+    )
+    second = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny", seed=7).generate(
+        PROMPT, n=4, max_tokens=8, temperature=0.9
+    )
     assert first == second
 
 
@@ -81,7 +85,9 @@ def test_logit_bias_steers_every_token(tiny_model: Any, tiny_tokenizer: Any) -> 
     assert max(sample.token_log_probs) < 0
 
 
-def test_interleaved_score_and_generate_share_the_cache(tiny_lm: HFLanguageModel, tiny_model: Any, tiny_tokenizer: Any) -> None:
+def test_interleaved_score_and_generate_share_the_cache(
+    tiny_lm: HFLanguageModel, tiny_model: Any, tiny_tokenizer: Any
+) -> None:
     before = tiny_lm.generate(PROMPT, max_tokens=6)
     tiny_lm.score(PROMPT + " find a", ["pepsi", "coke"])
     after = tiny_lm.generate(PROMPT, max_tokens=6)

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 import requests
+from openai_stub import StubServer
+from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_ros.llm.base import BackendUnavailableError, UnsupportedRequestError
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.openai_compat import OpenAICompatibleModel
 from llm_planner_ros.llm.tokenization import bias_token_ids
-from openai_stub import StubServer
-from tiny_llm import KITCHEN_TEXT
 
 PROMPT = "".join(f"{line}\n" for line in KITCHEN_TEXT[:2]) + "Human: Throw away the tea.\nRobot: 1. find a tea, 2. "
 CANDIDATES = ["pick up the tea", "pick up the coke", " go to the trash can", "done", "Café 🍵"]

@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tiny_llm import KITCHEN_TEXT, build_tiny_model
 
 from llm_planner_ros.llm.base import InvalidRequestError
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.naive import naive_token_log_probs
-from tiny_llm import KITCHEN_TEXT, build_tiny_model
 
-PROMPT = "".join(f"{line}\n" for line in KITCHEN_TEXT[:6]) + "Human: Throw away the sponge.\nRobot: 1. find a sponge, 2. "
+PROMPT = (
+    "".join(f"{line}\n" for line in KITCHEN_TEXT[:6]) + "Human: Throw away the sponge.\nRobot: 1. find a sponge, 2. "
+)
 CANDIDATES = [
     "pick up the sponge",
     "pick up the coke",
@@ -32,7 +34,7 @@ def naive(model: Any, tokenizer: Any, prompt: str, completions: list[str]) -> li
 
 def assert_close(actual: tuple[float, ...], expected: list[float], tolerance: float = 1e-4) -> None:
     assert len(actual) == len(expected)
-    worst = max(abs(a - b) for a, b in zip(actual, expected))
+    worst = max(abs(a - b) for a, b in zip(actual, expected, strict=False))
     assert worst <= tolerance, f"max difference {worst} > {tolerance}: {actual} vs {expected}"
 
 
@@ -43,7 +45,7 @@ def test_scores_equal_one_forward_per_candidate(tiny_lm: HFLanguageModel, tiny_m
     assert result.log_probs[5] == pytest.approx(result.log_probs[6])
     assert len(set(result.log_probs)) > 5, "candidates should not all score alike"
     assert result.token_log_probs is not None
-    for total, count, terms in zip(result.log_probs, result.token_counts, result.token_log_probs):
+    for total, count, terms in zip(result.log_probs, result.token_counts, result.token_log_probs, strict=False):
         assert len(terms) == count > 0
         assert sum(terms) == pytest.approx(total)
         assert all(term <= 0 for term in terms)
@@ -166,4 +168,3 @@ def test_a_failed_forward_drops_the_cache_and_the_next_call_recovers(
 
     extended = PROMPT + "done, 3. "
     assert_close(tiny_lm.score(extended, CANDIDATES).log_probs, naive(tiny_model, tiny_tokenizer, extended, CANDIDATES))
-

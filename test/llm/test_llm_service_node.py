@@ -6,14 +6,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from ros_harness import RosGraph, wait_future
 
+from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from llm_planner_ros.llm.factory import load_language_model
 
-OBJECTS = ["coke", "apple", "tea", "sponge", "pepsi", "redbull", "7up", "lime soda", "rice chips", "energy bar",
-           "kettle chips", "water bottle"]
+OBJECTS = [
+    "coke",
+    "apple",
+    "tea",
+    "sponge",
+    "pepsi",
+    "redbull",
+    "7up",
+    "lime soda",
+    "rice chips",
+    "energy bar",
+    "kettle chips",
+    "water bottle",
+]
 SKILLS = ["find a coke", "pick up the coke", "go to the table", "bring it to you", "done"]
 LOAD_WAIT_S = 180.0
 
@@ -26,7 +38,9 @@ def score_request(prompt: str, completions: list[str], per_token: bool = False) 
 
 def deep_client(graph: RosGraph, srv_type: Any, name: str) -> Any:
     """A client whose own request queue holds a burst of requests (the default keeps 10)."""
-    client = graph.node.create_client(srv_type, name, qos_profile=QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE))
+    client = graph.node.create_client(
+        srv_type, name, qos_profile=QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    )
     assert client.wait_for_service(timeout_sec=30.0), f"{name} not up\n{graph.logs()}"
     return client
 
@@ -44,7 +58,7 @@ def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, gguf_cache: Pa
     futures = [scores.call_async(score_request(p, SKILLS, per_token=True)) for p in prompts]
     answers = [wait_future(f, LOAD_WAIT_S, f"score answer {i}") for i, f in enumerate(futures)]
 
-    for prompt, answer in zip(prompts, answers):
+    for prompt, answer in zip(prompts, answers, strict=False):
         assert answer.success, answer.message
         expected = smollm2_lm.score(prompt, SKILLS)
         assert list(answer.token_counts) == list(expected.token_counts)
@@ -62,7 +76,9 @@ def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, gguf_cache: Pa
     answer = wait_future(generate.call_async(greedy))
     assert answer.success, answer.message
     assert list(answer.texts) == list(smollm2_lm.generate(prompts[0].rstrip(), max_tokens=6, stop=[","]).texts)
-    sampled = wait_future(generate.call_async(GenerateText.Request(prompt=prompts[1], num_samples=3, max_tokens=4, temperature=0.8)))
+    sampled = wait_future(
+        generate.call_async(GenerateText.Request(prompt=prompts[1], num_samples=3, max_tokens=4, temperature=0.8))
+    )
     assert sampled.success and len(sampled.texts) == len(sampled.mean_log_probs) == 3
     refused = wait_future(generate.call_async(GenerateText.Request(prompt=prompts[1], temperature=-1.0)))
     assert not refused.success and "temperature" in refused.message

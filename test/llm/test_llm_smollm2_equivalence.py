@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kitchen_domain import kitchen_skill_texts
 
+from kitchen_domain import kitchen_skill_texts
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.naive import naive_token_log_probs
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
@@ -27,8 +27,8 @@ def check_against_naive(loaded: Any, prompt: str, skills: list[str], scores: tup
     """Naive scores of a spread of candidates (every one costs a full ~1000-token forward)."""
     chosen = [skills[i] for i in picks]
     naive = [sum(terms) for terms in naive_token_log_probs(loaded.model, loaded.tokenizer, prompt, chosen)]
-    differences = [abs(scores[i] - expected) for i, expected in zip(picks, naive)]
-    assert max(differences) <= TOLERANCE_NATS, dict(zip(chosen, differences))
+    differences = [abs(scores[i] - expected) for i, expected in zip(picks, naive, strict=False)]
+    assert max(differences) <= TOLERANCE_NATS, dict(zip(chosen, differences, strict=False))
 
 
 def test_saycan_scores_equal_naive_scores_across_steps(

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kitchen_domain import kitchen_skill_texts
 
+from kitchen_domain import kitchen_skill_texts
 from llm_planner_ros.planning.saycan.prompt import PromptFileError, SayCanPrompt
 
 
@@ -38,7 +38,9 @@ def test_rendering_numbers_the_steps_so_far(prompt: SayCanPrompt) -> None:
 
 @pytest.mark.model
 def test_the_prompt_is_about_a_thousand_smollm2_tokens(prompt: SayCanPrompt, smollm2: Any) -> None:
-    tokens = len(smollm2.tokenizer(prompt.render("I spilled my coke, can you bring me something to clean it up?"))["input_ids"])
+    tokens = len(
+        smollm2.tokenizer(prompt.render("I spilled my coke, can you bring me something to clean it up?"))["input_ids"]
+    )
     assert 900 <= tokens <= 1200
 
 

@@ -32,13 +32,17 @@ class _CountingTokenizer:
         encoded = self._tokenizer(texts, add_special_tokens=add_special_tokens, **kwargs)
         if self._end is not None and add_special_tokens:
             # Like tokenizers that close every text with an end token: splicing two texts breaks.
-            encoded = {key: [row + ([self._end] if key == "input_ids" else [(0, 0)]) for row in rows]
-                       for key, rows in encoded.items() if key in ("input_ids", "offset_mapping")}
+            encoded = {
+                key: [row + ([self._end] if key == "input_ids" else [(0, 0)]) for row in rows]
+                for key, rows in encoded.items()
+                if key in ("input_ids", "offset_mapping")
+            }
         return {key: rows[0] for key, rows in encoded.items()} if isinstance(text, str) else encoded
 
 
 def _reference(tokenizer: Any, prompt: str, completions: list[str]) -> list[SplitCompletion]:
-    """The policy spelled out: tokenize each joined text in full, completion tokens are those reaching past the prompt."""
+    """The policy spelled out: tokenize each joined text in full; completion tokens are those reaching past
+    the prompt."""
     splits = []
     for completion in completions:
         encoded = tokenizer(prompt + completion, return_offsets_mapping=True)
@@ -74,5 +78,7 @@ def test_a_tokenizer_that_cannot_be_spliced_gets_the_full_joint_tokenization(smo
     completions = [PROMPT.completion(skill) for skill in kitchen_skill_texts()]
     closing = _CountingTokenizer(smollm2.tokenizer, append_end_token=smollm2.tokenizer.eos_token_id)
     splits = split_completions(closing, prompt, completions)
-    assert splits == _reference(_CountingTokenizer(smollm2.tokenizer, smollm2.tokenizer.eos_token_id), prompt, completions)
+    assert splits == _reference(
+        _CountingTokenizer(smollm2.tokenizer, smollm2.tokenizer.eos_token_id), prompt, completions
+    )
     assert closing.characters > len(prompt) * len(completions)

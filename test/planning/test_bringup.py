@@ -15,18 +15,22 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from llm_planner_ros.bringup import GRAPHS, SIM_GRAPH
 from launch_stub import LAUNCH_DIR, launch_nodes
 from ros_harness import RosGraph, wait_until
 
+from llm_planner_ros.bringup import GRAPHS, SIM_GRAPH
+
 
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
-def test_launch_file_names_installed_executables_and_existing_parameter_files(graph: str,
-                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_launch_file_names_installed_executables_and_existing_parameter_files(
+    graph: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     nodes = launch_nodes(LAUNCH_DIR / f"{graph}.launch.py", monkeypatch)
-    scripts = {ep.name for ep in importlib.metadata.entry_points(group="console_scripts")
-               if ep.value.split(".")[0] in ("llm_planner_ros", "kitchen_sim", "affordance_servers", "skill_executors")}
+    scripts = {
+        ep.name
+        for ep in importlib.metadata.entry_points(group="console_scripts")
+        if ep.value.split(".")[0] in ("llm_planner_ros", "kitchen_sim", "affordance_servers", "skill_executors")
+    }
     assert [node["executable"] for node in nodes] == [spec.executable for spec in GRAPHS[graph]]
     for node in nodes:
         assert node["package"] == "llm_planner_ros"
@@ -44,12 +48,19 @@ def test_launch_file_names_installed_executables_and_existing_parameter_files(gr
 def test_up_starts_the_sim_graph_nodes(ros_graph: RosGraph, tmp_path: Path) -> None:
     up = subprocess.Popen(
         [str(Path(sys.executable).parent / "llm-planner"), "up", "--log-dir", str(tmp_path / "logs")],
-        env=ros_graph.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        env=ros_graph.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
     )
     try:
         expected = {spec.name for spec in SIM_GRAPH}
-        wait_until(lambda: expected <= set(ros_graph.node.get_node_names()), timeout=300,
-                   what=f"nodes {sorted(expected)} on the graph")
+        wait_until(
+            lambda: expected <= set(ros_graph.node.get_node_names()),
+            timeout=300,
+            what=f"nodes {sorted(expected)} on the graph",
+        )
         for spec in SIM_GRAPH:
             log = (tmp_path / "logs" / f"{spec.name}.log").read_text()
             assert "error" not in log.lower(), log

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ros_harness import allocate_domain_id
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
@@ -25,9 +24,21 @@ INSTRUCTION = "How would you bring me a coke can?"
 
 def demo(tmp_path: Path, name: str, *llm: str) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / f"{name}.json"
-    argv = [str(Path(sys.executable).parent / "llm-planner"), "demo", INSTRUCTION, "--max-steps", "6",
-            "--time-scale", "0", "--json", str(out), "--plot", str(tmp_path / f"{name}.png"),
-            "--log-dir", str(tmp_path / f"{name}-logs")]
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "demo",
+        INSTRUCTION,
+        "--max-steps",
+        "6",
+        "--time-scale",
+        "0",
+        "--json",
+        str(out),
+        "--plot",
+        str(tmp_path / f"{name}.png"),
+        "--log-dir",
+        str(tmp_path / f"{name}-logs"),
+    ]
     for setting in llm:
         argv += ["--llm", setting]
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
@@ -38,8 +49,9 @@ def demo(tmp_path: Path, name: str, *llm: str) -> tuple[subprocess.CompletedProc
 
 def test_demo_plans_and_executes_with_the_embedded_model_and_replays_identically(tmp_path: Path) -> None:
     recording = tmp_path / "demo.jsonl"
-    live, outcome = demo(tmp_path, "live", "backend=replay", "replay_mode=record", "record_backend=hf",
-                         f"recording={recording}")
+    live, outcome = demo(
+        tmp_path, "live", "backend=replay", "replay_mode=record", "record_backend=hf", f"recording={recording}"
+    )
     assert "final world state" in live.stdout and "decision chart written" in live.stdout, live.stdout
     assert (tmp_path / "live.png").stat().st_size > 10_000
     steps = outcome["steps"]

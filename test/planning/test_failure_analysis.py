@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from scripted_planner import ScriptedPlanner
 
 from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.kitchen import Kitchen, load_kitchen
@@ -14,7 +15,6 @@ from llm_planner_ros.planning.decision import StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanResult, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from scripted_planner import ScriptedPlanner
 
 EPISODES = Path(__file__).parents[1] / "data" / "sample_episodes.yaml"
 
@@ -35,20 +35,24 @@ def _run(planner: object, episode: Episode, kitchen: Kitchen, max_steps: int = 1
     return run_plan(planner, episode.instruction, SimulatedEnvironment(episode.world(kitchen)), max_steps)
 
 
-@pytest.mark.parametrize(("script", "max_steps", "kind", "step"), [
-    # navigation away from the coke while "find a coke" was feasible and would have helped
-    (["go to the close counter", "done"], 10, "llm_error", 0),
-    # picking at the table: the skill cannot run there
-    (["pick up the coke", "done"], 10, "affordance_error", 0),
-    # a good start, then done with the coke still on the robot's side of the kitchen
-    (["find a coke", "pick up the coke", "done"], 10, "early_termination", 2),
-    # every step helps but the budget ends the plan first
-    (["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"], 3, "step_limit", None),
-    # the method stops proposing skills before the goal holds
-    (["find a coke"], 10, "early_termination", None),
-])
-def test_each_failure_kind(script: list[str], max_steps: int, kind: str, step: int | None,
-                           coke: Episode, kitchen: Kitchen) -> None:
+@pytest.mark.parametrize(
+    ("script", "max_steps", "kind", "step"),
+    [
+        # navigation away from the coke while "find a coke" was feasible and would have helped
+        (["go to the close counter", "done"], 10, "llm_error", 0),
+        # picking at the table: the skill cannot run there
+        (["pick up the coke", "done"], 10, "affordance_error", 0),
+        # a good start, then done with the coke still on the robot's side of the kitchen
+        (["find a coke", "pick up the coke", "done"], 10, "early_termination", 2),
+        # every step helps but the budget ends the plan first
+        (["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"], 3, "step_limit", None),
+        # the method stops proposing skills before the goal holds
+        (["find a coke"], 10, "early_termination", None),
+    ],
+)
+def test_each_failure_kind(
+    script: list[str], max_steps: int, kind: str, step: int | None, coke: Episode, kitchen: Kitchen
+) -> None:
     result = _run(ScriptedPlanner(script), coke, kitchen, max_steps)
     diagnosis = diagnose(result, coke, kitchen)
     assert (diagnosis.kind, diagnosis.step) == (kind, step), diagnosis.detail

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain import Kitchen, World
 from kitchen_domain.episodes import load_episodes
@@ -24,7 +25,6 @@ from llm_planner_ros.planning.instruction_check import (
     normalise,
 )
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
-from world_builders import MakeWorld
 
 ROOT = Path(__file__).resolve().parents[2]
 EPISODE_FILES = [ROOT / "benchmarks" / "kitchen" / "dev.yaml", ROOT / "test" / "data" / "sample_episodes.yaml"]
@@ -45,22 +45,31 @@ def refuse_to_confirm(_instruction: str, _step: StepRecord) -> tuple[bool, str]:
     raise AssertionError("only the confirm policy asks")
 
 
-def check(text: str, vocabulary: ObjectVocabulary, world: World | None, policy: str = "refuse",
-          confirm: Confirm = refuse_to_confirm) -> Verdict:
+def check(
+    text: str,
+    vocabulary: ObjectVocabulary,
+    world: World | None,
+    policy: str = "refuse",
+    confirm: Confirm = refuse_to_confirm,
+) -> Verdict:
     return check_instruction(text, vocabulary, 2000, policy, lambda: world, confirm)
 
 
 # ----- text ------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "described", "position"), [
-    ("bring me\athe sponge", "U+0007 ('\\x07')", 9),
-    ("\x1bbring me the sponge", "U+001B ('\\x1b')", 1),
-    ("bring me the sponge\x7f", "U+007F ('\\x7f')", 20),
-    ("bring me the\x85sponge", "U+0085 ('\\x85')", 13),
-    ("throw away the\u202e egnops", "U+202E (RIGHT-TO-LEFT OVERRIDE)", 15),
-    ("bring\u200b me the sponge", "U+200B (ZERO WIDTH SPACE)", 6),
-])
+@pytest.mark.parametrize(
+    ("text", "described", "position"),
+    [
+        ("bring me\athe sponge", "U+0007 ('\\x07')", 9),
+        ("\x1bbring me the sponge", "U+001B ('\\x1b')", 1),
+        ("bring me the sponge\x7f", "U+007F ('\\x7f')", 20),
+        ("bring me the\x85sponge", "U+0085 ('\\x85')", 13),
+        ("throw away the\u202e egnops", "U+202E (RIGHT-TO-LEFT OVERRIDE)", 15),
+        ("bring\u200b me the sponge", "U+200B (ZERO WIDTH SPACE)", 6),
+    ],
+)
 def test_control_and_format_characters_are_refused_with_code_point_and_position(
-        text: str, described: str, position: int) -> None:
+    text: str, described: str, position: int
+) -> None:
     with pytest.raises(InstructionError) as refused:
         normalise(text, 2000)
     kind = "format" if ord(text[position - 1]) > 0x9F else "control"
@@ -73,35 +82,42 @@ def test_tabs_and_line_breaks_read_as_one_space() -> None:
     assert normalise("bring me  the sponge", 2000) == "bring me  the sponge"  # plain spaces are left alone
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (" \n\t ", "the instruction is empty: say what the robot should do"),
-    ("x" * 2001, "the instruction has 2001 characters; the limit is 2000 (parameter max_instruction_chars)"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (" \n\t ", "the instruction is empty: say what the robot should do"),
+        ("x" * 2001, "the instruction has 2001 characters; the limit is 2000 (parameter max_instruction_chars)"),
+    ],
+)
 def test_empty_and_over_long_instructions_keep_their_messages(text: str, message: str) -> None:
     with pytest.raises(InstructionError, match=f"^{re.escape(message)}$"):
         normalise(text, 2000)
 
 
 # ----- names -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "named"), [
-    ("bring me the banana", ("banana",)),
-    ("How would you bring me a coke can?", ("coke",)),
-    ("throw away both cokes and the bananas", ("coke", "banana")),
-    ("bring me a Red Bull and a 7-up", ("redbull", "7up")),
-    ("put the jalapeño chips' bag and the knives away", ("jalapeno chips", "knife")),
-    ("I'd like a banana", ("banana",)),
-    ("Bring me a drink", ()),  # a category
-    ("put something to clean with on the table", ()),  # a category and a place
-    ("Bring me the scrubber", ()),  # a paraphrase: the planner's to interpret
-    ("I love lemon-lime soda, can I have one?", ()),  # a compound, not the lime soda
-    ("anything but the coke, please", ()),
-    ("no pepsi, bring me a coke", ("coke",)),
-    ("bring me a drink that isn't a coke", ()),
-    ("I spilled my coke, can you bring me something to clean it up?", ()),  # told about, not asked for
-    ("I spilled my juice and need a sponge", ("sponge",)),
-])
-def test_only_exact_object_names_that_are_asked_for_count(vocabulary: ObjectVocabulary, text: str,
-                                                           named: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("bring me the banana", ("banana",)),
+        ("How would you bring me a coke can?", ("coke",)),
+        ("throw away both cokes and the bananas", ("coke", "banana")),
+        ("bring me a Red Bull and a 7-up", ("redbull", "7up")),
+        ("put the jalapeño chips' bag and the knives away", ("jalapeno chips", "knife")),
+        ("I'd like a banana", ("banana",)),
+        ("Bring me a drink", ()),  # a category
+        ("put something to clean with on the table", ()),  # a category and a place
+        ("Bring me the scrubber", ()),  # a paraphrase: the planner's to interpret
+        ("I love lemon-lime soda, can I have one?", ()),  # a compound, not the lime soda
+        ("anything but the coke, please", ()),
+        ("no pepsi, bring me a coke", ("coke",)),
+        ("bring me a drink that isn't a coke", ()),
+        ("I spilled my coke, can you bring me something to clean it up?", ()),  # told about, not asked for
+        ("I spilled my juice and need a sponge", ("sponge",)),
+    ],
+)
+def test_only_exact_object_names_that_are_asked_for_count(
+    vocabulary: ObjectVocabulary, text: str, named: tuple[str, ...]
+) -> None:
     assert vocabulary.named(text) == named
 
 
@@ -114,8 +130,9 @@ def test_other_objects_may_not_share_a_word_with_the_kitchen(kitchen: Kitchen) -
 
 
 # ----- policies --------------------------------------------------------------------------------------
-def test_refuse_ends_the_goal_naming_what_is_missing_and_what_is_seen(vocabulary: ObjectVocabulary,
-                                                                      world: World) -> None:
+def test_refuse_ends_the_goal_naming_what_is_missing_and_what_is_seen(
+    vocabulary: ObjectVocabulary, world: World
+) -> None:
     verdict = check("bring me the banana", vocabulary, world)
     assert verdict.refusal is not None and verdict.refusal.reason == EndReason.REFUSED
     assert verdict.refusal.message.startswith("not in the scene: banana (seen: apple, coke, sponge): ")
@@ -126,8 +143,9 @@ def test_warn_plans_and_the_result_says_what_was_absent(vocabulary: ObjectVocabu
     verdict = check("bring me the banana and the coke", vocabulary, world, policy="warn")
     assert verdict.refusal is None and verdict.text == "bring me the banana and the coke"
     result = verdict.annotate(PlanResult(EndReason.DONE, "done after 4 executed skill(s)"))
-    assert result.message == ("done after 4 executed skill(s); planned anyway, not in the scene: banana "
-                              "(seen: apple, coke, sponge)")
+    assert result.message == (
+        "done after 4 executed skill(s); planned anyway, not in the scene: banana (seen: apple, coke, sponge)"
+    )
 
 
 @pytest.mark.parametrize("approved", [True, False])
@@ -145,8 +163,10 @@ def test_confirm_asks_about_a_substitute(vocabulary: ObjectVocabulary, world: Wo
     if approved:
         assert verdict.refusal is None and verdict.warning is not None and "banana" in verdict.warning
     else:
-        assert verdict.refusal == PlanResult(EndReason.REFUSED, "not in the scene: banana (seen: apple, coke, "
-                                             "sponge); a substitute was not approved: operator said so")
+        assert verdict.refusal == PlanResult(
+            EndReason.REFUSED,
+            "not in the scene: banana (seen: apple, coke, sponge); a substitute was not approved: operator said so",
+        )
 
 
 def test_the_scene_is_read_only_for_instructions_that_name_objects(vocabulary: ObjectVocabulary) -> None:
@@ -162,21 +182,29 @@ def test_the_scene_is_read_only_for_instructions_that_name_objects(vocabulary: O
 
 def test_an_unknown_policy_is_an_error_naming_the_choices(vocabulary: ObjectVocabulary, world: World) -> None:
     verdict = check("bring me the coke", vocabulary, world, policy="ask")
-    assert verdict.refusal == PlanResult(EndReason.ERROR, "parameter missing_objects is 'ask'; set it to one of "
-                                                          "refuse | confirm | warn")
+    assert verdict.refusal == PlanResult(
+        EndReason.ERROR, "parameter missing_objects is 'ask'; set it to one of refuse | confirm | warn"
+    )
 
 
 # ----- no false refusals -------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", EPISODE_FILES, ids=lambda path: path.name)
 def test_no_episode_is_refused_in_its_own_scene(kitchen: Kitchen, vocabulary: ObjectVocabulary, path: Path) -> None:
-    refused = [(episode.id, verdict.refusal.message) for episode in load_episodes(path, kitchen)
-               if (verdict := check(episode.instruction, vocabulary, episode.world(kitchen))).refusal is not None]
+    refused = [
+        (episode.id, verdict.refusal.message)
+        for episode in load_episodes(path, kitchen)
+        if (verdict := check(episode.instruction, vocabulary, episode.world(kitchen))).refusal is not None
+    ]
     assert refused == []
 
 
-def test_no_request_of_the_saycan_example_bank_is_refused_in_its_scene(kitchen: Kitchen,
-                                                                       vocabulary: ObjectVocabulary) -> None:
+def test_no_request_of_the_saycan_example_bank_is_refused_in_its_scene(
+    kitchen: Kitchen, vocabulary: ObjectVocabulary
+) -> None:
     examples = [json.loads(line) for line in BANK.read_text(encoding="utf-8").splitlines()]
-    refused = [(example["instruction"], verdict.refusal.message) for example in examples
-               if (verdict := check(example["instruction"], vocabulary, kitchen.world(example["initial"]))).refusal]
+    refused = [
+        (example["instruction"], verdict.refusal.message)
+        for example in examples
+        if (verdict := check(example["instruction"], vocabulary, kitchen.world(example["initial"]))).refusal
+    ]
     assert len(examples) >= 1000 and refused == []

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from ros_harness import allocate_domain_id
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
@@ -25,8 +24,18 @@ IDS = "nl-verb-03,already-holding"
 
 def bench(tmp_path: Path, name: str, *extra: str) -> dict:
     out = tmp_path / f"{name}.json"
-    argv = [str(Path(sys.executable).parent / "llm-planner"), "bench", "kitchen", "--episodes", str(EPISODES),
-            "--ids", IDS, "--json", str(out), *extra]
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "bench",
+        "kitchen",
+        "--episodes",
+        str(EPISODES),
+        "--ids",
+        IDS,
+        "--json",
+        str(out),
+        *extra,
+    ]
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()))
     completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1200)
     assert completed.returncode == 0, completed.stdout + completed.stderr
@@ -35,8 +44,18 @@ def bench(tmp_path: Path, name: str, *extra: str) -> dict:
 
 def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
     recording = tmp_path / "bench.jsonl"
-    local = bench(tmp_path, "local", "--llm", "backend=replay", "--llm", "replay_mode=record",
-                  "--llm", "record_backend=hf", "--llm", f"recording={recording}")
+    local = bench(
+        tmp_path,
+        "local",
+        "--llm",
+        "backend=replay",
+        "--llm",
+        "replay_mode=record",
+        "--llm",
+        "record_backend=hf",
+        "--llm",
+        f"recording={recording}",
+    )
     graph = bench(tmp_path, "ros", "--ros", "--llm", "backend=replay", "--llm", f"recording={recording}")
     assert [run["id"] for run in graph["runs"]] == IDS.split(",")
     for mine, theirs in zip(local["runs"], graph["runs"], strict=True):
@@ -47,9 +66,22 @@ def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
 
 def test_option_overrides_the_planners_config_for_the_run(tmp_path: Path) -> None:
     recording = tmp_path / "bench.jsonl"
-    result = bench(tmp_path, "retrieved", "--option", "examples=retrieved", "--option", "retrieved_examples=1",
-                   "--llm", "backend=replay", "--llm", "replay_mode=record", "--llm", "record_backend=hf",
-                   "--llm", f"recording={recording}")
+    result = bench(
+        tmp_path,
+        "retrieved",
+        "--option",
+        "examples=retrieved",
+        "--option",
+        "retrieved_examples=1",
+        "--llm",
+        "backend=replay",
+        "--llm",
+        "replay_mode=record",
+        "--llm",
+        "record_backend=hf",
+        "--llm",
+        f"recording={recording}",
+    )
     assert result["planner_options"]["examples"] == "retrieved" and result["planner_options"]["retrieved_examples"] == 1
     prompts = [json.loads(line)["request"]["prompt"] for line in recording.read_text().splitlines()]
     # one retrieved dialog before the request (the default shows none): two "Human:" turns
@@ -57,8 +89,15 @@ def test_option_overrides_the_planners_config_for_the_run(tmp_path: Path) -> Non
 
 
 def test_unknown_option_is_refused_with_the_known_ones(tmp_path: Path) -> None:
-    argv = [str(Path(sys.executable).parent / "llm-planner"), "bench", "kitchen", "--episodes", str(EPISODES),
-            "--option", "exampels=none"]
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "bench",
+        "kitchen",
+        "--episodes",
+        str(EPISODES),
+        "--option",
+        "exampels=none",
+    ]
     completed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert completed.returncode != 0
     assert "exampels" in completed.stderr and "retrieved_examples" in completed.stderr

@@ -13,12 +13,18 @@ from pathlib import Path
 import pytest
 import rclpy
 import yaml
+from launch_stub import LAUNCH_DIR, launch_nodes
 from rclpy.context import Context
 
 from kitchen_domain.paths import config_file
-from launch_stub import LAUNCH_DIR, launch_nodes
 from llm_planner_ros.bringup import (
-    GRAPHS, LAUNCH_ARGUMENTS, SIM_GRAPH, GraphOptionError, GraphOptions, node_starts, normalize_namespace,
+    GRAPHS,
+    LAUNCH_ARGUMENTS,
+    SIM_GRAPH,
+    GraphOptionError,
+    GraphOptions,
+    node_starts,
+    normalize_namespace,
 )
 from llm_planner_ros.processes import ros_argv, start_graph
 from llm_planner_ros.ros import topics
@@ -74,8 +80,10 @@ def test_use_sim_time_is_set_on_every_node_after_the_files(tmp_path: Path, user_
     assert all(not start.params for start in node_starts(SIM_GRAPH, GraphOptions.parse(None, "", "false"), tmp_path))
 
 
-@pytest.mark.parametrize(("given", "expected"), [("", ""), ("/", ""), ("robot1", "/robot1"), ("/robot1/", "/robot1"),
-                                                 ("fleet/robot_2", "/fleet/robot_2")])
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [("", ""), ("/", ""), ("robot1", "/robot1"), ("/robot1/", "/robot1"), ("fleet/robot_2", "/fleet/robot_2")],
+)
 def test_namespaces_are_normalized(given: str, expected: str) -> None:
     assert normalize_namespace(given) == expected
 
@@ -96,24 +104,38 @@ def test_bad_option_values_say_what_to_fix(tmp_path: Path) -> None:
 def test_start_graph_writes_namespaced_files_beside_the_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[list[str]] = []
     monkeypatch.setattr("llm_planner_ros.processes.NodeProcess.start", lambda self: started.append(self.argv) or self)
-    start_graph(SIM_GRAPH, tmp_path, env={}, overrides={"planner": {"max_steps": 3}},
-                options=GraphOptions.parse(None, "robot1", True))
+    start_graph(
+        SIM_GRAPH,
+        tmp_path,
+        env={},
+        overrides={"planner": {"max_steps": 3}},
+        options=GraphOptions.parse(None, "robot1", True),
+    )
     planner = next(argv for argv in started if "__node:=planner" in argv)
     assert "__ns:=/robot1" in planner and "use_sim_time:=true" in planner and "max_steps:=3" in planner
-    assert all(Path(argv[i + 1]).parent == tmp_path / "params" for argv in started
-               for i, arg in enumerate(argv) if arg == "--params-file")
+    assert all(
+        Path(argv[i + 1]).parent == tmp_path / "params"
+        for argv in started
+        for i, arg in enumerate(argv)
+        if arg == "--params-file"
+    )
 
 
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
-def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(graph: str, tmp_path: Path, user_params: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(
+    graph: str, tmp_path: Path, user_params: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     launch_file = LAUNCH_DIR / f"{graph}.launch.py"
-    calls = [node.func.id for node in ast.walk(ast.parse(launch_file.read_text())) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Name)]
+    calls = [
+        node.func.id
+        for node in ast.walk(ast.parse(launch_file.read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    ]
     assert "launch_description" in calls, f"{launch_file} does not build its graph with bringup.launch_description"
     monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path))
-    nodes = launch_nodes(launch_file, monkeypatch, {"params_file": str(user_params), "namespace": "robot1",
-                                                     "use_sim_time": "true"})
+    nodes = launch_nodes(
+        launch_file, monkeypatch, {"params_file": str(user_params), "namespace": "robot1", "use_sim_time": "true"}
+    )
     expected = node_starts(GRAPHS[graph], GraphOptions.parse(user_params, "robot1", True), tmp_path / "expected")
     assert [node["name"] for node in nodes] == [start.name for start in expected]
     for node, start in zip(nodes, expected, strict=True):
@@ -126,9 +148,17 @@ def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(graph: 
     assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time"}
 
 
-NAMES = [topics.SCENE_TOPIC, topics.ROBOT_STATE_TOPIC, topics.APPLY_SKILL_ACTION, topics.LOAD_EPISODE_SERVICE,
-         topics.EXECUTE_INSTRUCTION_ACTION, topics.affordance_action("pick"), topics.executor_action("manipulator"),
-         SCORE_SERVICE, GENERATE_SERVICE]
+NAMES = [
+    topics.SCENE_TOPIC,
+    topics.ROBOT_STATE_TOPIC,
+    topics.APPLY_SKILL_ACTION,
+    topics.LOAD_EPISODE_SERVICE,
+    topics.EXECUTE_INSTRUCTION_ACTION,
+    topics.affordance_action("pick"),
+    topics.executor_action("manipulator"),
+    SCORE_SERVICE,
+    GENERATE_SERVICE,
+]
 
 
 def test_names_resolve_to_the_public_names_without_a_namespace_and_inside_one() -> None:

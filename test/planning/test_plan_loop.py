@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import pytest
+from scripted_planner import ScriptedPlanner
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from scripted_planner import ScriptedPlanner
 
 
 @pytest.fixture
 def world() -> World:
-    return load_kitchen().world({
-        "robot": {"at": "close counter", "holding": None},
-        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
-    })
+    return load_kitchen().world(
+        {
+            "robot": {"at": "close counter", "holding": None},
+            "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+        }
+    )
 
 
 COKE_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
@@ -58,7 +60,9 @@ def test_refused_confirmation_ends_the_plan_before_dispatch(world: World) -> Non
         return (record.index == 0, "operator said no")
 
     env = SimulatedEnvironment(world)
-    result = run_plan(ScriptedPlanner(COKE_PLAN), "bring me a coke", env, max_steps=10, hooks=PlanHooks(confirm=confirm))
+    result = run_plan(
+        ScriptedPlanner(COKE_PLAN), "bring me a coke", env, max_steps=10, hooks=PlanHooks(confirm=confirm)
+    )
     assert result.reason == EndReason.REFUSED and "operator said no" in result.message
     assert asked == ["find a coke", "pick up the coke"]
     assert env.world.robot_at == "far counter" and env.world.holding is None
@@ -66,8 +70,10 @@ def test_refused_confirmation_ends_the_plan_before_dispatch(world: World) -> Non
 
 def test_cancel_during_a_step_marks_it_canceled_and_every_step_is_observed(world: World) -> None:
     seen: list[tuple[int, StepStatus]] = []
-    hooks = PlanHooks(canceled=lambda: "stop pressed" if len(seen) >= 3 else None,
-                      on_step=lambda record: seen.append((record.index, record.status)))
+    hooks = PlanHooks(
+        canceled=lambda: "stop pressed" if len(seen) >= 3 else None,
+        on_step=lambda record: seen.append((record.index, record.status)),
+    )
     result = run_plan(ScriptedPlanner(COKE_PLAN), "bring me a coke", SimulatedEnvironment(world), 10, hooks)
     assert result.reason == EndReason.CANCELED and result.message == "stop pressed"
     assert seen[:2] == [(0, StepStatus.RUNNING), (0, StepStatus.SUCCEEDED)]
@@ -88,13 +94,20 @@ def test_skipped_decision_is_recorded_and_planning_goes_on(world: World) -> None
     class Skipper(ScriptedPlanner):
         def next_step(self, env, history):  # noqa: ANN001, ANN201
             decision = super().next_step(env, history)
-            if decision.skill is not None and decision.skill.family == "pick" and not any(
-                    r.status == StepStatus.SKIPPED for r in history):
+            if (
+                decision.skill is not None
+                and decision.skill.family == "pick"
+                and not any(r.status == StepStatus.SKIPPED for r in history)
+            ):
                 return StepDecision(decision.skill, skip="affordance 0.00 below 0.10")
             return decision
 
     planner = Skipper(["find a coke", "pick up the coke", "pick up the coke", "done"])
     result = run_plan(planner, "pick up a coke", SimulatedEnvironment(world), 10)
     assert result.success
-    assert [s.status for s in result.steps] == [StepStatus.SUCCEEDED, StepStatus.SKIPPED, StepStatus.SUCCEEDED,
-                                                StepStatus.SUCCEEDED]
+    assert [s.status for s in result.steps] == [
+        StepStatus.SUCCEEDED,
+        StepStatus.SKIPPED,
+        StepStatus.SUCCEEDED,
+        StepStatus.SUCCEEDED,
+    ]

@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 from action_msgs.msg import GoalStatus
+from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_until
 from std_msgs.msg import Bool
 from visualization_msgs.msg import Marker, MarkerArray
 
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan, LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
-from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_until
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 
 pytestmark = pytest.mark.graph
 
@@ -122,7 +122,9 @@ def test_cancel_stops_the_running_skill(graph: RosGraph) -> None:
     start_planner(graph)
     feedback: list = []
     handle = send(graph, "bring me a coke", feedback, max_steps=5)
-    wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=180, what="a running step")
+    wait_until(
+        lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=180, what="a running step"
+    )
     wait_future(handle.cancel_goal_async(), what="cancel")
     response = result_of(handle, timeout=30)
     assert response.status == GoalStatus.STATUS_CANCELED
@@ -135,7 +137,9 @@ def test_estop_aborts_the_goal(graph: RosGraph) -> None:
     stop = graph.node.create_publisher(Bool, "/llm_planner/stop", 10)
     feedback: list = []
     handle = send(graph, "bring me a coke", feedback, max_steps=5)
-    wait_until(lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=180, what="a running step")
+    wait_until(
+        lambda: any(f.current.status == PlanStep.STATUS_RUNNING for f in feedback), timeout=180, what="a running step"
+    )
     stop.publish(Bool(data=True))
     response = result_of(handle, timeout=30)
     assert response.status == GoalStatus.STATUS_ABORTED
@@ -164,7 +168,9 @@ def test_confirmation_refused_or_unanswered_aborts_before_dispatch(graph: RosGra
     assert [s.status for s in response.result.executed] == [PlanStep.STATUS_SKIPPED]
     if answer == "refuse":
         assert "operator said no" in response.result.message
-        assert asked[0].instruction == "bring me a coke" and asked[0].steps[0].skill == response.result.executed[0].skill
+        assert (
+            asked[0].instruction == "bring me a coke" and asked[0].steps[0].skill == response.result.executed[0].skill
+        )
     else:
         assert "/llm_planner/confirm" in response.result.message
 
@@ -198,8 +204,12 @@ def test_malformed_instructions_end_with_a_reason(graph: RosGraph, instruction: 
 
 
 def test_missing_llm_service_aborts_with_the_fix(graph: RosGraph) -> None:
-    graph.start_node("planner_node", params={"llm_mode": "service", "server_wait_s": 2.0, "planners_file": str(PAPER_SAYCAN)},
-                     param_files=PLANNER.param_paths(), name=PLANNER.name)
+    graph.start_node(
+        "planner_node",
+        params={"llm_mode": "service", "server_wait_s": 2.0, "planners_file": str(PAPER_SAYCAN)},
+        param_files=PLANNER.param_paths(),
+        name=PLANNER.name,
+    )
     response = result_of(send(graph, "bring me a coke"), timeout=30)
     assert response.status == GoalStatus.STATUS_ABORTED
     assert "/llm/score" in response.result.message and "llm_service_node" in response.result.message

@@ -37,8 +37,16 @@ class PreferenceModel(LanguageModel):
             values.append([-0.5 * rank - 0.1])
         return ScoreResult.from_token_log_probs(values, per_token)
 
-    def generate(self, prompt: str, n: int = 1, max_tokens: int = 64, temperature: float = 0.0, top_p: float = 1.0,
-                 stop: Sequence[str] = (), logit_bias: Mapping[str, float] | None = None) -> GenerationResult:
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
         self.prompts.append(prompt)
         return GenerationResult((self.generated,) * n, (-0.3,) * n)
 
@@ -52,10 +60,15 @@ def prompt() -> SayCanPrompt:
 
 
 def _world(robot_at: str = "close counter", coke_at: str = "far counter") -> World:
-    return load_kitchen().world({
-        "robot": {"at": robot_at, "holding": None},
-        "objects": [{"id": "coke_1", "label": "coke", "at": coke_at}, {"id": "apple_1", "label": "apple", "at": "table"}],
-    })
+    return load_kitchen().world(
+        {
+            "robot": {"at": robot_at, "holding": None},
+            "objects": [
+                {"id": "coke_1", "label": "coke", "at": coke_at},
+                {"id": "apple_1", "label": "apple", "at": "table"},
+            ],
+        }
+    )
 
 
 def test_affordance_overrules_a_confident_but_impossible_skill(prompt: SayCanPrompt) -> None:
@@ -84,13 +97,20 @@ def test_no_affordance_ablation_follows_the_model_alone(prompt: SayCanPrompt) ->
 
 def test_full_plan_appends_executed_steps_to_the_prompt(prompt: SayCanPrompt) -> None:
     # Each step the model slightly prefers a wrong skill; affordances steer every step but the last.
-    model = PreferenceModel([["pick up the coke", *COKE_PLAN], ["put down the coke", "pick up the coke"],
-                             ["bring it to you"], ["put down the coke"], ["done"]])
+    model = PreferenceModel(
+        [
+            ["pick up the coke", *COKE_PLAN],
+            ["put down the coke", "pick up the coke"],
+            ["bring it to you"],
+            ["put down the coke"],
+            ["done"],
+        ]
+    )
     env = SimulatedEnvironment(_world())
     result = run_plan(SayCanPlanner(model, prompt), "bring me a coke", env, max_steps=10)
     assert result.reason == EndReason.DONE
     assert result.skills == COKE_PLAN
-    assert "find a coke" not in model.prompts[0] .split("bring me a coke")[-1]
+    assert "find a coke" not in model.prompts[0].split("bring me a coke")[-1]
     assert "find a coke" in model.prompts[1].split("bring me a coke")[-1]
     assert env.world.placed_at("user")[0].label == "coke"
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain import World
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
-from world_builders import MakeWorld
 
 
 def vocabulary_of(world: World) -> Vocabulary:

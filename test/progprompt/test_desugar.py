@@ -12,7 +12,7 @@ from llm_planner_ros.planning.progprompt.errors import ProgramError
 
 def lines_with_sources(text: str) -> list[tuple[int, str]]:
     desugared = desugar(text)
-    return list(zip(desugared.source_lines, desugared.text.split("\n")))
+    return list(zip(desugared.source_lines, desugared.text.split("\n"), strict=False))
 
 
 def test_inline_recovery_becomes_a_marker_block_on_the_same_source_line() -> None:
@@ -21,8 +21,10 @@ def test_inline_recovery_becomes_a_marker_block_on_the_same_source_line() -> Non
 
 
 def test_else_lines_below_an_assert_become_its_recovery_steps() -> None:
-    text = ("def t():\n    assert(near('coke'))\n        # get there\n        else: find('coke')\n"
-            "    else: pick_up('coke')\n    done()\n")
+    text = (
+        "def t():\n    assert(near('coke'))\n        # get there\n        else: find('coke')\n"
+        "    else: pick_up('coke')\n    done()\n"
+    )
     pairs = lines_with_sources(text)
     assert pairs[1:6] == [
         (2, f"    if not {MARKER}((near('coke'))):"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain.conditions import Holding, Not
 from kitchen_domain.skill import Skill
@@ -19,8 +20,6 @@ from llm_planner_ros.planning.progprompt.checks import ModelChecker
 from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-
-from world_builders import MakeWorld
 
 from .conftest import vocabulary_of
 

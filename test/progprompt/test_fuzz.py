@@ -41,13 +41,17 @@ from .scripted_model import ScriptedModel
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LIMITS = ProgramLimits()
 # The most calls a valid program can yield: every line a call, each inside max_depth loops of max_repeat.
-MAX_CALLS = LIMITS.max_lines * LIMITS.max_repeat ** LIMITS.max_depth
+MAX_CALLS = LIMITS.max_lines * LIMITS.max_repeat**LIMITS.max_depth
 
-_WORLD = load_kitchen().world({
-    "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"},
-                {"id": "apple_1", "label": "apple", "at": "table"}],
-})
+_WORLD = load_kitchen().world(
+    {
+        "robot": {"at": "table", "holding": None},
+        "objects": [
+            {"id": "coke_1", "label": "coke", "at": "far counter"},
+            {"id": "apple_1", "label": "apple", "at": "table"},
+        ],
+    }
+)
 VOCABULARY: Vocabulary = vocabulary_of(_WORLD)
 WHITELIST: frozenset[Skill] = frozenset(
     skill
@@ -102,8 +106,24 @@ HOSTILE_LINES = [
 ]
 SCENE_NAMES = [*VOCABULARY.objects, *VOCABULARY.locations, "hand"]
 OTHER_NAMES = ["pepsi", "user", "drawers", "__class__", "", " ", "COKE", "far_counter", "coke\x00", "ｃｏｋｅ"]
-FUNCTION_NAMES = [*VOCABULARY.functions, "holding", "near", "robot_at", "at", "range", "eval", "exec", "open",
-                  "__import__", "print", "getattr", "compile", "_assert_", "os.system", "find.__call__"]
+FUNCTION_NAMES = [
+    *VOCABULARY.functions,
+    "holding",
+    "near",
+    "robot_at",
+    "at",
+    "range",
+    "eval",
+    "exec",
+    "open",
+    "__import__",
+    "print",
+    "getattr",
+    "compile",
+    "_assert_",
+    "os.system",
+    "find.__call__",
+]
 
 
 @contextmanager
@@ -122,6 +142,7 @@ def nothing_may_run() -> Iterator[list[Any]]:
         def call(*args: Any, **kwargs: Any) -> Any:
             violations.append((name, args))
             raise AssertionError(f"{name}() called while validating or interpreting a program")
+
         return call
 
     builtins.compile = guarded_compile  # type: ignore[assignment]
@@ -160,20 +181,34 @@ def quoted(names: list[str]) -> st.SearchStrategy[str]:
 
 
 ARGUMENTS = st.one_of(
-    quoted(SCENE_NAMES), quoted(OTHER_NAMES), st.sampled_from(["coke", "far_counter", "__class__", "objects"]),
+    quoted(SCENE_NAMES),
+    quoted(OTHER_NAMES),
+    st.sampled_from(["coke", "far_counter", "__class__", "objects"]),
     st.text(max_size=12).map(repr),
 )
-VALID_CALLS = st.sampled_from(sorted(
-    f"{function.name}({'' if argument is None else repr(argument)})"
-    for function in VOCABULARY.functions.values()
-    for argument in function.skills
-    if argument is None or argument in VOCABULARY.objects or argument in VOCABULARY.locations
-))
-RANDOM_CALLS = st.builds(lambda name, args: f"{name}({', '.join(args)})", st.sampled_from(FUNCTION_NAMES),
-                         st.lists(ARGUMENTS, max_size=3))
+VALID_CALLS = st.sampled_from(
+    sorted(
+        f"{function.name}({'' if argument is None else repr(argument)})"
+        for function in VOCABULARY.functions.values()
+        for argument in function.skills
+        if argument is None or argument in VOCABULARY.objects or argument in VOCABULARY.locations
+    )
+)
+RANDOM_CALLS = st.builds(
+    lambda name, args: f"{name}({', '.join(args)})", st.sampled_from(FUNCTION_NAMES), st.lists(ARGUMENTS, max_size=3)
+)
 CALLS = st.one_of(VALID_CALLS, VALID_CALLS, VALID_CALLS, RANDOM_CALLS)
-VALID_CHECKS = st.sampled_from(["holding('coke')", "near('apple')", "'coke' in 'hand'", "'apple' not in 'table'",
-                                "robot_at('table')", "at('coke', 'user')", "not near('coke')"])
+VALID_CHECKS = st.sampled_from(
+    [
+        "holding('coke')",
+        "near('apple')",
+        "'coke' in 'hand'",
+        "'apple' not in 'table'",
+        "robot_at('table')",
+        "at('coke', 'user')",
+        "not near('coke')",
+    ]
+)
 CHECKS = st.one_of(
     VALID_CHECKS,
     VALID_CHECKS,
@@ -182,8 +217,11 @@ CHECKS = st.one_of(
     st.builds(lambda a, b: f"{a} not in {b}", ARGUMENTS, ARGUMENTS),
     RANDOM_CALLS.map(lambda call: f"not {call}"),
 )
-REPEATS = st.one_of(st.integers(1, 5).map(str), st.integers(-2, 8).map(str),
-                    st.sampled_from(["10**9", "True", "1.5", "x", "'3'", "3, 4", "n"]))
+REPEATS = st.one_of(
+    st.integers(1, 5).map(str),
+    st.integers(-2, 8).map(str),
+    st.sampled_from(["10**9", "True", "1.5", "x", "'3'", "3, 4", "n"]),
+)
 
 
 @st.composite
@@ -239,8 +277,9 @@ def test_generated_statement_mixes(lines: list[str], verdicts: random.Random) ->
 
 
 @FUZZ
-@given(st.lists(st.sampled_from(HOSTILE_LINES), min_size=1, max_size=5), statements(),
-       st.randoms(use_true_random=False))
+@given(
+    st.lists(st.sampled_from(HOSTILE_LINES), min_size=1, max_size=5), statements(), st.randoms(use_true_random=False)
+)
 def test_hostile_lines_among_valid_steps_reject_the_program(
     hostile: list[str], lines: list[str], verdicts: random.Random
 ) -> None:
@@ -251,8 +290,11 @@ def test_hostile_lines_among_valid_steps_reject_the_program(
 
 
 @FUZZ
-@given(st.integers(1, 400), st.sampled_from(["(", "[", "not ", "-", "find(", "    for _ in range(2):\n"]),
-       st.randoms(use_true_random=False))
+@given(
+    st.integers(1, 400),
+    st.sampled_from(["(", "[", "not ", "-", "find(", "    for _ in range(2):\n"]),
+    st.randoms(use_true_random=False),
+)
 def test_deep_nesting(depth: int, opener: str, verdicts: random.Random) -> None:
     closer = {"(": ")", "[": "]", "find(": ")"}.get(opener, "")
     nested = opener * depth + "'coke'" + closer * depth
@@ -282,8 +324,11 @@ class RecordingEnvironment(SimulatedEnvironment):
 
 
 @FUZZ
-@given(st.one_of(statements().map(lambda lines: "\n" + "\n".join(lines)), st.text(max_size=300)),
-       st.sampled_from(CHECKERS), st.randoms(use_true_random=False))
+@given(
+    st.one_of(statements().map(lambda lines: "\n" + "\n".join(lines)), st.text(max_size=300)),
+    st.sampled_from(CHECKERS),
+    st.randoms(use_true_random=False),
+)
 def test_completions_through_the_planner_dispatch_only_whitelisted_skills(
     completion: str, assert_check: str, answers: random.Random
 ) -> None:

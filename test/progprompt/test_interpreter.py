@@ -34,8 +34,10 @@ def test_calls_come_in_order_and_held_asserts_skip_their_recovery(vocabulary: Vo
 
 
 def test_a_failed_assert_runs_every_recovery_step_then_the_program_goes_on(vocabulary: Vocabulary) -> None:
-    text = ("def t():\n    assert('coke' in 'hand')\n        else: find('coke')\n        else: pick_up('coke')\n"
-            "    bring_it_to_you()\n")
+    text = (
+        "def t():\n    assert('coke' in 'hand')\n        else: find('coke')\n        else: pick_up('coke')\n"
+        "    bring_it_to_you()\n"
+    )
     calls, end, _ = run_all(text, vocabulary, {"holding(coke)": [False]})
     assert calls == ["find('coke')", "pick_up('coke')", "bring_it_to_you()"]
     assert end.halted is None
@@ -52,7 +54,9 @@ def test_checks_decided_on_the_way_are_reported_with_the_next_call(vocabulary: V
 
 
 def test_loops_repeat_their_body_and_recheck_asserts_each_time(vocabulary: Vocabulary) -> None:
-    text = "def t():\n    for _ in range(3):\n        assert near('apple') else: find('apple')\n        go_to('table')\n"
+    text = (
+        "def t():\n    for _ in range(3):\n        assert near('apple') else: find('apple')\n        go_to('table')\n"
+    )
     calls, _, decided = run_all(text, vocabulary, {"near(apple)": [False, True, False]})
     assert calls == ["find('apple')", "go_to('table')", "go_to('table')", "find('apple')", "go_to('table')"]
     assert decided == ["near(apple)"] * 3
@@ -70,9 +74,12 @@ def test_a_failed_assert_without_recovery_halts_for_good(vocabulary: Vocabulary)
 
 
 def test_the_checks_on_the_way_to_one_call_are_bounded_and_the_budget_starts_again_after_each_call(
-        vocabulary: Vocabulary) -> None:
-    text = ("def t():\n    for _ in range(3):\n        assert near('apple')\n    find('coke')\n"
-            "    for _ in range(4):\n        assert near('coke')\n    find('apple')\n")
+    vocabulary: Vocabulary,
+) -> None:
+    text = (
+        "def t():\n    for _ in range(3):\n        assert near('apple')\n    find('coke')\n"
+        "    for _ in range(4):\n        assert near('coke')\n    find('apple')\n"
+    )
     run = ProgramRun(parse_program(text, vocabulary), max_checks=3)
     decided: list[str] = []
 
@@ -84,6 +91,8 @@ def test_the_checks_on_the_way_to_one_call_are_bounded_and_the_budget_starts_aga
     assert first.call is not None and first.call.text == "find('coke')" and len(first.checks) == 3
     second = run.advance(judge)
     assert second.call is None and len(second.checks) == 3 and decided == ["near(apple)"] * 3 + ["near(coke)"] * 3
-    assert second.halted == ("line 6: more than 3 checks without a skill call (option max_checks_per_step of "
-                             "config/planners.yaml's progprompt section)")
+    assert second.halted == (
+        "line 6: more than 3 checks without a skill call (option max_checks_per_step of "
+        "config/planners.yaml's progprompt section)"
+    )
     assert run.advance(judge) is second and len(decided) == 6  # halted for good, nothing more decided

@@ -6,7 +6,6 @@ import pytest
 
 from kitchen_domain import Kitchen, World
 from kitchen_domain.episodes import Episode, parse_episodes
-from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.evaluation.metrics import (
     PlanMetrics,
     executability,
@@ -14,6 +13,7 @@ from llm_planner_ros.evaluation.metrics import (
     plan_metrics,
     plan_success,
 )
+from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
 S, F, K = StepStatus.SUCCEEDED, StepStatus.FAILED, StepStatus.SKIPPED
@@ -23,13 +23,21 @@ S, F, K = StepStatus.SUCCEEDED, StepStatus.FAILED, StepStatus.SKIPPED
 def episode(kitchen: Kitchen) -> Episode:
     document = {
         "world": "saycan_kitchen",
-        "episodes": [{
-            "id": "coke", "family": "test", "instruction": "bring me a coke",
-            "initial": {"robot": {"at": "table", "holding": None},
-                        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"},
-                                    {"id": "apple_1", "label": "apple", "at": "table"}]},
-            "goal": {"all": [{"at": {"label": "coke", "location": "user"}}, {"holding": None}]},
-        }],
+        "episodes": [
+            {
+                "id": "coke",
+                "family": "test",
+                "instruction": "bring me a coke",
+                "initial": {
+                    "robot": {"at": "table", "holding": None},
+                    "objects": [
+                        {"id": "coke_1", "label": "coke", "at": "far counter"},
+                        {"id": "apple_1", "label": "apple", "at": "table"},
+                    ],
+                },
+                "goal": {"all": [{"at": {"label": "coke", "location": "user"}}, {"holding": None}]},
+            }
+        ],
     }
     return parse_episodes(document, kitchen, "test").episodes[0]
 
@@ -47,8 +55,14 @@ def replayed(episode: Episode, kitchen: Kitchen, result: PlanResult) -> World:
     return world
 
 
-FETCH = [("find a coke", S), ("pick up the coke", F), ("pick up the coke", S), ("bring it to you", S),
-         ("put down the coke", S), ("done", S)]
+FETCH = [
+    ("find a coke", S),
+    ("pick up the coke", F),
+    ("pick up the coke", S),
+    ("bring it to you", S),
+    ("put down the coke", S),
+    ("done", S),
+]
 
 
 def test_a_successful_plan_with_an_injected_failure_scores_full_marks(episode: Episode, kitchen: Kitchen) -> None:
@@ -63,8 +77,14 @@ def test_steps_whose_preconditions_did_not_hold_lower_exec(episode: Episode, kit
     world = episode.world(kitchen)
     # picking the coke at the table (it is on the far counter) and putting down what is not held cannot run;
     # the skipped find is executable, the skipped put-down is not.
-    steps = [("pick up the coke", F), ("find a coke", K), ("put down the apple", K), ("find a coke", S),
-             ("pick up the coke", S), ("done", S)]
+    steps = [
+        ("pick up the coke", F),
+        ("find a coke", K),
+        ("put down the apple", K),
+        ("find a coke", S),
+        ("pick up the coke", S),
+        ("done", S),
+    ]
     result = plan(world, steps)
     assert executability(result, episode, replayed(episode, kitchen, result)) == pytest.approx(3 / 5)
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain import Kitchen, World
 from kitchen_domain.failures import FailureInjector
@@ -18,7 +19,6 @@ from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgP
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
-from world_builders import MakeWorld
 from .scripted_model import ScriptedModel
 
 EXAMPLES = load_examples(Path(__file__).resolve().parents[2] / "config" / "progprompt_examples.yaml")
@@ -51,8 +51,13 @@ class FailFirstAttempt(FailureInjector):
 Planned = tuple[PlanResult, ProgPromptPlanner, ScriptedModel, SimulatedEnvironment]
 
 
-def plan(completion: str, world: World, assert_check: str = "rules", failures: FailureInjector | None = None,
-         answer: Callable[[str], bool] = lambda _prompt: True) -> Planned:
+def plan(
+    completion: str,
+    world: World,
+    assert_check: str = "rules",
+    failures: FailureInjector | None = None,
+    answer: Callable[[str], bool] = lambda _prompt: True,
+) -> Planned:
     model = ScriptedModel(completion, answer)
     planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(assert_check=assert_check))
     env = SimulatedEnvironment(world, failures=failures)
@@ -71,8 +76,14 @@ def world(make_world: MakeWorld) -> World:
 def test_an_infeasible_step_is_skipped_and_the_assert_recovers(world: World) -> None:
     result, planner, model, env = plan(RECOVERING, world)
     S = StepStatus.SUCCEEDED
-    assert steps(result) == [("pick up the coke", StepStatus.SKIPPED), ("find a coke", S), ("pick up the coke", S),
-                             ("bring it to you", S), ("put down the coke", S), ("done", S)]
+    assert steps(result) == [
+        ("pick up the coke", StepStatus.SKIPPED),
+        ("find a coke", S),
+        ("pick up the coke", S),
+        ("bring it to you", S),
+        ("put down the coke", S),
+        ("done", S),
+    ]
     assert result.reason == EndReason.DONE
     assert [(obj.id, obj.at) for obj in env.world.objects if obj.label == "coke"] == [("coke_1", "user")]
     skipped = result.steps[0]
@@ -89,8 +100,10 @@ def test_the_prompt_lists_the_scenes_objects_and_ends_with_the_task_header(world
 
 
 def test_a_failed_step_is_recovered_by_the_programs_assert(world: World) -> None:
-    program = ("\n    find('coke')\n    pick_up('coke')\n    assert holding('coke') else: pick_up('coke')\n"
-               "    bring_it_to_you()\n")
+    program = (
+        "\n    find('coke')\n    pick_up('coke')\n    assert holding('coke') else: pick_up('coke')\n"
+        "    bring_it_to_you()\n"
+    )
     result, _, _, env = plan(program, world, failures=FailFirstAttempt("pick up the coke"))
     statuses = [status for _, status in steps(result)]
     assert statuses[:3] == [StepStatus.SUCCEEDED, StepStatus.FAILED, StepStatus.SUCCEEDED]
@@ -100,9 +113,11 @@ def test_a_failed_step_is_recovered_by_the_programs_assert(world: World) -> None
 def test_a_rejected_program_dispatches_nothing_and_names_the_line(world: World) -> None:
     result, planner, _, env = plan("\n    find('coke')\n    import os\n    os.system('ls')\n", world)
     assert result.reason == EndReason.NO_CANDIDATE and result.steps == []
-    assert result.message == ("the generated program was rejected: line 3: imports are not allowed: the skills are "
-                              "already imported; line 4: attribute access is not allowed: call the imported skills "
-                              "by name, e.g. find('coke')")
+    assert result.message == (
+        "the generated program was rejected: line 3: imports are not allowed: the skills are "
+        "already imported; line 4: attribute access is not allowed: call the imported skills "
+        "by name, e.g. find('coke')"
+    )
     assert env.world.robot_at == "table" and planner.program is None
     assert planner.program_text.startswith("def bring_me_a_coke():\n    find('coke')\n    import os")
 
@@ -133,8 +148,10 @@ ASSERT_LOOP = """
 def test_a_loop_of_asserts_halts_at_the_check_budget_before_any_call(world: World) -> None:
     result, _, model, _ = plan(ASSERT_LOOP, world, assert_check="llm")
     assert result.reason == EndReason.NO_CANDIDATE and result.steps == []
-    assert result.message == ("the program stopped: line 5: more than 50 checks without a skill call (option "
-                              "max_checks_per_step of config/planners.yaml's progprompt section)")
+    assert result.message == (
+        "the program stopped: line 5: more than 50 checks without a skill call (option "
+        "max_checks_per_step of config/planners.yaml's progprompt section)"
+    )
     assert len(model.score_prompts) == 50
     model = ScriptedModel(ASSERT_LOOP)
     planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(max_checks_per_step=125))
@@ -152,16 +169,21 @@ def test_done_in_the_program_ends_the_plan_there(world: World) -> None:
 
 def test_llm_checked_asserts_ask_the_model_with_the_state_facts(world: World) -> None:
     # The model (wrongly) says the robot is not near the coke after finding it: the recovery runs anyway.
-    program = ("\n    find('coke')\n    assert(near('coke')) else: find('apple')\n"
-               "    assert not holding('coke') else: done()\n")
-    result, _, model, _ = plan(program, world, assert_check="llm",
-                               answer=lambda prompt: "close to" not in prompt.split("\n\n")[-1])
+    program = (
+        "\n    find('coke')\n    assert(near('coke')) else: find('apple')\n"
+        "    assert not holding('coke') else: done()\n"
+    )
+    result, _, model, _ = plan(
+        program, world, assert_check="llm", answer=lambda prompt: "close to" not in prompt.split("\n\n")[-1]
+    )
     assert steps(result)[:2] == [("find a coke", StepStatus.SUCCEEDED), ("find an apple", StepStatus.SUCCEEDED)]
     # `not holding` asks the positive question; the model says yes, so the `not` fails and done() runs.
     assert steps(result)[-1] == ("done", StepStatus.SUCCEEDED) and len(result.steps) == 3
     asked = model.score_prompts[0].split("\n\n")
-    assert asked[-1] == ("State: the robot is at the far counter. the robot's hand is empty. "
-                         "a coke is at the far counter.\nQuestion: Is the robot close to a coke?\nAnswer:")
+    assert asked[-1] == (
+        "State: the robot is at the far counter. the robot's hand is empty. "
+        "a coke is at the far counter.\nQuestion: Is the robot close to a coke?\nAnswer:"
+    )
     assert asked[0].startswith("State: the robot is at the table") and asked[0].endswith("Answer: Yes")
     assert len(asked) == len(EXAMPLES.feedback) + 1
     assert model.score_prompts[1].endswith("Question: Is the robot holding a coke?\nAnswer:")
@@ -177,13 +199,18 @@ def test_reset_starts_a_new_program(world: World, make_world: MakeWorld) -> None
 
 def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen) -> None:
     options = load_planner_options()
-    resources = PlannerResources(ScriptedModel(""), kitchen, embedder_factory=lambda: pytest.fail("no embedder needed"),
-                                 options=options)
+    resources = PlannerResources(
+        ScriptedModel(""), kitchen, embedder_factory=lambda: pytest.fail("no embedder needed"), options=options
+    )
     planner = build_planner("progprompt", resources)
     assert isinstance(planner, ProgPromptPlanner) and planner.name == "progprompt"
     assert planner.options == ProgPromptOptions()  # the shipped section spells out the defaults
-    bad = PlannerResources(ScriptedModel(""), kitchen, lambda: None,  # type: ignore[arg-type,return-value]
-                           {"progprompt": {"limits": {"max_loops": 2}}})
+    bad = PlannerResources(
+        ScriptedModel(""),
+        kitchen,
+        lambda: None,  # type: ignore[arg-type,return-value]
+        {"progprompt": {"limits": {"max_loops": 2}}},
+    )
     with pytest.raises(ValueError, match="unknown progprompt option\\(s\\) limits.max_loops"):
         build_planner("progprompt", bad)
     with pytest.raises(ValueError, match="unknown assert_check 'vision'"):
@@ -193,7 +220,11 @@ def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen
 def test_build_refuses_example_programs_the_validator_rejects(kitchen: Kitchen, tmp_path: Path) -> None:
     examples = tmp_path / "examples.yaml"
     examples.write_text("programs:\n  - instruction: bring a coke\n    body: |\n      find('coke')\n      import os\n")
-    resources = PlannerResources(ScriptedModel(""), kitchen, lambda: None,  # type: ignore[arg-type,return-value]
-                                 {"progprompt": {"examples_file": str(examples)}})
+    resources = PlannerResources(
+        ScriptedModel(""),
+        kitchen,
+        lambda: None,  # type: ignore[arg-type,return-value]
+        {"progprompt": {"examples_file": str(examples)}},
+    )
     with pytest.raises(ExamplesFileError, match="programs\\[0\\].body: line 3: imports are not allowed"):
         build_planner("progprompt", resources)

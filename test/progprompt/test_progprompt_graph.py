@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
-
-from llm_planner_interfaces.msg import PlanStep
 from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
 from ros_harness import RosGraph
+
+from llm_planner_interfaces.msg import PlanStep
 
 from .scripted_model import ScriptedModel
 
@@ -26,7 +26,10 @@ pytestmark = [pytest.mark.graph, pytest.mark.model]
 INSTRUCTION = "Bring me the coke, please."
 INITIAL = {
     "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}, {"id": "apple_1", "label": "apple", "at": "table"}],
+    "objects": [
+        {"id": "coke_1", "label": "coke", "at": "far counter"},
+        {"id": "apple_1", "label": "apple", "at": "table"},
+    ],
 }
 # Picks before finding: infeasible at the table, so the step is skipped and the assert recovers.
 PROGRAM = """
@@ -52,8 +55,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory, recording: Path) -> Iterator[RosGraph]:
-    with replaying_sim_graph(tmp_path_factory.mktemp("work"), recording, "progprompt", INSTRUCTION, INITIAL, GOAL,
-                             time_scale=0.0) as graph:
+    with replaying_sim_graph(
+        tmp_path_factory.mktemp("work"), recording, "progprompt", INSTRUCTION, INITIAL, GOAL, time_scale=0.0
+    ) as graph:
         yield graph
 
 

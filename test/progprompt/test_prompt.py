@@ -6,14 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain import World
 from kitchen_domain.skill import Skill
 from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load_examples, task_function_name
 from llm_planner_ros.planning.progprompt.prompt import program_text, render_prompt
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, VocabularyError, skill_functions
-
-from world_builders import MakeWorld
 
 from .conftest import vocabulary_of
 
@@ -23,7 +22,12 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "config" / "progprompt_examples
 def test_skill_functions_are_derived_from_the_skill_texts(coke_world: World) -> None:
     functions = vocabulary_of(coke_world).functions
     assert {name: f.parameter for name, f in functions.items()} == {
-        "find": "obj", "pick_up": "obj", "put_down": "obj", "go_to": "location", "bring_it_to_you": None, "done": None,
+        "find": "obj",
+        "pick_up": "obj",
+        "put_down": "obj",
+        "go_to": "location",
+        "bring_it_to_you": None,
+        "done": None,
     }
     assert functions["find"].skills["energy bar"].text == "find an energy bar"
     assert set(functions["go_to"].skills) == {"close counter", "far counter", "table", "trash can"}
@@ -48,8 +52,9 @@ def test_skills_that_would_share_a_call_are_refused() -> None:
 def test_the_prompt_has_imports_scene_names_examples_and_the_task_header_last(vocabulary: Vocabulary) -> None:
     prompt = render_prompt(load_examples(EXAMPLES), vocabulary, "Bring me a coke, please!")
     lines = prompt.split("\n")
-    assert lines[0] == ("from actions import find <obj>, pick_up <obj>, put_down <obj>, go_to <location>, "
-                        "bring_it_to_you, done")
+    assert lines[0] == (
+        "from actions import find <obj>, pick_up <obj>, put_down <obj>, go_to <location>, bring_it_to_you, done"
+    )
     assert "objects = ['apple', 'coke', 'sponge']" in lines
     assert "locations = ['close counter', 'far counter', 'table', 'trash can', 'user']" in lines
     assert "def bring_me_the_sponge():" in lines and "    assert(near('sponge')) else: find('sponge')" in lines
@@ -73,10 +78,16 @@ def test_the_program_is_the_header_and_the_completions_indented_lines() -> None:
 
 def test_a_broken_examples_file_names_each_problem(tmp_path: Path) -> None:
     path = tmp_path / "examples.yaml"
-    path.write_text("programs:\n  - instruction: ''\n    body: find('coke')\n    extra: 1\n"
-                    "state_feedback:\n  - facts: []\n    question: q\n    answer: maybe\n")
+    path.write_text(
+        "programs:\n  - instruction: ''\n    body: find('coke')\n    extra: 1\n"
+        "state_feedback:\n  - facts: []\n    question: q\n    answer: maybe\n"
+    )
     with pytest.raises(ExamplesFileError) as raised:
         load_examples(path)
     fields = [problem.field for problem in raised.value.problems]
-    assert fields == ["programs[0].extra", "programs[0].instruction",
-                      "state_feedback[0].facts", "state_feedback[0].answer"]
+    assert fields == [
+        "programs[0].extra",
+        "programs[0].instruction",
+        "state_feedback[0].facts",
+        "state_feedback[0].answer",
+    ]

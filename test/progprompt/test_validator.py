@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from world_builders import MakeWorld
 
 from kitchen_domain import Kitchen, World
 from kitchen_domain.conditions import At, Holding, Not, RobotAt
@@ -14,8 +15,6 @@ from llm_planner_ros.planning.progprompt.examples import check_example_programs,
 from llm_planner_ros.planning.progprompt.program import Check, Near, Repeat, SkillCall
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
-
-from world_builders import MakeWorld
 
 from .conftest import vocabulary_of
 
@@ -149,13 +148,16 @@ def test_the_program_must_be_one_function_without_parameters(vocabulary: Vocabul
 def test_limits_bound_repeats_nesting_line_length_and_size(vocabulary: Vocabulary) -> None:
     limits = ProgramLimits(max_repeat=3, max_depth=2, max_line_length=40, max_lines=6)
     assert "range(4) is out of bounds" in rejection(body("for _ in range(4): find('coke')"), vocabulary, limits)
-    nested = body("for _ in range(2):", "    for _ in range(2):", "        for _ in range(2):",
-                  "            find('coke')")
+    nested = body(
+        "for _ in range(2):", "    for _ in range(2):", "        for _ in range(2):", "            find('coke')"
+    )
     assert "line 4: loops and recovery blocks nest deeper than 2 levels" in rejection(nested, vocabulary, limits)
-    deep_recovery = body("for _ in range(2):", "    for _ in range(2):",
-                         "        assert near('coke') else: find('coke')")
+    deep_recovery = body(
+        "for _ in range(2):", "    for _ in range(2):", "        assert near('coke') else: find('coke')"
+    )
     assert "line 4: loops and recovery blocks nest deeper" in rejection(
-        deep_recovery, vocabulary, ProgramLimits(max_depth=2))
+        deep_recovery, vocabulary, ProgramLimits(max_depth=2)
+    )
     long_line = body("find(" + "'coke'," * 5 + ")")
     assert "line 2: the line has 45 characters; the limit is 40" in rejection(long_line, vocabulary, limits)
     too_many = body(*["find('coke')"] * 6)

@@ -28,7 +28,9 @@ def make_world(kitchen: Kitchen) -> MakeWorld:
     def make(robot_at: str, holding: str | None = None, drawer: bool | None = None, **objects: str) -> World:
         initial: dict[str, Any] = {
             "robot": {"at": robot_at, "holding": holding},
-            "objects": [{"id": i, "label": i.rsplit("_", 1)[0].replace("_", " "), "at": at} for i, at in objects.items()],
+            "objects": [
+                {"id": i, "label": i.rsplit("_", 1)[0].replace("_", " "), "at": at} for i, at in objects.items()
+            ],
         }
         if drawer is not None:
             initial["drawer"] = {"open": drawer}

@@ -48,8 +48,16 @@ class PreferringModel(LanguageModel):
         ranks = [self.preferred.index(c) if c in self.preferred else len(self.preferred) + 5 for c in completions]
         return ScoreResult.from_token_log_probs([[-0.5 * rank - 0.1] for rank in ranks], per_token)
 
-    def generate(self, prompt: str, n: int = 1, max_tokens: int = 64, temperature: float = 0.0, top_p: float = 1.0,
-                 stop: Sequence[str] = (), logit_bias: Mapping[str, float] | None = None) -> GenerationResult:
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
         raise NotImplementedError("SayCan's scoring tests never generate")
 
 
@@ -59,8 +67,15 @@ def tiny_llama(layers: int = 3, vocab: int = 300) -> Any:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
-    config = LlamaConfig(vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=128)
+    config = LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=128,
+    )
     return LlamaForCausalLM(config).eval()
 
 

@@ -12,12 +12,21 @@ from kitchen_domain.episodes import load_episodes
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.oracle import shortest_plan
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
-from llm_planner_ros.training.saycan_bank import generate_examples, normalized
 from llm_planner_ros.planning.saycan.scene import describe_scene
+from llm_planner_ros.training.saycan_bank import generate_examples, normalized
 from llm_planner_ros.training.saycan_tasks import TaskWriter, load_lexicon
 
-FAMILIES = {"nl_single_primitive", "nl_nouns", "nl_verbs", "structured_language", "embodiment", "crowd_sourced",
-            "long_horizon", "drawer", "multilingual"}
+FAMILIES = {
+    "nl_single_primitive",
+    "nl_nouns",
+    "nl_verbs",
+    "structured_language",
+    "embodiment",
+    "crowd_sourced",
+    "long_horizon",
+    "drawer",
+    "multilingual",
+}
 
 
 def _replays(example: PlanExample, kitchen: Kitchen) -> bool:
@@ -35,8 +44,9 @@ def test_generated_examples_are_shortest_plans_that_reach_their_goals(kitchen: K
     assert len(examples) == 80
     for example in examples:
         assert _replays(example, kitchen), example
-        optimal = shortest_plan(kitchen.world(example.initial), condition_from_yaml(example.goal, kitchen.config),
-                                max_depth=40)
+        optimal = shortest_plan(
+            kitchen.world(example.initial), condition_from_yaml(example.goal, kitchen.config), max_depth=40
+        )
         assert optimal is not None and len(optimal) == len(example.steps), example.id
 
 
@@ -68,10 +78,12 @@ def test_the_shipped_bank_replays_and_covers_every_family(shipped: list[PlanExam
         assert _replays(example, kitchen), example.id
 
 
-def test_the_shipped_bank_holds_no_dev_suite_instruction(shipped: list[PlanExample], kitchen: Kitchen,
-                                                         repo_root: Path) -> None:
-    dev = {normalized(episode.instruction)
-           for episode in load_episodes(repo_root / "benchmarks/kitchen/dev.yaml", kitchen)}
+def test_the_shipped_bank_holds_no_dev_suite_instruction(
+    shipped: list[PlanExample], kitchen: Kitchen, repo_root: Path
+) -> None:
+    dev = {
+        normalized(episode.instruction) for episode in load_episodes(repo_root / "benchmarks/kitchen/dev.yaml", kitchen)
+    }
     assert not dev & {normalized(example.instruction) for example in shipped}
 
 
@@ -112,7 +124,7 @@ def test_polite_wrappers_go_around_commands_only(kitchen: Kitchen) -> None:
             opening = next((o for o in openings if text.startswith(o)), None)
             if opening is not None:
                 wrapped += 1
-                assert not text[len(opening):].startswith(statements), task.instruction
+                assert not text[len(opening) :].startswith(statements), task.instruction
     assert wrapped > 200
 
 
@@ -130,8 +142,9 @@ def test_exclusion_requests_are_solved_with_an_allowed_member(kitchen: Kitchen) 
         allowed, ruled_out = (part["at"]["label"] for part in (task.goal["all"][0], task.goal["all"][1]["not"]))
         ruled_out = {ruled_out} if isinstance(ruled_out, str) else set(ruled_out)
         assert any(obj.label in ruled_out for obj in task.initial.objects), task.instruction
-        plan = shortest_plan(kitchen.world(task.initial.to_initial()), condition_from_yaml(task.goal, kitchen.config),
-                             max_depth=40)
+        plan = shortest_plan(
+            kitchen.world(task.initial.to_initial()), condition_from_yaml(task.goal, kitchen.config), max_depth=40
+        )
         assert plan is not None
         picked = {skill.text.removeprefix("pick up the ") for skill in plan if skill.text.startswith("pick up")}
         assert picked and not picked & ruled_out, (task.instruction, picked)

@@ -76,8 +76,11 @@ def test_a_saved_adapter_resumes_training_where_it_stopped(tmp_path: Path) -> No
     load_adapter_into(attach(resumed, spec, seed=5), path, spec)
     assert torch.allclose(_logits(resumed), _logits(trained), atol=1e-5)
     with pytest.raises(ValueError, match="--rank and --alpha"):
-        load_adapter_into(attach(tiny_llama(), AdapterSpec(layers=(1,), modules=("q_proj", "up_proj"), rank=2)), path,
-                          AdapterSpec(layers=(1,), modules=("q_proj", "up_proj"), rank=2))
+        load_adapter_into(
+            attach(tiny_llama(), AdapterSpec(layers=(1,), modules=("q_proj", "up_proj"), rank=2)),
+            path,
+            AdapterSpec(layers=(1,), modules=("q_proj", "up_proj"), rank=2),
+        )
     wider = AdapterSpec(layers=(1, 2), modules=("q_proj", "up_proj"), rank=4, alpha=8.0)
     with pytest.raises(ValueError, match="--layers and --modules"):
         load_adapter_into(attach(tiny_llama(), wider), path, wider)

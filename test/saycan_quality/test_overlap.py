@@ -20,8 +20,10 @@ def test_words_ignore_case_and_punctuation_but_keep_contractions() -> None:
 
 
 def test_each_episode_gets_its_most_similar_training_request() -> None:
-    found = nearest_requests([("a", "verbs", "Bring me the sponge."), ("b", "long", "Swap the apple and the tea.")],
-                             ["Bring me the kitchen sponge.", "Throw away the tea.", "Swap the tea and the coke."])
+    found = nearest_requests(
+        [("a", "verbs", "Bring me the sponge."), ("b", "long", "Swap the apple and the tea.")],
+        ["Bring me the kitchen sponge.", "Throw away the tea.", "Swap the tea and the coke."],
+    )
     assert [item.nearest for item in found] == ["Bring me the kitchen sponge.", "Swap the tea and the coke."]
     assert found[0].similarity == pytest.approx(4 / 5)
     assert found[1].similarity == pytest.approx(4 / 6)
@@ -32,8 +34,9 @@ def test_an_empty_bank_is_refused() -> None:
         nearest_requests([("a", "verbs", "Bring me the sponge.")], [])
 
 
-def test_the_command_counts_close_requests_per_family(tmp_path: Path, kitchen: Kitchen,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_counts_close_requests_per_family(
+    tmp_path: Path, kitchen: Kitchen, capsys: pytest.CaptureFixture[str]
+) -> None:
     bank = tmp_path / "bank.jsonl"
     save_bank(generate_examples(kitchen, 200, seed=1), bank)
     assert main(["--bank", str(bank), "--threshold", "0.0"]) == 0

@@ -15,15 +15,24 @@ def _example(instruction: str) -> PlanExample:
     return PlanExample(instruction, "test", "test", instruction, "Scene: ...", ("done",), {}, {})
 
 
-BANK = [_example(text) for text in (
-    "bring me a coke", "throw away the sponge", "put the apple on the table", "bring me the apple",
-    "go to the trash can")]
+BANK = [
+    _example(text)
+    for text in (
+        "bring me a coke",
+        "throw away the sponge",
+        "put the apple on the table",
+        "bring me the apple",
+        "go to the trash can",
+    )
+]
 
 
 def test_nearest_examples_come_most_similar_first(tmp_path: Path) -> None:
     retriever = ExampleRetriever(BANK, WordEmbedder(), tmp_path / "vectors.npz")
     assert [e.instruction for e in retriever.nearest("please bring me an apple", 2)] == [
-        "bring me the apple", "bring me a coke"]
+        "bring me the apple",
+        "bring me a coke",
+    ]
     assert [e.instruction for e in retriever.nearest("throw away the coke", 1)] == ["throw away the sponge"]
     assert len(retriever.nearest("anything", 50)) == len(BANK)
     queries = ["please bring me an apple", "throw away the coke"]

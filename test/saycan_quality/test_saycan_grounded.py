@@ -11,8 +11,8 @@ from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import config_file
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources
-from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner, build
 from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner, build
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
@@ -36,13 +36,24 @@ def test_the_scene_line_is_the_state_the_instruction_started_in(make_world: Make
 
 
 def test_retrieved_examples_replace_the_file_examples_most_similar_last(make_world: MakeWorld, tmp_path: Path) -> None:
-    bank = [PlanExample(str(i), "k", "f", text, f"Scene: scene {i}.", (step, "done"), {}, {})
-            for i, (text, step) in enumerate([("bring me the pepsi", "find a pepsi"), ("go to the table", "go to the table"),
-                                              ("bring me a coke", "find a coke")])]
+    bank = [
+        PlanExample(str(i), "k", "f", text, f"Scene: scene {i}.", (step, "done"), {}, {})
+        for i, (text, step) in enumerate(
+            [
+                ("bring me the pepsi", "find a pepsi"),
+                ("go to the table", "go to the table"),
+                ("bring me a coke", "find a coke"),
+            ]
+        )
+    ]
     retriever = ExampleRetriever(bank, WordEmbedder(), tmp_path / "v.npz")
     model = PreferringModel(["done"])
-    planner = SayCanPlanner(model, GROUNDED, SayCanOptions(scene_context=True, examples="retrieved", retrieved_examples=2),
-                            retriever=retriever)
+    planner = SayCanPlanner(
+        model,
+        GROUNDED,
+        SayCanOptions(scene_context=True, examples="retrieved", retrieved_examples=2),
+        retriever=retriever,
+    )
     run_plan(planner, "bring me a coke", SimulatedEnvironment(make_world("table", coke_1="far counter")), max_steps=3)
     prompt = model.prompts[0]
     assert "Human: Pick up the kettle chips." not in prompt and "go to the table" not in prompt
@@ -69,40 +80,61 @@ def test_terminate_affordance_replaces_only_done(make_world: MakeWorld) -> None:
 def test_the_revisit_cap_breaks_a_put_down_pick_up_loop(make_world: MakeWorld) -> None:
     # A model that always prefers undoing: without the cap the plan ping-pongs until the step limit.
     model = PreferringModel(["pick up the coke", "put down the coke", "bring it to you", "done"])
-    looping = run_plan(SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none")), "bring me the coke",
-                       SimulatedEnvironment(make_world("far counter", coke_1="far counter")), max_steps=8)
+    looping = run_plan(
+        SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none")),
+        "bring me the coke",
+        SimulatedEnvironment(make_world("far counter", coke_1="far counter")),
+        max_steps=8,
+    )
     assert looping.reason == EndReason.MAX_STEPS
-    capped = run_plan(SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none", avoid_revisits=True)),
-                      "bring me the coke", SimulatedEnvironment(make_world("far counter", coke_1="far counter")), max_steps=8)
+    capped = run_plan(
+        SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none", avoid_revisits=True)),
+        "bring me the coke",
+        SimulatedEnvironment(make_world("far counter", coke_1="far counter")),
+        max_steps=8,
+    )
     assert capped.skills == ["pick up the coke", "bring it to you", "put down the coke", "done"]
 
 
 def test_the_revisit_cap_lets_a_tour_come_back_to_its_start(make_world: MakeWorld) -> None:
     # Back at the start place, but having visited the table: a new state, so the return is allowed.
     model = PreferringModel(["go to the table", "bring it to you", "done"])
-    planner = SayCanPlanner(model, GROUNDED, SayCanOptions(examples="none", avoid_revisits=True, terminate_affordance=1.0))
+    planner = SayCanPlanner(
+        model, GROUNDED, SayCanOptions(examples="none", avoid_revisits=True, terminate_affordance=1.0)
+    )
     result = run_plan(planner, "visit the table and come back", SimulatedEnvironment(make_world("user")), max_steps=6)
     assert result.skills[:2] == ["go to the table", "bring it to you"]
 
 
 def test_build_reads_the_options_and_the_paper_ablation_restores_the_paper_setup(kitchen: Kitchen) -> None:
     model = PreferringModel(["done"])
-    grounded = {"prompt_file": "saycan_grounded_prompt.yaml", "scene_context": True, "examples": "none",
-                "terminate_affordance": 0.5, "avoid_revisits": True}
+    grounded = {
+        "prompt_file": "saycan_grounded_prompt.yaml",
+        "scene_context": True,
+        "examples": "none",
+        "terminate_affordance": 0.5,
+        "avoid_revisits": True,
+    }
     planner = build(PlannerResources(model, kitchen, WordEmbedder, {"saycan": grounded}))
-    assert planner.options == SayCanOptions(scene_context=True, examples="none", terminate_affordance=0.5,
-                                            avoid_revisits=True)
+    assert planner.options == SayCanOptions(
+        scene_context=True, examples="none", terminate_affordance=0.5, avoid_revisits=True
+    )
     paper = build(PlannerResources(model, kitchen, WordEmbedder, {"saycan": {**grounded, "ablation": "paper"}}))
     assert paper.options == SayCanOptions(ablation="paper")
     paper.reset("Bring me a coke.")
-    assert paper.current_prompt() == SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml")).render("Bring me a coke.")
+    assert paper.current_prompt() == SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml")).render(
+        "Bring me a coke."
+    )
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"examples": "some"}, "file, retrieved, none"),
-    ({"terminate_affordance": 1.5}, "probability"),
-    ({"retrieved_examples": 0}, "at least 1"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"examples": "some"}, "file, retrieved, none"),
+        ({"terminate_affordance": 1.5}, "probability"),
+        ({"retrieved_examples": 0}, "at least 1"),
+    ],
+)
 def test_bad_options_name_the_fix(options: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SayCanOptions(**options)  # type: ignore[arg-type]

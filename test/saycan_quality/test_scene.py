@@ -8,8 +8,9 @@ from llm_planner_ros.planning.saycan.scene import describe_scene
 
 
 def test_scene_names_robot_place_gripper_and_objects_per_place(make_world: MakeWorld) -> None:
-    world = make_world("table", holding="coke_1", coke_1="robot", apple_1="close counter", sponge_1="close counter",
-                       pepsi_1="user")
+    world = make_world(
+        "table", holding="coke_1", coke_1="robot", apple_1="close counter", sponge_1="close counter", pepsi_1="user"
+    )
     assert describe_scene(world) == (
         "Scene: robot at the table, holding the coke. close counter: apple, sponge. far counter: nothing. "
         "table: nothing. trash can: nothing. you: pepsi."

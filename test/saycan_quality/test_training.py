@@ -21,8 +21,16 @@ from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, dialog_text, encode, neighbours
 
 PROMPT = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
-EXAMPLE = PlanExample("x", "deliver", "nl_verbs", "Bring me a coke.", "Scene: robot at the table, holding nothing.",
-                      ("find a coke", "pick up the coke", "done"), {}, {})
+EXAMPLE = PlanExample(
+    "x",
+    "deliver",
+    "nl_verbs",
+    "Bring me a coke.",
+    "Scene: robot at the table, holding nothing.",
+    ("find a coke", "pick up the coke", "done"),
+    {},
+    {},
+)
 
 
 def test_the_dialog_starts_with_the_planners_first_prompt_and_marks_the_skills() -> None:
@@ -43,8 +51,11 @@ def test_only_skill_tokens_are_targets() -> None:
 
 
 def test_balanced_sampling_draws_families_evenly() -> None:
-    bank = [PlanExample(f"{family}{i}", "k", family, "x", "s", ("done",), {}, {})
-            for family, n in (("big", 100), ("small", 5), ("mid", 30)) for i in range(n)]
+    bank = [
+        PlanExample(f"{family}{i}", "k", family, "x", "s", ("done",), {}, {})
+        for family, n in (("big", 100), ("small", 5), ("mid", 30))
+        for i in range(n)
+    ]
     chosen = balanced_sample(bank, 30, random.Random(0))
     assert Counter(e.family for e in chosen) == {"big": 13, "mid": 12, "small": 5}
     assert len({e.id for e in chosen}) == 30
@@ -79,8 +90,10 @@ def encode_ids(ids: list[int], targets: list[int]):  # noqa: ANN201 (a TrainingS
 
 
 def test_each_dialog_is_shown_its_nearest_other_examples_most_similar_last(tmp_path: Path) -> None:
-    bank = [PlanExample(str(i), "k", "f", text, "Scene: s.", ("done",), {}, {}) for i, text in enumerate(
-        ["bring me a coke", "bring me the coke can", "throw away the coke", "go to the table"])]
+    bank = [
+        PlanExample(str(i), "k", "f", text, "Scene: s.", ("done",), {}, {})
+        for i, text in enumerate(["bring me a coke", "bring me the coke can", "throw away the coke", "go to the table"])
+    ]
     retriever = ExampleRetriever(bank, WordEmbedder(), tmp_path / "v.npz")
     shown = neighbours(retriever, bank[:1], 2)[0]
     assert [example.human for example in shown] == ["throw away the coke", "bring me the coke can"]
@@ -95,8 +108,24 @@ def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: 
     from llm_planner_ros.training.saycan_adapter import main
 
     first, second = tmp_path / "first.safetensors", tmp_path / "second.safetensors"
-    common = ["--examples", "4", "--validation", "2", "--layers", "1", "--rank", "2", "--alpha", "4",
-              "--batch", "2", "--lr", "1e-2", "--threads", "1"]
+    common = [
+        "--examples",
+        "4",
+        "--validation",
+        "2",
+        "--layers",
+        "1",
+        "--rank",
+        "2",
+        "--alpha",
+        "4",
+        "--batch",
+        "2",
+        "--lr",
+        "1e-2",
+        "--threads",
+        "1",
+    ]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main([*common, "--out", str(first)]) == 0

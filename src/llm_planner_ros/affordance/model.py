@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from llm_planner_ros.affordance.calibration import Calibration
 from kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE, Skill
 from kitchen_domain.world import World
+from llm_planner_ros.affordance.calibration import Calibration
 
 _NEEDS_ARGUMENT = (FIND, PICK, PLACE, GOTO)
 
@@ -44,9 +44,13 @@ class AffordanceModel:
         """p(success) of one skill in [0, 1]; raises AffordanceError for a malformed skill."""
         function = self._functions.get(skill.family)
         if function is None:
-            raise AffordanceError(f"skill {skill.text!r} has unknown family {skill.family!r}; known: {', '.join(self._functions)}")
+            raise AffordanceError(
+                f"skill {skill.text!r} has unknown family {skill.family!r}; known: {', '.join(self._functions)}"
+            )
         if skill.family in _NEEDS_ARGUMENT and len(skill.arguments) != 1:
-            raise AffordanceError(f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}")
+            raise AffordanceError(
+                f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}"
+            )
         return function(skill, world)
 
     def evaluate(self, skills: Sequence[Skill], world: World) -> list[float]:

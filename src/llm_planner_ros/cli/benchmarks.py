@@ -1,7 +1,8 @@
 """The benchmarks behind ``llm-planner bench <name>``, by name.
 
-Each benchmark is a module of ``llm_planner_ros.evaluation`` exposing ``add_arguments(parser)`` and ``run(args) -> int`` and is
-registered in ``BENCHMARKS`` (name -> module path) so the CLI imports only the one that runs.
+Each benchmark is a module of ``llm_planner_ros.evaluation`` exposing ``add_arguments(parser)`` and
+``run(args) -> int`` and is registered in ``BENCHMARKS`` (name -> module path) so the CLI imports
+only the one that runs.
 """
 
 BENCHMARKS: dict[str, str] = {

@@ -22,7 +22,6 @@ from rich.console import Console
 from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import repo_path
-
 from llm_planner_ros.bringup import SIM_GRAPH, GraphOptionError, GraphOptions, normalize_namespace
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
 from llm_planner_ros.options import parse_key_values, step_budget
@@ -40,9 +39,15 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--episode", type=Path, help="episode file: start from its initial state, judge its goal")
     demo.add_argument("--id", dest="episode_id", help="episode id within --episode")
     demo.add_argument("--plot", type=Path, help="write the decision chart (paper Figure 5) to this PNG")
-    demo.add_argument("--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)")
-    demo.add_argument("--time-scale", type=float, default=0.1,
-                      help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick)")
+    demo.add_argument(
+        "--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)"
+    )
+    demo.add_argument(
+        "--time-scale",
+        type=float,
+        default=0.1,
+        help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick)",
+    )
     _llm_argument(demo)
     _graph_arguments(demo)
     demo.set_defaults(_run=run_demo)
@@ -67,17 +72,29 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
 def _goal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner", default="", help="saycan (default) or another registered method")
     parser.add_argument("--plan-only", action="store_true", help="plan against simulated effects, dispatch nothing")
-    parser.add_argument("--max-steps", type=step_budget, default=0,
-                        help="step budget (0: the planner's default; the planner refuses more than its max_steps_limit)")
+    parser.add_argument(
+        "--max-steps",
+        type=step_budget,
+        default=0,
+        help="step budget (0: the planner's default; the planner refuses more than its max_steps_limit)",
+    )
     parser.add_argument("--json", type=Path, help="write the outcome (steps, scores, final state) as JSON")
 
 
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
     """The launch files' arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS), with the same meaning."""
-    parser.add_argument("--params-file", type=Path, help="ROS parameter YAML applied after the packaged files: "
-                        "node-name keys (planner:, sim_world_node:, ...) or /** for every node")
+    parser.add_argument(
+        "--params-file",
+        type=Path,
+        help="ROS parameter YAML applied after the packaged files: "
+        "node-name keys (planner:, sim_world_node:, ...) or /** for every node",
+    )
     _namespace_argument(parser, "push every node into this namespace (robot1: /robot1/llm_planner/execute_instruction)")
-    parser.add_argument("--use-sim-time", action="store_true", help="every node takes its time from /clock (something must publish it, e.g. Gazebo)")
+    parser.add_argument(
+        "--use-sim-time",
+        action="store_true",
+        help="every node takes its time from /clock (something must publish it, e.g. Gazebo)",
+    )
 
 
 def _namespace_argument(parser: argparse.ArgumentParser, text: str) -> None:
@@ -92,9 +109,14 @@ def _namespace(value: str) -> str:
 
 
 def _llm_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE",
-                        help="llm_service_node parameter (fields of LLMConfig), e.g. --llm backend=replay "
-                             "--llm recording=run.jsonl; repeatable")
+    parser.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="llm_service_node parameter (fields of LLMConfig), e.g. --llm backend=replay "
+        "--llm recording=run.jsonl; repeatable",
+    )
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -106,7 +128,11 @@ def run_demo(args: argparse.Namespace) -> int:
     _report(console, outcome, episode, args.plot, instruction)
     if args.json:
         _write_json(args.json, instruction, outcome)
-    return 0 if outcome.success and (episode is None or (outcome.world is not None and episode.goal_holds(outcome.world))) else 1
+    return (
+        0
+        if outcome.success and (episode is None or (outcome.world is not None and episode.goal_holds(outcome.world)))
+        else 1
+    )
 
 
 def run_up(args: argparse.Namespace) -> int:
@@ -118,8 +144,10 @@ def run_up(args: argparse.Namespace) -> int:
     with graph:
         graph.close_client()
         run = f"llm-planner run --namespace {args.namespace} " if args.namespace else "llm-planner run "
-        console.print(f"[green]graph up[/green]: send goals to {args.namespace}/llm_planner/execute_instruction "
-                      f"(e.g. {run}\"bring me an apple\"); Ctrl-C stops it")
+        console.print(
+            f"[green]graph up[/green]: send goals to {args.namespace}/llm_planner/execute_instruction "
+            f'(e.g. {run}"bring me an apple"); Ctrl-C stops it'
+        )
         stop.wait()
     return 0
 
@@ -158,8 +186,9 @@ class _graph:
 
     def __init__(self, args: argparse.Namespace, console: Console, episode: Episode | None) -> None:
         self._console = console
-        self._log_dir = args.log_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / \
-            "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
+        self._log_dir = args.log_dir or Path(
+            os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")
+        ) / "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
         sim: dict[str, object] = {"time_scale": args.time_scale}
         if episode is not None:
             sim.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
@@ -200,12 +229,16 @@ class _graph:
         self._processes = []
 
 
-def _send(client: InstructionClient, console: Console, instruction: str, args: argparse.Namespace) -> InstructionOutcome:
+def _send(
+    client: InstructionClient, console: Console, instruction: str, args: argparse.Namespace
+) -> InstructionOutcome:
     console.rule(f"[bold]{instruction}")
     return client.send(instruction, planner=args.planner, plan_only=args.plan_only, max_steps=args.max_steps)
 
 
-def _report(console: Console, outcome: InstructionOutcome, episode: Episode | None, plot: Path | None, instruction: str) -> None:
+def _report(
+    console: Console, outcome: InstructionOutcome, episode: Episode | None, plot: Path | None, instruction: str
+) -> None:
     executed = [step.skill.text for step in outcome.steps if step.succeeded]
     console.rule("result")
     console.print(f"plan ({len(executed)} skills): {', '.join(executed) or '(none)'}")
@@ -214,12 +247,17 @@ def _report(console: Console, outcome: InstructionOutcome, episode: Episode | No
     console.print(f"[{style}]{outcome.status_name}[/{style}]: {outcome.message}")
     planning = [step.planning_s for step in outcome.steps]
     if planning:
-        console.print(f"wall time {outcome.wall_s:.1f} s for {len(outcome.steps)} steps ({outcome.wall_s / len(outcome.steps):.2f} s "
-                      f"per step); choosing a step (LLM + affordances) took {sum(planning) / len(planning):.2f} s on "
-                      f"average, {max(planning):.2f} s at most")
+        console.print(
+            f"wall time {outcome.wall_s:.1f} s for {len(outcome.steps)} steps "
+            f"({outcome.wall_s / len(outcome.steps):.2f} s "
+            f"per step); choosing a step (LLM + affordances) took {sum(planning) / len(planning):.2f} s on "
+            f"average, {max(planning):.2f} s at most"
+        )
     if episode is not None and outcome.world is not None:
         holds = episode.goal_holds(outcome.world)
-        console.print(f"episode {episode.id} goal {'[green]holds' if holds else '[red]does not hold'}[/]: {episode.goal}")
+        console.print(
+            f"episode {episode.id} goal {'[green]holds' if holds else '[red]does not hold'}[/]: {episode.goal}"
+        )
     if plot is not None:
         from llm_planner_ros.visualization.decision_chart import write_decision_chart
 
@@ -228,16 +266,34 @@ def _report(console: Console, outcome: InstructionOutcome, episode: Episode | No
 
 
 def _write_json(path: Path, instruction: str, outcome: InstructionOutcome) -> None:
-    steps = [{
-        "index": step.index, "skill": step.skill.text, "status": step.status.name.lower(), "message": step.message,
-        "planning_s": step.planning_s,
-        "candidates": [{"skill": c.skill.text, "llm": c.llm, "affordance": c.affordance, "combined": c.combined}
-                       for c in step.candidates],
-    } for step in outcome.steps]
+    steps = [
+        {
+            "index": step.index,
+            "skill": step.skill.text,
+            "status": step.status.name.lower(),
+            "message": step.message,
+            "planning_s": step.planning_s,
+            "candidates": [
+                {"skill": c.skill.text, "llm": c.llm, "affordance": c.affordance, "combined": c.combined}
+                for c in step.candidates
+            ],
+        }
+        for step in outcome.steps
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "instruction": instruction, "success": outcome.success, "status": outcome.status_name,
-        "message": outcome.message, "wall_s": outcome.wall_s, "steps": steps,
-        "final_state": {**outcome.world.to_initial(), "visited": list(outcome.world.visited)}
-        if outcome.world is not None else None,
-    }, indent=2))
+    path.write_text(
+        json.dumps(
+            {
+                "instruction": instruction,
+                "success": outcome.success,
+                "status": outcome.status_name,
+                "message": outcome.message,
+                "wall_s": outcome.wall_s,
+                "steps": steps,
+                "final_state": {**outcome.world.to_initial(), "visited": list(outcome.world.visited)}
+                if outcome.world is not None
+                else None,
+            },
+            indent=2,
+        )
+    )

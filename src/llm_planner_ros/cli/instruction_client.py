@@ -19,16 +19,15 @@ from rclpy.executors import MultiThreadedExecutor
 from rich.console import Console
 from rich.live import Live
 
-from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
-
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from llm_planner_ros.visualization.score_table import step_table
 
 CANCEL_WAIT_S = 5.0
@@ -48,8 +47,11 @@ class InstructionOutcome:
 
     @property
     def status_name(self) -> str:
-        names = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
-                 GoalStatus.STATUS_CANCELED: "canceled"}
+        names = {
+            GoalStatus.STATUS_SUCCEEDED: "succeeded",
+            GoalStatus.STATUS_ABORTED: "aborted",
+            GoalStatus.STATUS_CANCELED: "canceled",
+        }
         return names.get(self.status, f"status {self.status}")
 
 
@@ -77,9 +79,12 @@ class InstructionClient:
     def wait_ready(self, timeout_s: float) -> bool:
         return self._client.wait_for_server(timeout_sec=timeout_s)
 
-    def send(self, instruction: str, planner: str = "", plan_only: bool = False, max_steps: int = 0,
-             timeout_s: float = 900.0) -> InstructionOutcome:
-        goal = ExecuteInstruction.Goal(instruction=instruction, planner=planner, plan_only=plan_only, max_steps=max_steps)
+    def send(
+        self, instruction: str, planner: str = "", plan_only: bool = False, max_steps: int = 0, timeout_s: float = 900.0
+    ) -> InstructionOutcome:
+        goal = ExecuteInstruction.Goal(
+            instruction=instruction, planner=planner, plan_only=plan_only, max_steps=max_steps
+        )
         steps: dict[int, StepRecord] = {}
         printed: set[int] = set()
         start = time.monotonic()

@@ -11,8 +11,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from llm_planner_ros.cli.benchmarks import BENCHMARKS
 from llm_planner_ros.cli import graph_commands
+from llm_planner_ros.cli.benchmarks import BENCHMARKS
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 
 

@@ -41,25 +41,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--goals", type=int, default=200, help="timed goals of the batched and per-family runs")
     parser.add_argument("--naive-rounds", type=int, default=20, help="timed rounds of 51 one-skill goals")
     parser.add_argument("--server", default="/affordance/pick", help="server that receives the batched goal")
-    parser.add_argument("--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for the run (default: random 150-230)")
+    parser.add_argument(
+        "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for the run (default: random 150-230)"
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON here")
 
 
 def run(args: argparse.Namespace) -> int:
     import rclpy
-    from llm_planner_ros.ros.action_client import RaceFreeActionClient
     from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
 
     from kitchen_domain import kitchen_skills
-    from llm_planner_ros.ros.messages import skill_to_msg
     from llm_planner_interfaces.action import EvaluateAffordance
+    from llm_planner_ros.ros.action_client import RaceFreeActionClient
+    from llm_planner_ros.ros.messages import skill_to_msg
 
     skills = kitchen_skills()
     domain_id = args.domain_id if args.domain_id is not None else random.randint(150, 230)
     messages = [skill_to_msg(s) for s in skills]
     families = sorted({s.family for s in skills})
-    by_family = {f: [m for s, m in zip(skills, messages) if s.family == f] for f in families}
+    by_family = {f: [m for s, m in zip(skills, messages, strict=False) if s.family == f] for f in families}
 
     with _nodes(domain_id) as nodes:
         context = Context()
@@ -70,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
         spinner = threading.Thread(target=executor.spin, daemon=True)
         spinner.start()
         try:
-            clients = {name: RaceFreeActionClient(node, EvaluateAffordance, name)
-                       for name in {args.server, *(f"/affordance/{f}" for f in families)}}
+            clients = {
+                name: RaceFreeActionClient(node, EvaluateAffordance, name)
+                for name in {args.server, *(f"/affordance/{f}" for f in families)}
+            }
             for name, client in clients.items():
                 if not client.wait_for_server(timeout_sec=STARTUP_TIMEOUT_S):
                     print(f"error: {name} not up after {STARTUP_TIMEOUT_S:.0f} s\n{nodes.logs()}", file=sys.stderr)
@@ -107,8 +111,11 @@ def run(args: argparse.Namespace) -> int:
                 "batched": _timed(batched, args.goals),
                 "per_family": {**_timed(per_family, args.goals), "goals_per_round": len(families)},
                 "naive": {**_timed(naive, args.naive_rounds), "goals_per_round": len(messages)},
-                "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                            "rmw": rclpy.get_rmw_implementation_identifier()},
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "python": platform.python_version(),
+                    "rmw": rclpy.get_rmw_implementation_identifier(),
+                },
             }
         except (RuntimeError, TimeoutError) as error:
             print(f"error: {error}\n{nodes.logs()}", file=sys.stderr)
@@ -153,10 +160,16 @@ def _wait(future: Any) -> Any:
 
 def _print(report: dict[str, Any]) -> None:
     print(f"EvaluateAffordance round trips, {report['skills_per_goal']} kitchen skills, loopback:")
-    for name, label in (("batched", "1 goal x 51 skills"), ("per_family", "5 family goals, concurrent"),
-                        ("naive", "51 goals x 1 skill, sequential")):
+    for name, label in (
+        ("batched", "1 goal x 51 skills"),
+        ("per_family", "5 family goals, concurrent"),
+        ("naive", "51 goals x 1 skill, sequential"),
+    ):
         row = report[name]
-        print(f"  {name:<11} {label:<32} p50 {row['p50_ms']:8.2f} ms   p95 {row['p95_ms']:8.2f} ms   ({row['rounds']} rounds)")
+        print(
+            f"  {name:<11} {label:<32} p50 {row['p50_ms']:8.2f} ms   p95 {row['p95_ms']:8.2f} ms   "
+            f"({row['rounds']} rounds)"
+        )
     print(f"  naive / batched (p50): {report['naive_over_batched_p50']}x")
 
 
@@ -167,7 +180,9 @@ class _Nodes:
         self.log_dir = log_dir
 
     def logs(self) -> str:
-        return "\n".join(f"--- {p.name} ---\n{p.read_text(errors='replace')}" for p in sorted(self.log_dir.glob("*.log")))
+        return "\n".join(
+            f"--- {p.name} ---\n{p.read_text(errors='replace')}" for p in sorted(self.log_dir.glob("*.log"))
+        )
 
 
 @contextmanager
@@ -180,7 +195,9 @@ def _nodes(domain_id: int) -> Iterator[_Nodes]:
             for entry, params in (("sim_world_node", ["time_scale:=0.0"]), ("affordance_server", [])):
                 argv = [_entry_point(entry), "--ros-args", *(a for p in params for a in ("-p", p))]
                 with open(log_dir / f"{entry}.log", "wb") as log:
-                    procs.append(subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+                    procs.append(
+                        subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                    )
             yield _Nodes(log_dir)
         finally:
             for proc in procs:

@@ -57,12 +57,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--k", type=int, default=9, help="in-context examples retrieved per task (paper: 9)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N tasks (0: all)")
     parser.add_argument(
-        "--max-tokens", type=int, default=112,
+        "--max-tokens",
+        type=int,
+        default=112,
         help="budget of one generated plan (the longest training plan is 106 SmolLM2 tokens)",
     )
     parser.add_argument("--logit-bias", type=float, default=0.1, help="bias on action-name tokens (0: off)")
     parser.add_argument(
-        "--llm", action="append", default=[], metavar="KEY=VALUE",
+        "--llm",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="language-model setting (llm_planner_ros.llm.factory.LLMConfig), repeatable: backend=openai, "
         "model=..., device=cuda, backend=replay recording=FILE (default: backend=hf, the embedded SmolLM2)",
     )
@@ -118,10 +123,10 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from llm_planner_ros.evaluation.alfred_plans import ACTIONS
     from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.evaluation.alfred_plans import ACTIONS
     from llm_planner_ros.planning.knn_retriever import KnnRetriever
     from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
     from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
@@ -136,10 +141,18 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     retriever = KnnRetriever(examples, lambda example: example.task, load_embedder({}))
     generator = PlanGenerator(model, retriever, LlmPlannerPrompt(), options)
 
-    header = {"benchmark": "alfred-hlp", "variant": args.variant, "data": str(args.data),
-              "examples": str(args.examples), "k": args.k, "max_tokens": args.max_tokens,
-              "logit_bias": args.logit_bias, "llm": llm_config, "model": model.name,
-              "load_seconds": round(time.perf_counter() - loading, 3)}
+    header = {
+        "benchmark": "alfred-hlp",
+        "variant": args.variant,
+        "data": str(args.data),
+        "examples": str(args.examples),
+        "k": args.k,
+        "max_tokens": args.max_tokens,
+        "logit_bias": args.logit_bias,
+        "llm": llm_config,
+        "model": model.name,
+        "load_seconds": round(time.perf_counter() - loading, 3),
+    }
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
 
@@ -163,8 +176,12 @@ def _plan_task(task: AlfredTask, generator: PlanGenerator, actions: Sequence[str
     from llm_planner_ros.llm.base import LLMError
 
     started = time.perf_counter()
-    result: dict[str, Any] = {"task_id": task.task_id, "task_type": task.task_type,
-                              "instruction": task.instruction, "gold": render_plan(task.gold)}
+    result: dict[str, Any] = {
+        "task_id": task.task_id,
+        "task_type": task.task_type,
+        "instruction": task.instruction,
+        "gold": render_plan(task.gold),
+    }
     try:
         generated = generator.generate(task.instruction, actions)
     except LLMError as error:  # one bad request (say, a prompt over the context window) fails one task

@@ -51,8 +51,16 @@ class CountingModel(LanguageModel):
             self.usage.scored_tokens += sum(result.token_counts)
         return result
 
-    def generate(self, prompt: str, n: int = 1, max_tokens: int = 64, temperature: float = 0.0, top_p: float = 1.0,
-                 stop: Sequence[str] = (), logit_bias: Mapping[str, float] | None = None) -> GenerationResult:
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
         result = self.inner.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
         with self._lock:
             self.usage.generate_calls += 1

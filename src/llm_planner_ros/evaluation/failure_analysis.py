@@ -23,7 +23,6 @@ from kitchen_domain.episodes import Episode
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.oracle import optimal_next_skills, steps_to_goal
 from kitchen_domain.skill import TERMINATE
-
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
@@ -46,12 +45,15 @@ def diagnose(result: PlanResult, episode: Episode, kitchen: Kitchen) -> FailureD
         if step.status == StepStatus.SKIPPED:
             continue
         if step.skill.family == TERMINATE:
-            return FailureDiagnosis("early_termination", step.index, f"`done` at step {step.index + 1} with the goal unmet")
+            return FailureDiagnosis(
+                "early_termination", step.index, f"`done` at step {step.index + 1} with the goal unmet"
+            )
         before = steps_to_goal(world, episode.goal)
         why_not = world.why_not(step.skill)
         if why_not is not None:
-            return FailureDiagnosis("affordance_error", step.index,
-                                    f"step {step.index + 1} {step.skill.text!r} could not run: {why_not}")
+            return FailureDiagnosis(
+                "affordance_error", step.index, f"step {step.index + 1} {step.skill.text!r} could not run: {why_not}"
+            )
         helpful = {skill.text for skill in optimal_next_skills(world, episode.goal)}
         after = world.copy()
         after.apply(step.skill)
@@ -76,11 +78,13 @@ def _wrong_choice(step, helpful: set[str]) -> FailureDiagnosis:  # noqa: ANN001 
     if chosen is not None and any(c.llm > chosen.llm for c in missed):
         best = max(missed, key=lambda c: c.llm)
         return FailureDiagnosis(
-            "affordance_error", step.index,
+            "affordance_error",
+            step.index,
             f"step {step.index + 1}: {best.skill.text!r} (log p {best.llm:.2f}, affordance {best.affordance:.2f}) "
             f"lost to {step.skill.text!r} (log p {chosen.llm:.2f}, affordance {chosen.affordance:.2f})",
         )
     return FailureDiagnosis(
-        "llm_error", step.index,
+        "llm_error",
+        step.index,
         f"step {step.index + 1}: chose {step.skill.text!r}; helpful were {', '.join(sorted(helpful)) or 'none'}",
     )

@@ -19,11 +19,10 @@ from kitchen_domain.episodes import Episode
 from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.world import World
-
 from llm_planner_ros.evaluation.counting_model import CountingModel
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
-from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.evaluation.metrics import plan_metrics
+from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
@@ -54,8 +53,9 @@ class EpisodeRun:
     execution_failed_skills: int = 0
 
 
-def plan_in_process(planner: Planner, episode: Episode, kitchen: Kitchen,
-                    failures: FailureInjector | None = None) -> tuple[PlanResult, World]:
+def plan_in_process(
+    planner: Planner, episode: Episode, kitchen: Kitchen, failures: FailureInjector | None = None
+) -> tuple[PlanResult, World]:
     """Plan and execute one episode in a SimulatedEnvironment; returns the result and the final world."""
     env = SimulatedEnvironment(episode.world(kitchen), failures=failures)
     if failures is not None:
@@ -67,8 +67,9 @@ def plan_in_process(planner: Planner, episode: Episode, kitchen: Kitchen,
 EpisodeRunner = Callable[[Episode, bool], tuple[PlanResult, World]]
 
 
-def evaluate_episode(episode: Episode, kitchen: Kitchen, runner: EpisodeRunner, model: CountingModel | None,
-                     execution_failures: bool) -> EpisodeRun:
+def evaluate_episode(
+    episode: Episode, kitchen: Kitchen, runner: EpisodeRunner, model: CountingModel | None, execution_failures: bool
+) -> EpisodeRun:
     """Run ``episode`` once without failures (and once with them when asked) and score it."""
     if model is not None:
         model.reset()
@@ -78,11 +79,20 @@ def evaluate_episode(episode: Episode, kitchen: Kitchen, runner: EpisodeRunner, 
     usage = model.reset() if model is not None else None
     metrics = plan_metrics(result, episode, world)
     run = EpisodeRun(
-        id=episode.id, family=episode.family, instruction=episode.instruction,
-        plan_success=metrics.plan_success, execution_success=metrics.plan_success, exec=metrics.exec, gcr=metrics.gcr,
-        plan=result.skills, plan_length=len([s for s in result.skills if s != "done"]),
-        end_reason=result.reason.value, message=result.message,
-        llm_calls=usage.calls if usage else 0, scored_tokens=usage.scored_tokens if usage else 0, wall_s=wall_s,
+        id=episode.id,
+        family=episode.family,
+        instruction=episode.instruction,
+        plan_success=metrics.plan_success,
+        execution_success=metrics.plan_success,
+        exec=metrics.exec,
+        gcr=metrics.gcr,
+        plan=result.skills,
+        plan_length=len([s for s in result.skills if s != "done"]),
+        end_reason=result.reason.value,
+        message=result.message,
+        llm_calls=usage.calls if usage else 0,
+        scored_tokens=usage.scored_tokens if usage else 0,
+        wall_s=wall_s,
     )
     if not metrics.plan_success:
         diagnosis = diagnose(result, episode, kitchen)

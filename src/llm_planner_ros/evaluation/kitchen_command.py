@@ -26,15 +26,27 @@ DEFAULT_EPISODES = Path("benchmarks/kitchen/dev.yaml")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--episodes", type=Path, default=DEFAULT_EPISODES, help=f"episode file (default {DEFAULT_EPISODES})")
+    parser.add_argument(
+        "--episodes", type=Path, default=DEFAULT_EPISODES, help=f"episode file (default {DEFAULT_EPISODES})"
+    )
     parser.add_argument("--planner", default="saycan", help="saycan | zero_shot | llm_planner | progprompt")
     parser.add_argument("--ablation", default=None, help="saycan only: no_affordance | generative")
-    parser.add_argument("--execution-failures", action="store_true",
-                        help="also run every episode with the simulator's seeded skill failures (execution success)")
+    parser.add_argument(
+        "--execution-failures",
+        action="store_true",
+        help="also run every episode with the simulator's seeded skill failures (execution success)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the injected failures")
-    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting (repeatable)")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="override an option of the planner's section of config/planners.yaml (repeatable)")
+    parser.add_argument(
+        "--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting (repeatable)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override an option of the planner's section of config/planners.yaml (repeatable)",
+    )
     parser.add_argument("--ros", action="store_true", help="run through the real node graph instead of in-process")
     parser.add_argument("--limit", type=int, default=0, help="only the first N episodes (0: all)")
     parser.add_argument("--ids", default="", help="only these comma-separated episode ids")
@@ -48,10 +60,10 @@ def run(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.options import parse_key_values
     from kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, runs_as_dicts, summarize
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
+    from llm_planner_ros.options import parse_key_values
 
     console = Console()
     kitchen = load_kitchen()
@@ -67,7 +79,6 @@ def run(args: argparse.Namespace) -> int:
     llm_config = parse_key_values(args.llm)
     options = _planner_options(args)
 
-    model = None
     with _runner(args, kitchen, llm_config, options, console) as (runner, model):
         runs = []
         started = time.perf_counter()
@@ -86,15 +97,23 @@ def run(args: argparse.Namespace) -> int:
     summary = summarize(runs)
     label = args.planner + (f" ({args.ablation})" if args.ablation else "")
     result: dict[str, Any] = {
-        "planner": args.planner, "ablation": args.ablation or "none", "episodes_file": str(args.episodes),
-        "model": model.name if model is not None else llm_config.get("backend", "hf"), "ros": args.ros,
+        "planner": args.planner,
+        "ablation": args.ablation or "none",
+        "episodes_file": str(args.episodes),
+        "model": model.name if model is not None else llm_config.get("backend", "hf"),
+        "ros": args.ros,
         "planner_options": options.get(args.planner, {}),
-        "execution_failures": args.execution_failures, "seed": args.seed, "wall_s": total_s, **summary,
+        "execution_failures": args.execution_failures,
+        "seed": args.seed,
+        "wall_s": total_s,
+        **summary,
         "runs": runs_as_dicts(runs),
     }
     console.print(markdown_report(summary, f"kitchen benchmark: {label} on {args.episodes}"))
-    console.print(f"plan_success {summary['plan_success']:.3f}  execution_success {summary['execution_success']:.3f}  "
-                  f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({total_s:.0f} s)")
+    console.print(
+        f"plan_success {summary['plan_success']:.3f}  execution_success {summary['execution_success']:.3f}  "
+        f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({total_s:.0f} s)"
+    )
     if args.execution_failures:
         console.print(f"{summary['execution_failed_skills']} skill attempts failed in the pass with injected failures")
     if args.json:
@@ -133,8 +152,14 @@ def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
 class _runner:
     """Context manager giving (runner, counting model or None): in-process, or the ROS graphs."""
 
-    def __init__(self, args: argparse.Namespace, kitchen: Any, llm_config: dict[str, str],
-                 options: dict[str, dict[str, Any]], console: Any) -> None:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        kitchen: Any,
+        llm_config: dict[str, str],
+        options: dict[str, dict[str, Any]],
+        console: Any,
+    ) -> None:
         self._args, self._kitchen, self._llm, self._options, self._console = args, kitchen, llm_config, options, console
         self._closer: Any = None
 
@@ -168,8 +193,16 @@ class _runner:
         planners_file = work / "planners.yaml"
         planners_file.write_text(yaml.safe_dump(self._options))
         with self._console.status(f"starting the node graphs (logs in {work})"):
-            self._closer = RosKitchenRunner(self._kitchen, self._args.episodes, work, self._llm, self._args.planner,
-                                            planners_file, self._args.seed, self._args.execution_failures)
+            self._closer = RosKitchenRunner(
+                self._kitchen,
+                self._args.episodes,
+                work,
+                self._llm,
+                self._args.planner,
+                planners_file,
+                self._args.seed,
+                self._args.execution_failures,
+            )
         return self._closer
 
     def __exit__(self, *exc: object) -> None:

@@ -8,8 +8,16 @@ from typing import Any
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS
 from llm_planner_ros.visualization.figures import pyplot, save_figure
 
-_COLUMNS = ("episodes", "plan_success", "execution_success", "exec", "gcr", "mean_plan_length",
-            "llm_calls_per_episode", "wall_s_per_episode")
+_COLUMNS = (
+    "episodes",
+    "plan_success",
+    "execution_success",
+    "exec",
+    "gcr",
+    "mean_plan_length",
+    "llm_calls_per_episode",
+    "wall_s_per_episode",
+)
 
 
 def markdown_report(summary: dict[str, Any], title: str) -> str:
@@ -21,7 +29,9 @@ def markdown_report(summary: dict[str, Any], title: str) -> str:
         cells = [name, str(values["episodes"])]
         for key in _COLUMNS[1:]:
             value = values[key]
-            cells.append(f"{100 * value:.0f}%" if key in ("plan_success", "execution_success", "exec", "gcr") else f"{value:.1f}")
+            cells.append(
+                f"{100 * value:.0f}%" if key in ("plan_success", "execution_success", "exec", "gcr") else f"{value:.1f}"
+            )
         cells += [str(values["failures"][kind]) for kind in FAILURE_KINDS]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -34,8 +44,9 @@ def write_family_chart(summary: dict[str, Any], path: str | Path, title: str) ->
     values = [*summary["families"].values(), summary]
     figure, axis = plt.subplots(figsize=(max(6.0, 1.1 * len(names)), 4.0))
     positions = range(len(names))
-    for offset, (key, label) in zip((-0.2, 0.2), (("plan_success", "plan"), ("execution_success", "execution")),
-                                    strict=True):
+    for offset, (key, label) in zip(
+        (-0.2, 0.2), (("plan_success", "plan"), ("execution_success", "execution")), strict=True
+    ):
         axis.bar([p + offset for p in positions], [100 * v[key] for v in values], width=0.4, label=label)
     axis.set_xticks(list(positions))
     axis.set_xticklabels(names, rotation=30, ha="right", fontsize=8)

@@ -22,7 +22,6 @@ from kitchen_domain.conditions import goal_condition_recall as _goal_condition_r
 from kitchen_domain.episodes import Episode
 from kitchen_domain.skill import TERMINATE
 from kitchen_domain.world import World
-
 from llm_planner_ros.planning.plan_loop import PlanResult
 
 

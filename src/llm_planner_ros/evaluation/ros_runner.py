@@ -20,22 +20,21 @@ import rclpy
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 
-from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen_domain.episodes import Episode
 from kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.ros.messages import skill_to_msg
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
-
+from llm_planner_ros.affordance.model import AffordanceModel
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import wait_for
+from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
 
 ACTION = "/llm_planner/execute_instruction"
 
@@ -43,7 +42,9 @@ ACTION = "/llm_planner/execute_instruction"
 class SimGraph:
     """One sim graph in its own domain, with a client node for goals, episode loads and state."""
 
-    def __init__(self, domain_id: int, kitchen: Kitchen, log_dir: Path, overrides: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(
+        self, domain_id: int, kitchen: Kitchen, log_dir: Path, overrides: Mapping[str, Mapping[str, Any]]
+    ) -> None:
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
         self.processes: list[NodeProcess] = start_graph(SIM_GRAPH, log_dir, env, overrides)
         self.context = Context()
@@ -63,15 +64,20 @@ class SimGraph:
             if time.monotonic() > deadline or any(p.returncode is not None for p in self.processes):
                 raise RuntimeError(f"the benchmark graph did not come up; see the node logs in {log_dir}")
 
-    def run(self, episode: Episode, episode_file: Path, timeout_s: float, planner: str = "",
-            plan_only: bool = False) -> tuple[PlanResult, World]:
-        reply = wait_for(self.load.call_async(LoadEpisode.Request(episode_file=str(episode_file), episode_id=episode.id)),
-                         30.0, LOAD_EPISODE_SERVICE)
+    def run(
+        self, episode: Episode, episode_file: Path, timeout_s: float, planner: str = "", plan_only: bool = False
+    ) -> tuple[PlanResult, World]:
+        reply = wait_for(
+            self.load.call_async(LoadEpisode.Request(episode_file=str(episode_file), episode_id=episode.id)),
+            30.0,
+            LOAD_EPISODE_SERVICE,
+        )
         if not reply.success:
             raise RuntimeError(f"could not load episode {episode.id}: {reply.message}")
         self._wait_for_scene(episode)
-        goal = ExecuteInstruction.Goal(instruction=episode.instruction, max_steps=episode.max_steps, planner=planner,
-                                    plan_only=plan_only)
+        goal = ExecuteInstruction.Goal(
+            instruction=episode.instruction, max_steps=episode.max_steps, planner=planner, plan_only=plan_only
+        )
         handle = wait_for(self.goals.send_goal_async(goal), 30.0, ACTION)
         response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
         reason, _, message = response.result.message.partition(": ")
@@ -104,7 +110,9 @@ class SimGraph:
         for index, skill in enumerate(skills):
             by_family.setdefault(skill.family, []).append(index)
         for family, indices in by_family.items():
-            client = self.affordances.setdefault(family, RaceFreeActionClient(self.node, EvaluateAffordance, f"/affordance/{family}"))
+            client = self.affordances.setdefault(
+                family, RaceFreeActionClient(self.node, EvaluateAffordance, f"/affordance/{family}")
+            )
             if not client.wait_for_server(timeout_sec=5.0):
                 return False
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
@@ -129,8 +137,17 @@ class RosKitchenRunner:
     planner node's per-method options (e.g. with an ablation); ``planner`` its default method.
     """
 
-    def __init__(self, kitchen: Kitchen, episode_file: Path, log_dir: Path, llm: Mapping[str, Any],
-                 planner: str, planners_file: Path | None, failure_seed: int, execution_failures: bool) -> None:
+    def __init__(
+        self,
+        kitchen: Kitchen,
+        episode_file: Path,
+        log_dir: Path,
+        llm: Mapping[str, Any],
+        planner: str,
+        planners_file: Path | None,
+        failure_seed: int,
+        execution_failures: bool,
+    ) -> None:
         # The graphs take this process's ROS_DOMAIN_ID and the next one, so concurrent runs set apart by
         # their domain (as the tests do) never see each other's nodes.
         domain_base = int(os.environ.get("ROS_DOMAIN_ID", "0"))

@@ -70,7 +70,6 @@ def run(args: argparse.Namespace) -> int:
 def _measure(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     from kitchen_domain import kitchen_skill_texts
     from kitchen_domain.paths import resolve_config
-
     from llm_planner_ros.llm.hf import HFLanguageModel
     from llm_planner_ros.llm.hf_loading import load_causal_lm
     from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
@@ -107,8 +106,8 @@ def _measure(args: argparse.Namespace, console: Any) -> dict[str, Any]:
         cold_step = fresh_model().score(step, completions)
     naive_time, naive = _naive(loaded, fresh, completions, console, "naive: one forward per candidate")
     (naive_s, naive_cpu_s), (cold_s, cold_cpu_s) = naive_time, cold
-    shared_s, shared_cpu_s = (statistics.median(times) for times in zip(*fresh_times))
-    incremental_s, incremental_cpu_s = (statistics.median(times) for times in zip(*step_times))
+    shared_s, shared_cpu_s = (statistics.median(times) for times in zip(*fresh_times, strict=False))
+    incremental_s, incremental_cpu_s = (statistics.median(times) for times in zip(*step_times, strict=False))
     return {
         "model": loaded.name,
         "device": args.device,
@@ -123,8 +122,10 @@ def _measure(args: argparse.Namespace, console: Any) -> dict[str, Any]:
         "step_incremental_s": round(incremental_s, 3),
         "speedup": round(naive_s / shared_s, 1),
         "cold_speedup": round(naive_s / cold_s, 1),
-        "max_abs_diff": max(abs(a - b) for a, b in zip(naive, scores.log_probs)),
-        "incremental_vs_cold_diff": max(abs(a - b) for a, b in zip(cold_step.log_probs, step_scores.log_probs)),
+        "max_abs_diff": max(abs(a - b) for a, b in zip(naive, scores.log_probs, strict=False)),
+        "incremental_vs_cold_diff": max(
+            abs(a - b) for a, b in zip(cold_step.log_probs, step_scores.log_probs, strict=False)
+        ),
         "naive_cpu_s": round(naive_cpu_s, 3),
         "cold_cpu_s": round(cold_cpu_s, 3),
         "shared_prefix_cpu_s": round(shared_cpu_s, 3),

@@ -127,17 +127,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cycle = len(WORKLOAD)
     parser.add_argument("--instructions", type=int, default=300, help="goals to send (default 300)")
     # Two passes over the workload: every path (imports, caches, DDS endpoints) has run before the baseline.
-    parser.add_argument("--warmup", type=int, default=2 * cycle,
-                        help=f"goals before the baseline sample (default {2 * cycle}, two passes over the workload)")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=2 * cycle,
+        help=f"goals before the baseline sample (default {2 * cycle}, two passes over the workload)",
+    )
     # A multiple of the workload keeps every sample at the same point of the cycle.
-    parser.add_argument("--sample-every", type=int, default=2 * cycle, help=f"goals between samples (default {2 * cycle})")
-    parser.add_argument("--threshold", type=float, default=10.0,
-                        help="largest RSS growth after the warm-up, in %%, that passes (default 10)")
+    parser.add_argument(
+        "--sample-every", type=int, default=2 * cycle, help=f"goals between samples (default {2 * cycle})"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=10.0,
+        help="largest RSS growth after the warm-up, in %%, that passes (default 10)",
+    )
     parser.add_argument("--json", type=Path, help="write the samples, the growth per node and the counts")
-    parser.add_argument("--recording", type=Path, default=DEFAULT_RECORDING,
-                        help=f"the replay recording (default {DEFAULT_RECORDING}, relative to the checkout)")
-    parser.add_argument("--record", action="store_true",
-                        help="remake the recording: one pass over the workload with the embedded model, no soak")
+    parser.add_argument(
+        "--recording",
+        type=Path,
+        default=DEFAULT_RECORDING,
+        help=f"the replay recording (default {DEFAULT_RECORDING}, relative to the checkout)",
+    )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="remake the recording: one pass over the workload with the embedded model, no soak",
+    )
     parser.add_argument("--log-dir", type=Path, help="node logs (default: a new folder under the temp dir)")
 
 
@@ -155,7 +172,11 @@ def run(args: argparse.Namespace) -> int:
     if not recording.is_file():
         raise SystemExit(f"no recording at {recording}: make it with `llm-planner bench soak --record`")
     graph, episodes = _start(args, {"backend": "replay", "recording": str(recording)}, console)
-    pids = {spec.name: process.pid for spec, process in zip(SIM_GRAPH, graph.processes) if process.pid is not None}
+    pids = {
+        spec.name: process.pid
+        for spec, process in zip(SIM_GRAPH, graph.processes, strict=False)
+        if process.pid is not None
+    }
     started = time.monotonic()
     try:
         samples, outcomes, failures, error = _soak(graph, episodes, pids, args, console)
@@ -175,8 +196,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _soak(graph: SimGraph, episodes: EpisodeFile, pids: Mapping[str, int], args: argparse.Namespace,
-          console: Any) -> tuple[list[Sample], dict[str, Counter[str]], list[dict[str, Any]], str]:
+def _soak(
+    graph: SimGraph, episodes: EpisodeFile, pids: Mapping[str, int], args: argparse.Namespace, console: Any
+) -> tuple[list[Sample], dict[str, Counter[str]], list[dict[str, Any]], str]:
     """Send the goals, sampling the RSS at ``sample_points``: the samples, the end reasons per workload
     label, every goal that did not end ``done``, and why the run stopped early ("" when it did not)."""
     points = sample_points(args.instructions, args.warmup, args.sample_every)
@@ -188,8 +210,10 @@ def _soak(graph: SimGraph, episodes: EpisodeFile, pids: Mapping[str, int], args:
     def sample(goals: int) -> None:
         rss = {name: rss_bytes(pid) for name, pid in pids.items()}
         samples.append(Sample(goals, time.monotonic() - started, rss))
-        console.print(f"rss after {goals} goals (MiB): " + ", ".join(f"{name} {value / MIB:.1f}" for name, value in rss.items()),
-                      soft_wrap=True)
+        console.print(
+            f"rss after {goals} goals (MiB): " + ", ".join(f"{name} {value / MIB:.1f}" for name, value in rss.items()),
+            soft_wrap=True,
+        )
 
     try:
         sample(0)
@@ -203,7 +227,8 @@ def _soak(graph: SimGraph, episodes: EpisodeFile, pids: Mapping[str, int], args:
                 reason, message = "bench_error", f"{type(failure).__name__}: {failure}"
             _check_alive(graph)
             outcomes.setdefault(goal.label, Counter())[reason] += 1
-            line = f"{index + 1:>4}/{args.instructions} {goal.label:<28} {reason:<12} {time.monotonic() - goal_started:5.1f} s"
+            took = time.monotonic() - goal_started
+            line = f"{index + 1:>4}/{args.instructions} {goal.label:<28} {reason:<12} {took:5.1f} s"
             if reason != "done":
                 failures.append({"goal": index + 1, "label": goal.label, "reason": reason, "message": message})
                 line += f"  {message[:160]}"
@@ -240,8 +265,10 @@ def _record(args: argparse.Namespace, recording: Path, console: Any) -> int:
     answers = partial.read_text(encoding="utf-8").splitlines(keepends=True)
     recording.write_text("".join(dict.fromkeys(answers)), encoding="utf-8")
     partial.unlink()
-    console.print(f"recording written: {recording} ({len(set(answers))} distinct of {len(answers)} answers, "
-                  f"{recording.stat().st_size / 1024:.0f} KiB)")
+    console.print(
+        f"recording written: {recording} ({len(set(answers))} distinct of {len(answers)} answers, "
+        f"{recording.stat().st_size / 1024:.0f} KiB)"
+    )
     return 0
 
 
@@ -268,8 +295,13 @@ def _start(args: argparse.Namespace, llm: Mapping[str, str], console: Any) -> tu
 
 def _send(graph: SimGraph, episodes: EpisodeFile, goal: SoakGoal) -> PlanResult:
     """Reset the world to the goal's episode and run the goal."""
-    result, _world = graph.run(episodes.episode(goal.episode_id), Path(episodes.source), GOAL_TIMEOUT_S,
-                               planner=goal.planner, plan_only=goal.plan_only)
+    result, _world = graph.run(
+        episodes.episode(goal.episode_id),
+        Path(episodes.source),
+        GOAL_TIMEOUT_S,
+        planner=goal.planner,
+        plan_only=goal.plan_only,
+    )
     return result
 
 
@@ -288,8 +320,14 @@ def _counts(outcomes: Mapping[str, Counter[str]]) -> tuple[int, int]:
     return sum(sum(c.values()) for c in outcomes.values()), sum(c["done"] for c in outcomes.values())
 
 
-def _print_report(console: Any, growth: list[NodeGrowth], samples: list[Sample], outcomes: Mapping[str, Counter[str]],
-                  threshold: float, wall_s: float) -> None:
+def _print_report(
+    console: Any,
+    growth: list[NodeGrowth],
+    samples: list[Sample],
+    outcomes: Mapping[str, Counter[str]],
+    threshold: float,
+    wall_s: float,
+) -> None:
     from rich.table import Table
 
     table = Table(title="RSS per node (MiB)")
@@ -297,34 +335,63 @@ def _print_report(console: Any, growth: list[NodeGrowth], samples: list[Sample],
         table.add_column(column, justify="left" if column == "node" else "right")
     for node in growth:
         style = "red" if node.growth_pct > threshold else ""
-        table.add_row(node.node, f"{samples[0].rss_bytes[node.node] / MIB:.1f}", f"{node.warmup_bytes / MIB:.1f}",
-                      f"{node.end_bytes / MIB:.1f}", f"{node.max_bytes / MIB:.1f}", f"{node.growth_pct:+.1f}", style=style)
+        table.add_row(
+            node.node,
+            f"{samples[0].rss_bytes[node.node] / MIB:.1f}",
+            f"{node.warmup_bytes / MIB:.1f}",
+            f"{node.end_bytes / MIB:.1f}",
+            f"{node.max_bytes / MIB:.1f}",
+            f"{node.growth_pct:+.1f}",
+            style=style,
+        )
     console.print(table)
     sent, succeeded = _counts(outcomes)
     goals_per_minute = 60.0 * sent / wall_s if wall_s > 0 else 0.0
     console.print(f"{sent} goals in {wall_s:.0f} s ({goals_per_minute:.1f} goals per minute); {succeeded} succeeded")
     for label, counts in sorted(outcomes.items()):
         others = ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()) if reason != "done")
-        console.print(f"  {label:<28} {counts['done']}/{sum(counts.values())} done" + (f" ({others})" if others else ""),
-                      soft_wrap=True)
+        console.print(
+            f"  {label:<28} {counts['done']}/{sum(counts.values())} done" + (f" ({others})" if others else ""),
+            soft_wrap=True,
+        )
 
 
-def _write_json(args: argparse.Namespace, recording: Path, pids: Mapping[str, int | None], samples: list[Sample],
-                growth: list[NodeGrowth], outcomes: Mapping[str, Counter[str]], failures: list[dict[str, Any]],
-                grew: list[str], wall_s: float, error: str) -> None:
+def _write_json(
+    args: argparse.Namespace,
+    recording: Path,
+    pids: Mapping[str, int | None],
+    samples: list[Sample],
+    growth: list[NodeGrowth],
+    outcomes: Mapping[str, Counter[str]],
+    failures: list[dict[str, Any]],
+    grew: list[str],
+    wall_s: float,
+    error: str,
+) -> None:
     sent, succeeded = _counts(outcomes)
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps({
-        "instructions": args.instructions, "warmup": args.warmup, "sample_every": args.sample_every,
-        "threshold_pct": args.threshold, "recording": str(recording), "episodes_file": str(EPISODES_FILE),
-        "workload": [asdict(goal) for goal in WORKLOAD],
-        "nodes": dict(pids),
-        "samples": [asdict(sample) for sample in samples],
-        "growth": {g.node: {**asdict(g), "growth_pct": g.growth_pct} for g in growth},
-        "grew": grew,
-        "goals": sent, "succeeded": succeeded,
-        "outcomes": {label: dict(counts) for label, counts in sorted(outcomes.items())},
-        "failures": failures,
-        "wall_s": wall_s, "goals_per_minute": 60.0 * sent / wall_s if wall_s > 0 else 0.0,
-        "error": error,
-    }, indent=2))
+    args.json.write_text(
+        json.dumps(
+            {
+                "instructions": args.instructions,
+                "warmup": args.warmup,
+                "sample_every": args.sample_every,
+                "threshold_pct": args.threshold,
+                "recording": str(recording),
+                "episodes_file": str(EPISODES_FILE),
+                "workload": [asdict(goal) for goal in WORKLOAD],
+                "nodes": dict(pids),
+                "samples": [asdict(sample) for sample in samples],
+                "growth": {g.node: {**asdict(g), "growth_pct": g.growth_pct} for g in growth},
+                "grew": grew,
+                "goals": sent,
+                "succeeded": succeeded,
+                "outcomes": {label: dict(counts) for label, counts in sorted(outcomes.items())},
+                "failures": failures,
+                "wall_s": wall_s,
+                "goals_per_minute": 60.0 * sent / wall_s if wall_s > 0 else 0.0,
+                "error": error,
+            },
+            indent=2,
+        )
+    )

@@ -41,17 +41,23 @@ def _option(default: Any, help: str, choices: tuple[str, ...] = ()) -> Any:
 class LLMConfig:
     """How to build a LanguageModel (see ``load_language_model``)."""
 
-    backend: str = _option("hf", "hf (local model) | openai (OpenAI-compatible server) | replay (JSONL recording)",
-                           BACKENDS)
-    model: str = _option("", "hf: a .gguf file or model folder, empty = embedded SmolLM2-135M-Instruct; openai: served model id")
+    backend: str = _option(
+        "hf", "hf (local model) | openai (OpenAI-compatible server) | replay (JSONL recording)", BACKENDS
+    )
+    model: str = _option(
+        "", "hf: a .gguf file or model folder, empty = embedded SmolLM2-135M-Instruct; openai: served model id"
+    )
     device: str = _option("cpu", "hf: cpu, cuda or cuda:N")
     threads: int = _option(0, "hf: torch CPU threads, 0 = every CPU this process may use")
     seed: int = _option(0, "hf: seed of the sampling generator")
     context_window: int = _option(0, "hf: context window in tokens, 0 = the model's max_position_embeddings")
     cache_dir: str = _option("", "hf: cache of converted GGUF weights, empty = $XDG_CACHE_HOME/llm_planner_ros")
-    adapter: str = _option(AUTO_ADAPTER, "hf: LoRA adapter file merged into the weights (llm.lora); auto = the project's "
-                           "SayCan adapter (data/saycan/adapter.safetensors) with the embedded model, none with any other; "
-                           "none or empty = no adapter")
+    adapter: str = _option(
+        AUTO_ADAPTER,
+        "hf: LoRA adapter file merged into the weights (llm.lora); auto = the project's "
+        "SayCan adapter (data/saycan/adapter.safetensors) with the embedded model, none with any other; "
+        "none or empty = no adapter",
+    )
     base_url: str = _option("http://localhost:8000/v1", "openai: API base URL, including /v1")
     api_key_env: str = _option("", "openai: environment variable holding the API key, empty = no key")
     timeout_s: float = _option(60.0, "openai: read timeout of one HTTP request, seconds")
@@ -60,10 +66,12 @@ class LLMConfig:
     backoff_s: float = _option(0.5, "openai: first retry delay, doubled for each further retry")
     tokenizer: str = _option("", "openai: folder with the served model's tokenizer (needed for logit_bias)")
     recording: str = _option("", "replay: the JSONL recording file")
-    replay_mode: str = _option("replay", "replay: replay (answer from the recording) | record (append to it)",
-                               REPLAY_MODES)
-    record_backend: str = _option("hf", "replay_mode record: the backend whose answers are recorded (hf | openai)",
-                                  ("hf", "openai"))
+    replay_mode: str = _option(
+        "replay", "replay: replay (answer from the recording) | record (append to it)", REPLAY_MODES
+    )
+    record_backend: str = _option(
+        "hf", "replay_mode record: the backend whose answers are recorded (hf | openai)", ("hf", "openai")
+    )
 
 
 @dataclass(frozen=True)
@@ -157,7 +165,9 @@ def _openai_model(settings: LLMConfig) -> LanguageModel:
     if settings.api_key_env:
         api_key = os.environ.get(settings.api_key_env)
         if not api_key:
-            raise ModelLoadError(f"environment variable {settings.api_key_env} (api_key_env) is not set: export the API key")
+            raise ModelLoadError(
+                f"environment variable {settings.api_key_env} (api_key_env) is not set: export the API key"
+            )
     return OpenAICompatibleModel(
         settings.base_url,
         settings.model,

@@ -141,7 +141,9 @@ def _convert_gguf(gguf: Path) -> tuple[Any, Any]:
             gguf.parent, gguf_file=gguf.name, dtype=torch.float32, local_files_only=True
         )
     except (OSError, ValueError, KeyError, ImportError) as error:
-        raise ModelLoadError(f"could not read the GGUF file {gguf}: {error} (needs the gguf package: run make setup)") from error
+        raise ModelLoadError(
+            f"could not read the GGUF file {gguf}: {error} (needs the gguf package: run make setup)"
+        ) from error
     # The tensors are plain float32 now; without the GGUF marker, save_pretrained writes them as such.
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):

@@ -59,4 +59,3 @@ class RequestLimits:
                 f"{what.format(asked=asked)}, over the limit of {limit} ({name}): split the request, "
                 f"or raise the llm_service_node parameter {name}"
             )
-

@@ -25,8 +25,13 @@ from llm_planner_ros.llm.base import ModelLoadError
 FORMAT = "llm_planner_ros.lora.v1"
 # Where each adaptable linear layer sits in a Llama-style decoder layer.
 MODULE_PATHS = {
-    "q_proj": "self_attn.q_proj", "k_proj": "self_attn.k_proj", "v_proj": "self_attn.v_proj",
-    "o_proj": "self_attn.o_proj", "gate_proj": "mlp.gate_proj", "up_proj": "mlp.up_proj", "down_proj": "mlp.down_proj",
+    "q_proj": "self_attn.q_proj",
+    "k_proj": "self_attn.k_proj",
+    "v_proj": "self_attn.v_proj",
+    "o_proj": "self_attn.o_proj",
+    "gate_proj": "mlp.gate_proj",
+    "up_proj": "mlp.up_proj",
+    "down_proj": "mlp.down_proj",
 }
 
 
@@ -111,12 +116,16 @@ def load_adapter_into(wrapped: Mapping[str, LoRALinear], path: str | Path, spec:
         metadata = handle.metadata() or {}
         settings = (metadata.get("format"), metadata.get("rank"), metadata.get("alpha"))
         if settings != (FORMAT, str(spec.rank), str(spec.alpha)):
-            raise ValueError(f"{path} has format/rank/alpha {settings}, not {(FORMAT, str(spec.rank), str(spec.alpha))}: "
-                             "resume with the --rank and --alpha it was trained with")
+            raise ValueError(
+                f"{path} has format/rank/alpha {settings}, not {(FORMAT, str(spec.rank), str(spec.alpha))}: "
+                "resume with the --rank and --alpha it was trained with"
+            )
         names = sorted({key.rsplit(".", 1)[0] for key in handle.keys()})
         if names != sorted(wrapped):
-            raise ValueError(f"{path} adapts {len(names)} linear layers, the run wraps {len(wrapped)}: "
-                             "resume with the --layers and --modules it was trained with")
+            raise ValueError(
+                f"{path} adapts {len(names)} linear layers, the run wraps {len(wrapped)}: "
+                "resume with the --layers and --modules it was trained with"
+            )
         with torch.no_grad():
             for name, module in wrapped.items():
                 module.A.copy_(handle.get_tensor(f"{name}.A").float())
@@ -133,15 +142,19 @@ def merge_adapter(model: Any, path: str | Path, base: str | None = None) -> int:
 
     path = Path(path)
     if not path.is_file():
-        raise ModelLoadError(f"adapter file not found at {path}: train one (python -m llm_planner_ros.training.saycan_adapter) "
-                             "or leave `adapter` empty")
+        raise ModelLoadError(
+            f"adapter file not found at {path}: train one (python -m llm_planner_ros.training.saycan_adapter) "
+            "or leave `adapter` empty"
+        )
     with safe_open(str(path), framework="pt") as handle:
         metadata = handle.metadata() or {}
         if metadata.get("format") != FORMAT:
             raise ModelLoadError(f"{path} is not an adapter of format {FORMAT}: give a file written by save_adapter")
         if base is not None and metadata.get("base") != base:
-            raise ModelLoadError(f"{path} was trained on {metadata.get('base')!r}, not on {base!r}: "
-                                 "retrain it for this model or load the model it was made for")
+            raise ModelLoadError(
+                f"{path} was trained on {metadata.get('base')!r}, not on {base!r}: "
+                "retrain it for this model or load the model it was made for"
+            )
         scale = float(metadata["alpha"]) / float(metadata["rank"])
         tensors = {key: handle.get_tensor(key) for key in handle.keys()}
     layers = _decoder_layers(model)
@@ -150,7 +163,9 @@ def merge_adapter(model: Any, path: str | Path, base: str | None = None) -> int:
         for name in names:
             _, index, module = name.split(".")
             if not 0 <= int(index) < len(layers) or module not in MODULE_PATHS:
-                raise ModelLoadError(f"{path} adapts {name}, which this model does not have: it was made for another model")
+                raise ModelLoadError(
+                    f"{path} adapts {name}, which this model does not have: it was made for another model"
+                )
             parent, attribute = _parent(layers[int(index)], MODULE_PATHS[module])
             linear = getattr(parent, attribute)
             delta = tensors[f"{name}.B"].float() @ tensors[f"{name}.A"].float() * scale

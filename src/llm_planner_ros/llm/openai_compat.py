@@ -94,7 +94,9 @@ class OpenAICompatibleModel(LanguageModel):
             raise UnsupportedRequestError(
                 f"the server at {self._url} answered {len(choices)} choices for {len(texts)} prompts: {SCORING_NEEDS}"
             )
-        terms = [self._completion_terms(choice, len(prompt), len(text)) for choice, text in zip(choices, texts)]
+        terms = [
+            self._completion_terms(choice, len(prompt), len(text)) for choice, text in zip(choices, texts, strict=False)
+        ]
         return ScoreResult.from_token_log_probs(terms, per_token)
 
     def generate(
@@ -119,7 +121,9 @@ class OpenAICompatibleModel(LanguageModel):
         if stop:
             body["stop"] = list(stop)
         if logit_bias:
-            body["logit_bias"] = {str(token): value for token, value in bias_token_ids(self._tokens(), logit_bias).items()}
+            body["logit_bias"] = {
+                str(token): value for token, value in bias_token_ids(self._tokens(), logit_bias).items()
+            }
         texts: list[str] = []
         means: list[float] = []
         while len(texts) < n:
@@ -136,7 +140,9 @@ class OpenAICompatibleModel(LanguageModel):
         if not offsets or not values or len(offsets) != len(values):
             raise UnsupportedRequestError(f"the server at {self._url} returned no prompt log-probs: {SCORING_NEEDS}")
         ends = [min(end, length) for end in [*offsets[1:], length]]
-        inside = [k for k, (start, end) in enumerate(zip(offsets, ends)) if start < length and end > boundary]
+        inside = [
+            k for k, (start, end) in enumerate(zip(offsets, ends, strict=False)) if start < length and end > boundary
+        ]
         if not inside:
             raise UnsupportedRequestError(f"the server at {self._url} did not echo the prompt: {SCORING_NEEDS}")
         if values[inside[0]] is None:
@@ -170,12 +176,17 @@ class OpenAICompatibleModel(LanguageModel):
                 last = f"HTTP {response.status_code}: {response.text[:200]}"
                 continue
             if response.status_code >= 400:
-                detail = f"the server at {self._url} rejected the request (HTTP {response.status_code}: {response.text[:200]})"
+                detail = (
+                    f"the server at {self._url} rejected the request "
+                    f"(HTTP {response.status_code}: {response.text[:200]})"
+                )
                 raise UnsupportedRequestError(f"{detail}: {hint}" if hint else detail)
             try:
                 return response.json()
             except ValueError:
-                raise UnsupportedRequestError(f"the server at {self._url} answered with non-JSON: {response.text[:200]}") from None
+                raise UnsupportedRequestError(
+                    f"the server at {self._url} answered with non-JSON: {response.text[:200]}"
+                ) from None
         raise BackendUnavailableError(
             f"the LLM server at {self._url} failed {self._max_retries + 1} attempts (last: {last}): start it, "
             "check base_url, or raise timeout_s"
@@ -193,7 +204,9 @@ class OpenAICompatibleModel(LanguageModel):
             try:
                 self._tokenizer = AutoTokenizer.from_pretrained(self._tokenizer_path, local_files_only=True)
             except (OSError, ValueError) as error:
-                raise UnsupportedRequestError(f"could not load the tokenizer at {self._tokenizer_path}: {error}") from error
+                raise UnsupportedRequestError(
+                    f"could not load the tokenizer at {self._tokenizer_path}: {error}"
+                ) from error
         return self._tokenizer
 
 

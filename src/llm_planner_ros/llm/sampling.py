@@ -96,7 +96,8 @@ class PackedSampler:
         needed = len(prompt_ids) + max_tokens - 1
         if needed > self._cache.context_window:
             raise InvalidRequestError(
-                f"the prompt ({len(prompt_ids)} tokens) plus max_tokens ({max_tokens}) needs {needed} positions but the "
+                f"the prompt ({len(prompt_ids)} tokens) plus max_tokens ({max_tokens}) needs {needed} positions "
+                "but the "
                 f"model's context window is {self._cache.context_window} tokens: lower max_tokens or shorten the prompt"
             )
         reused = self._cache.reuse(prompt_ids)
@@ -108,7 +109,9 @@ class PackedSampler:
         samples: list[Sample] = []
         for start in range(0, n, per_batch):
             count = min(per_batch, n - start)
-            samples += self._sample_batch(first, count, healed, first_allowed, max_tokens, temperature, top_p, stop, bias)
+            samples += self._sample_batch(
+                first, count, healed, first_allowed, max_tokens, temperature, top_p, stop, bias
+            )
         return samples
 
     def _sample_batch(

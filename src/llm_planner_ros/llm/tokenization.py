@@ -45,7 +45,9 @@ def split_completions(tokenizer: Any, prompt: str, completions: Sequence[str]) -
     when its first token is the very first token (nothing before it to condition on).
     """
     if not getattr(tokenizer, "is_fast", False):
-        raise InvalidRequestError(f"{type(tokenizer).__name__} is not a fast tokenizer: scoring needs character offsets")
+        raise InvalidRequestError(
+            f"{type(tokenizer).__name__} is not a fast tokenizer: scoring needs character offsets"
+        )
     boundary = len(prompt)
     splits = []
     for index, (ids, offsets) in enumerate(_joint_encodings(tokenizer, prompt, completions)):
@@ -80,8 +82,11 @@ def _joint_encodings(
     cut = prompt.rfind("\n") + 1
     if 0 < cut < len(prompt) and not prompt[cut].isspace():
         head = tokenizer(prompt[:cut], return_offsets_mapping=True)
-        tails = tokenizer([prompt[cut:] + completion for completion in completions],
-                          add_special_tokens=False, return_offsets_mapping=True)
+        tails = tokenizer(
+            [prompt[cut:] + completion for completion in completions],
+            add_special_tokens=False,
+            return_offsets_mapping=True,
+        )
         joined = [
             (head["input_ids"] + ids, head["offset_mapping"] + [(start + cut, end + cut) for start, end in offsets])
             for ids, offsets in zip(tails["input_ids"], tails["offset_mapping"], strict=True)
@@ -96,7 +101,7 @@ def _joint_encodings(
 def common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
     """How many leading ids two sequences share."""
     length = 0
-    for a, b in zip(first, second):
+    for a, b in zip(first, second, strict=False):
         if a != b:
             break
         length += 1

@@ -11,7 +11,7 @@ gone (a killed process never cancels its goal, and rclpy's action server does no
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Hashable
+from collections.abc import Hashable, Iterable
 
 
 class GoalSlot:

@@ -33,11 +33,11 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
+from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_language_model
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
@@ -52,10 +52,13 @@ _POSITIVE = {"minimum": 1, "maximum": 1_000_000_000}
 _PARAMETERS = {
     **field_parameters(LLMConfig),
     "default_max_tokens": Parameter(64, "max_tokens of a GenerateText request that leaves it at 0", **_POSITIVE),
-    "request_queue_depth": Parameter(1000, "requests each service holds while one is served (reliable, keep last)",
-                                     **_POSITIVE),
-    **{f.name: Parameter(f.default, f"largest request served: {f.metadata['help']}", **_POSITIVE)
-       for f in dataclasses.fields(RequestLimits)},
+    "request_queue_depth": Parameter(
+        1000, "requests each service holds while one is served (reliable, keep last)", **_POSITIVE
+    ),
+    **{
+        f.name: Parameter(f.default, f"largest request served: {f.metadata['help']}", **_POSITIVE)
+        for f in dataclasses.fields(RequestLimits)
+    },
 }
 
 ResponseT = TypeVar("ResponseT", ScoreCompletions.Response, GenerateText.Response)
@@ -95,7 +98,9 @@ class LLMServiceNode(Node):
         finally:
             self._loaded.set()
 
-    def _on_score(self, request: ScoreCompletions.Request, response: ScoreCompletions.Response) -> ScoreCompletions.Response:
+    def _on_score(
+        self, request: ScoreCompletions.Request, response: ScoreCompletions.Response
+    ) -> ScoreCompletions.Response:
         def answer(model: LanguageModel) -> None:
             completions = list(request.completions)
             self._limits().check_score(request.prompt, completions)
@@ -130,7 +135,9 @@ class LLMServiceNode(Node):
 
     def _limits(self) -> RequestLimits:
         # Read per request, so `ros2 param set` changes a limit without a restart.
-        return RequestLimits(**{f.name: int(self.get_parameter(f.name).value) for f in dataclasses.fields(RequestLimits)})
+        return RequestLimits(
+            **{f.name: int(self.get_parameter(f.name).value) for f in dataclasses.fields(RequestLimits)}
+        )
 
     def _serve(self, response: ResponseT, answer: Callable[[LanguageModel], None]) -> ResponseT:
         """Run ``answer`` (which reads the request, calls the model and fills ``response``); set

@@ -35,20 +35,23 @@ from rclpy.node import Node
 from std_msgs.msg import Bool
 from visualization_msgs.msg import MarkerArray
 
-from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
-
-from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.llm.base import LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_model
+from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.instruction_check import MissingObjects, ObjectVocabulary, Verdict, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
-from llm_planner_ros.planning.registry import (PLANNERS, PlannerCache, PlannerResources, UnknownPlannerError,
-                                              load_planner_options)
+from llm_planner_ros.planning.registry import (
+    PLANNERS,
+    PlannerCache,
+    PlannerResources,
+    UnknownPlannerError,
+    load_planner_options,
+)
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.ros.conversions import record_to_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
@@ -58,47 +61,70 @@ from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_
 from llm_planner_ros.ros.plan_markers import plan_markers
 from llm_planner_ros.ros.qos import action_service_qos
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
+from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC, full_name
 
 _PARAMETERS = {
-    "planner": Parameter("saycan", "default method when a goal's planner field is empty",
-                         choices=tuple(PLANNERS)),
+    "planner": Parameter("saycan", "default method when a goal's planner field is empty", choices=tuple(PLANNERS)),
     "planners_file": Parameter("", "per-method options (empty: config/planners.yaml)"),
     "world_file": Parameter("", "kitchen world facts (empty: config/kitchen_world.yaml)"),
     "skills_file": Parameter("", "skill library (empty: config/kitchen_skills.yaml)"),
-    "llm_mode": Parameter("service", "service: call /llm/score and /llm/generate; in_process: load the model here "
-                          "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)",
-                          choices=("service", "in_process")),
-    "llm_namespace": Parameter("", "namespace of the llm/score and llm/generate services (llm_mode service): empty = this "
-                               "node's own, / = the root's (one llm_service_node shared by robots in their own namespaces)"),
+    "llm_mode": Parameter(
+        "service",
+        "service: call /llm/score and /llm/generate; in_process: load the model here "
+        "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)",
+        choices=("service", "in_process"),
+    ),
+    "llm_namespace": Parameter(
+        "",
+        "namespace of the llm/score and llm/generate services (llm_mode service): empty = this "
+        "node's own, / = the root's (one llm_service_node shared by robots in their own namespaces)",
+    ),
     "llm_timeout_s": Parameter(120.0, "limit of one LLM call", minimum=0.0),
     "max_steps": Parameter(30, "default step budget when a goal's max_steps is 0", minimum=1),
-    "max_steps_limit": Parameter(200, "a goal asking for more steps is refused (aborted at once, result.message says why)",
-                                 minimum=1),
+    "max_steps_limit": Parameter(
+        200, "a goal asking for more steps is refused (aborted at once, result.message says why)", minimum=1
+    ),
     "max_instruction_chars": Parameter(2000, "longer instructions are refused with a reason", minimum=1),
-    "missing_objects": Parameter("refuse", "refuse | confirm | warn: an instruction naming an object the scene lacks ends at "
-                                 "once, asks /llm_planner/confirm for a substitute, or is planned with a warning in the result",
-                                 choices=tuple(policy.value for policy in MissingObjects)),
+    "missing_objects": Parameter(
+        "refuse",
+        "refuse | confirm | warn: an instruction naming an object the scene lacks ends at "
+        "once, asks /llm_planner/confirm for a substitute, or is planned with a warning in the result",
+        choices=tuple(policy.value for policy in MissingObjects),
+    ),
     "allowed_skills": Parameter(["*"], "fnmatch patterns of skill texts that may be dispatched; nothing else ever is"),
     "require_confirmation": Parameter(False, "ask /llm_planner/confirm (ConfirmPlan) before every step"),
     "confirm_timeout_s": Parameter(30.0, "a confirmation not answered in time counts as refused", minimum=0.0),
     "affordance_timeout_s": Parameter(10.0, "limit of one affordance batch", minimum=0.0),
     "executor_timeout_s": Parameter(120.0, "limit of one skill execution", minimum=0.0),
     "server_wait_s": Parameter(10.0, "how long to wait for a server to appear", minimum=0.0),
-    "server_lost_s": Parameter(3.0, "how long a server that left the graph (stopped, restarted) may take to answer or come "
-                               "back before the plan ends with an error; also bounds reading a lost skill's outcome back",
-                               minimum=0.0),
+    "server_lost_s": Parameter(
+        3.0,
+        "how long a server that left the graph (stopped, restarted) may take to answer or come "
+        "back before the plan ends with an error; also bounds reading a lost skill's outcome back",
+        minimum=0.0,
+    ),
     "state_timeout_s": Parameter(10.0, "how long to wait for a first world state", minimum=0.0),
-    "on_busy": Parameter("reject", "reject | preempt: what a goal arriving during another one does",
-                         choices=("reject", "preempt")),
-    "goal_queue_depth": Parameter(100, "goal, result and cancel requests the action keeps until taken (read at start; "
-                                  "rclpy's default of 10 loses the rest of a burst of goals)",
-                                  minimum=1),
-    "estop_latched": Parameter(True, "true: a stop on /llm_planner/stop holds, refusing every goal, until false is published; "
-                               "false: momentary, the next goal runs (read at start)"),
-    "client_grace_s": Parameter(10.0, "a running goal whose client left the graph (none of the subscriptions on the action's "
-                                "feedback topic at its start remain) this long is canceled; 0 = never",
-                                minimum=0.0),
+    "on_busy": Parameter(
+        "reject", "reject | preempt: what a goal arriving during another one does", choices=("reject", "preempt")
+    ),
+    "goal_queue_depth": Parameter(
+        100,
+        "goal, result and cancel requests the action keeps until taken (read at start; "
+        "rclpy's default of 10 loses the rest of a burst of goals)",
+        minimum=1,
+    ),
+    "estop_latched": Parameter(
+        True,
+        "true: a stop on /llm_planner/stop holds, refusing every goal, until false is published; "
+        "false: momentary, the next goal runs (read at start)",
+    ),
+    "client_grace_s": Parameter(
+        10.0,
+        "a running goal whose client left the graph (none of the subscriptions on the action's "
+        "feedback topic at its start remain) this long is canceled; 0 = never",
+        minimum=0.0,
+    ),
     "frame_id": Parameter("map", "frame of the RViz markers"),
     "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray of the perceived (or simulated) objects"),
     "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state JSON record (kitchen_domain.robot_state)"),
@@ -136,21 +162,28 @@ class PlannerNode(Node):
             self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
             self._planner_options = load_planner_options(self._str("planners_file") or None)
         except (ValueError, OSError) as error:  # ConfigError included
-            raise StartupError(f"cannot load the configuration (world_file, skills_file, planners_file): {error}") from error
+            raise StartupError(
+                f"cannot load the configuration (world_file, skills_file, planners_file): {error}"
+            ) from error
         self._objects = ObjectVocabulary.of_kitchen(self._kitchen.config)
         self._clients_group = ReentrantCallbackGroup()
         self._action_clients = ActionClients(self, self._clients_group)
         self._model: LanguageModel = self._language_model()
         self._state = TopicStateProvider(
-            self, self._kitchen, self._str("scene_topic"), self._str("robot_state_topic"),
-            bool(self.get_parameter("match_stamps").value), callback_group=self._clients_group,
+            self,
+            self._kitchen,
+            self._str("scene_topic"),
+            self._str("robot_state_topic"),
+            bool(self.get_parameter("match_stamps").value),
+            callback_group=self._clients_group,
         )
         self._confirm = self.create_client(ConfirmPlan, CONFIRM_SERVICE, callback_group=self._clients_group)
         self._scores = self.create_publisher(PlanStep, "llm_planner/scores", 10)
         self._markers = self.create_publisher(MarkerArray, "llm_planner/markers", 10)
         # Built once: a method per goal reloaded the sentence embedder each time (+45-70 MB RSS per goal).
-        self._planners = PlannerCache(PlannerResources(self._model, self._kitchen, lambda: load_embedder({}),
-                                                       self._planner_options))
+        self._planners = PlannerCache(
+            PlannerResources(self._model, self._kitchen, lambda: load_embedder({}), self._planner_options)
+        )
         self._slot = GoalSlot()
         self._goal: _RunningGoal | None = None
         self._estop = EStop(bool(self.get_parameter("estop_latched").value), full_name(self, STOP_TOPIC))
@@ -184,10 +217,18 @@ class PlannerNode(Node):
 
     def _language_model(self) -> LanguageModel:
         if self._str("llm_mode") == "service":
-            return ServiceLanguageModel(self, self._clients_group, self._float("llm_timeout_s"), self._float("server_wait_s"),
-                                        self._float("server_lost_s"), self._str("llm_namespace"))
-        config = {option.name: self.get_parameter(f"{LLM_PREFIX}{option.name}").value
-                  for option in dataclasses.fields(LLMConfig)}
+            return ServiceLanguageModel(
+                self,
+                self._clients_group,
+                self._float("llm_timeout_s"),
+                self._float("server_wait_s"),
+                self._float("server_lost_s"),
+                self._str("llm_namespace"),
+            )
+        config = {
+            option.name: self.get_parameter(f"{LLM_PREFIX}{option.name}").value
+            for option in dataclasses.fields(LLMConfig)
+        }
         try:
             return load_language_model(config, report=self.get_logger().info)
         except LLMError as error:
@@ -200,8 +241,14 @@ class PlannerNode(Node):
         preempt = self._str("on_busy") == "preempt"
         ticket = self._slot.preempt() if preempt else self._slot.try_enter()
         if ticket is None:
-            return self._end(handle, PlanResult(EndReason.CANCELED, PREEMPTED) if preempt else PlanResult(
-                EndReason.ERROR, "busy: another instruction is running; cancel it first (or set on_busy: preempt)"))
+            return self._end(
+                handle,
+                PlanResult(EndReason.CANCELED, PREEMPTED)
+                if preempt
+                else PlanResult(
+                    EndReason.ERROR, "busy: another instruction is running; cancel it first (or set on_busy: preempt)"
+                ),
+            )
         self._estop.goal_started()
         grace = self._float("client_grace_s")
         self._goal = _RunningGoal(ticket, ClientWatch(grace, time.monotonic()) if grace > 0 else None)
@@ -217,8 +264,11 @@ class PlannerNode(Node):
         ``max_steps_limit`` (a client's -1 wraps to 4294967295), or a latched e-stop; None if it may run."""
         limit = int(self.get_parameter("max_steps_limit").value)
         if goal.max_steps > limit:
-            return PlanResult(EndReason.ERROR, f"max_steps {goal.max_steps} is over the limit of {limit} (parameter "
-                                               f"max_steps_limit): ask for at most {limit}, or 0 for the default")
+            return PlanResult(
+                EndReason.ERROR,
+                f"max_steps {goal.max_steps} is over the limit of {limit} (parameter "
+                f"max_steps_limit): ask for at most {limit}, or 0 for the default",
+            )
         if (reason := self._estop.refusal()) is not None:
             return PlanResult(EndReason.CANCELED, reason)
         return None
@@ -233,8 +283,10 @@ class PlannerNode(Node):
         if goal is not None and self._slot.superseded(goal.ticket):
             return PREEMPTED
         if goal is not None and goal.watch is not None and goal.watch.gone:
-            return (f"the client went away: none of its subscriptions on {full_name(self, FEEDBACK_TOPIC)} seen for "
-                    f"{goal.watch.grace_s:g} s (parameter client_grace_s)")
+            return (
+                f"the client went away: none of its subscriptions on {full_name(self, FEEDBACK_TOPIC)} seen for "
+                f"{goal.watch.grace_s:g} s (parameter client_grace_s)"
+            )
         return None
 
     def _watch_client(self) -> None:
@@ -243,8 +295,9 @@ class PlannerNode(Node):
             return
         subscribers = [bytes(info.endpoint_gid) for info in self.get_subscriptions_info_by_topic(FEEDBACK_TOPIC)]
         if goal.watch.update(subscribers, time.monotonic()):
-            self.get_logger().warning(f"the client of the running goal left the graph {goal.watch.grace_s:g} s ago: "
-                                      "canceling the goal")
+            self.get_logger().warning(
+                f"the client of the running goal left the graph {goal.watch.grace_s:g} s ago: canceling the goal"
+            )
 
     def _plan(self, handle: ServerGoalHandle) -> PlanResult:
         goal: ExecuteInstruction.Goal = handle.request
@@ -263,27 +316,41 @@ class PlannerNode(Node):
         hooks = PlanHooks(
             allowed=self._allowed,
             confirm=(lambda record: self._ask_confirmation(instruction, record))
-            if self.get_parameter("require_confirmation").value else None,
+            if self.get_parameter("require_confirmation").value
+            else None,
             canceled=canceled,
             on_step=lambda record: self._publish_step(handle, record),
         )
         max_steps = int(goal.max_steps) or int(self.get_parameter("max_steps").value)
-        ros_env = RosEnvironment(self, self._state, self._action_clients, canceled, self._float("affordance_timeout_s"),
-                                 self._float("executor_timeout_s"), self._float("state_timeout_s"),
-                                 self._float("server_lost_s"))
+        ros_env = RosEnvironment(
+            self,
+            self._state,
+            self._action_clients,
+            canceled,
+            self._float("affordance_timeout_s"),
+            self._float("executor_timeout_s"),
+            self._float("state_timeout_s"),
+            self._float("server_lost_s"),
+        )
         try:
             env = SimulatedEnvironment(ros_env.snapshot()) if goal.plan_only else ros_env
         except Exception as error:  # noqa: BLE001 (any state failure ends this goal, never the node)
             return PlanResult(EndReason.ERROR, str(error))
-        self.get_logger().info(f"planning {instruction!r} with {planner.name} (plan_only={goal.plan_only}, max {max_steps} steps)")
+        self.get_logger().info(
+            f"planning {instruction!r} with {planner.name} (plan_only={goal.plan_only}, max {max_steps} steps)"
+        )
         # run_plan never raises: a dependency that fails ends the plan with ERROR and every executed step.
         return verdict.annotate(run_plan(planner, instruction, env, max_steps, hooks))
 
     def _check_instruction(self, text: str) -> Verdict:
         """The instruction's text and the objects it names, checked before planning (planning.instruction_check)."""
         return check_instruction(
-            text, self._objects, int(self.get_parameter("max_instruction_chars").value), self._str("missing_objects"),
-            scene=lambda: self._state.wait(self._float("state_timeout_s")), confirm=self._ask_confirmation,
+            text,
+            self._objects,
+            int(self.get_parameter("max_instruction_chars").value),
+            self._str("missing_objects"),
+            scene=lambda: self._state.wait(self._float("state_timeout_s")),
+            confirm=self._ask_confirmation,
         )
 
     def _end(self, handle: ServerGoalHandle, result: PlanResult) -> ExecuteInstruction.Result:
@@ -310,7 +377,11 @@ class PlannerNode(Node):
     def _ask_confirmation(self, instruction: str, record: StepRecord) -> tuple[bool, str]:
         timeout = self._float("confirm_timeout_s")
         if not self._confirm.wait_for_service(timeout_sec=min(timeout, self._float("server_wait_s"))):
-            return False, f"no {full_name(self, CONFIRM_SERVICE)} service to ask (require_confirmation, or missing_objects: confirm, needs one)"
+            return (
+                False,
+                f"no {full_name(self, CONFIRM_SERVICE)} service to ask "
+                "(require_confirmation, or missing_objects: confirm, needs one)",
+            )
         request = ConfirmPlan.Request(instruction=instruction, steps=[record_to_msg(record)])
         try:
             response = wait_for(self._confirm.call_async(request), timeout, full_name(self, CONFIRM_SERVICE))
@@ -321,7 +392,9 @@ class PlannerNode(Node):
     def _on_stop(self, msg: Bool) -> None:
         if msg.data:
             latched = " (latched: goals are refused until false is published)" if self._estop.latched else ""
-            self.get_logger().warning(f"e-stop received on {full_name(self, STOP_TOPIC)}: canceling the running skill{latched}")
+            self.get_logger().warning(
+                f"e-stop received on {full_name(self, STOP_TOPIC)}: canceling the running skill{latched}"
+            )
         elif self._estop.engaged:
             self.get_logger().info(f"e-stop released on {full_name(self, STOP_TOPIC)}")
         self._estop.set(msg.data)
@@ -329,8 +402,9 @@ class PlannerNode(Node):
     # ----- visibility ------------------------------------------------------------------------------------
     def _publish_step(self, handle: ServerGoalHandle, record: StepRecord) -> None:
         msg = record_to_msg(record)
-        handle.publish_feedback(ExecuteInstruction.Feedback(step_index=record.index, current=msg,
-                                                            state_summary=self._state_summary()))
+        handle.publish_feedback(
+            ExecuteInstruction.Feedback(step_index=record.index, current=msg, state_summary=self._state_summary())
+        )
         self._scores.publish(msg)
         world = self._state.current()
         if world is not None:

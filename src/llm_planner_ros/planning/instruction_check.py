@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import yaml
@@ -35,7 +35,6 @@ from kitchen_domain.config import KitchenConfig
 from kitchen_domain.paths import resolve_config
 from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
-
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
@@ -51,8 +50,9 @@ _CLAUSE_END = re.compile(r"[,;:.!?]")
 # Words that start a new request inside a clause ("bring the coke and the pepsi").
 _SEGMENT_WORDS = frozenset({"and", "then"})
 # Words after which a name in the same segment is excluded, not asked for ("anything but", "other than").
-_NEGATIONS = frozenset({"no", "not", "nothing", "none", "never", "without", "except", "excluding", "but",
-                        "than", "instead"})
+_NEGATIONS = frozenset(
+    {"no", "not", "nothing", "none", "never", "without", "except", "excluding", "but", "than", "instead"}
+)
 # A segment that starts with one of these tells what happened ("I spilled my coke"), unless it also says
 # what the person wants ("I'd like a coke"): its names are context, not requests.
 _FIRST_PERSON = frozenset({"i", "we", "my", "our"})
@@ -79,8 +79,9 @@ def normalise(text: str, max_chars: int) -> str:
     if not cleaned:
         raise InstructionError("the instruction is empty: say what the robot should do")
     if len(cleaned) > max_chars:
-        raise InstructionError(f"the instruction has {len(cleaned)} characters; the limit is {max_chars} "
-                               "(parameter max_instruction_chars)")
+        raise InstructionError(
+            f"the instruction has {len(cleaned)} characters; the limit is {max_chars} (parameter max_instruction_chars)"
+        )
     return cleaned
 
 
@@ -107,8 +108,10 @@ class ObjectVocabulary:
         for name in others:
             shared = sorted(kitchen_words.intersection(_words(name)))
             if shared:
-                raise ValueError(f"other object {name!r} shares the word(s) {', '.join(shared)} with the kitchen's "
-                                 f"labels or places: remove it from {OTHER_OBJECTS_FILE}")
+                raise ValueError(
+                    f"other object {name!r} shares the word(s) {', '.join(shared)} with the kitchen's "
+                    f"labels or places: remove it from {OTHER_OBJECTS_FILE}"
+                )
             forms.update(dict.fromkeys(_spellings(name), name))
         for label in config.labels:
             forms.update(dict.fromkeys(_spellings(label), label))
@@ -123,11 +126,17 @@ class ObjectVocabulary:
             negated = False
             index = 0
             while index < len(segment):
-                length = next((n for n in range(min(_LONGEST_NAME, len(segment) - index), 0, -1)
-                               if _key(segment[index:index + n]) in self.forms), 0)
+                length = next(
+                    (
+                        n
+                        for n in range(min(_LONGEST_NAME, len(segment) - index), 0, -1)
+                        if _key(segment[index : index + n]) in self.forms
+                    ),
+                    0,
+                )
                 if length:
                     if not negated:
-                        found.setdefault(self.forms[_key(segment[index:index + length])])
+                        found.setdefault(self.forms[_key(segment[index : index + length])])
                     index += length
                     continue
                 negated = negated or segment[index] in _NEGATIONS or segment[index].endswith("n't")
@@ -201,7 +210,7 @@ class Absent:
         return f"not in the scene: {', '.join(self.names)} (seen: {', '.join(self.seen) or 'nothing'})"
 
 
-class MissingObjects(str, Enum):
+class MissingObjects(StrEnum):
     """What an instruction naming an absent object gets (the planner's ``missing_objects`` parameter).
 
     REFUSE: the goal ends at once (``refused``), nothing planned; CONFIRM: /llm_planner/confirm is asked
@@ -255,15 +264,22 @@ def check_instruction(
         return Verdict(refusal=PlanResult(EndReason.ERROR, str(error)))
     except ValueError:
         choices = " | ".join(choice.value for choice in MissingObjects)
-        return Verdict(refusal=PlanResult(EndReason.ERROR, f"parameter missing_objects is {missing_objects!r}; "
-                                                           f"set it to one of {choices}"))
+        return Verdict(
+            refusal=PlanResult(
+                EndReason.ERROR, f"parameter missing_objects is {missing_objects!r}; set it to one of {choices}"
+            )
+        )
     named = vocabulary.named(cleaned)
     if not named:
         return Verdict(cleaned)
     world = scene()
     if world is None:
-        return Verdict(refusal=PlanResult(EndReason.ERROR, f"no world state to find {', '.join(named)} in: is the "
-                                                           "simulator (or perception) publishing the scene?"))
+        return Verdict(
+            refusal=PlanResult(
+                EndReason.ERROR,
+                f"no world state to find {', '.join(named)} in: is the simulator (or perception) publishing the scene?",
+            )
+        )
     present = sorted({obj.label for obj in world.objects})
     missing = tuple(name for name in named if name not in present)
     if not missing:
@@ -276,5 +292,9 @@ def check_instruction(
         if approved:
             return Verdict(cleaned, warning=f"a substitute was approved, {absent}")
         return Verdict(refusal=PlanResult(EndReason.REFUSED, f"{absent}; a substitute was not approved: {reason}"))
-    return Verdict(refusal=PlanResult(EndReason.REFUSED, f"{absent}: ask for one of those, or set the planner's "
-                                                         "missing_objects parameter to confirm or warn"))
+    return Verdict(
+        refusal=PlanResult(
+            EndReason.REFUSED,
+            f"{absent}: ask for one of those, or set the planner's missing_objects parameter to confirm or warn",
+        )
+    )

@@ -10,16 +10,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Protocol
 
 from kitchen_domain.skill import TERMINATE, Skill
-
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome
 
 
-class EndReason(str, Enum):
+class EndReason(StrEnum):
     """Why a plan ended. Only DONE is a success."""
 
     DONE = "done"  # the method chose the terminate skill
@@ -117,8 +116,12 @@ def run_plan(
             decision = planner.next_step(env, steps)
             if decision.skill is None:
                 return PlanResult(EndReason.NO_CANDIDATE, decision.note or "the method proposed no skill", steps)
-            record = StepRecord(index=index, skill=decision.skill, candidates=decision.candidates,
-                                planning_s=time.perf_counter() - started)
+            record = StepRecord(
+                index=index,
+                skill=decision.skill,
+                candidates=decision.candidates,
+                planning_s=time.perf_counter() - started,
+            )
             steps.append(record)
             if decision.skip is not None:
                 _finish(record, StepStatus.SKIPPED, decision.skip, hooks)

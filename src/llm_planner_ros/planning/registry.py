@@ -19,7 +19,6 @@ import yaml
 
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import resolve_config
-
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.plan_loop import Planner
 

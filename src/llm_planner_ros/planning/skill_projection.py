@@ -14,7 +14,6 @@ import numpy as np
 
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.skill import Skill
-
 from llm_planner_ros.llm.base import Embedder
 
 
@@ -51,4 +50,6 @@ def require_skill_texts(texts: Iterable[str], kitchen: Kitchen, source: str) -> 
     the robot does not have."""
     unknown = sorted({text for text in texts if kitchen.library.find(text) is None})
     if unknown:
-        raise ValueError(f"{source}: steps that are no kitchen skill (fix the spelling): {', '.join(map(repr, unknown))}")
+        raise ValueError(
+            f"{source}: steps that are no kitchen skill (fix the spelling): {', '.join(map(repr, unknown))}"
+        )

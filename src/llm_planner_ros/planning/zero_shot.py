@@ -34,7 +34,6 @@ import yaml
 
 from kitchen_domain.paths import resolve_config
 from kitchen_domain.skill import Skill
-
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment

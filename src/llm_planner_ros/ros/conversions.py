@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from builtin_interfaces.msg import Time
 
-from llm_planner_ros.ros.messages import skill_from_msg, skill_to_msg
 from kitchen_domain.skill import Skill
 from llm_planner_interfaces.msg import PlanStep, SkillScore
-
 from llm_planner_ros.planning.decision import CandidateScore, StepRecord, StepStatus
+from llm_planner_ros.ros.messages import skill_from_msg, skill_to_msg
 
 
 def candidate_to_msg(candidate: CandidateScore) -> SkillScore:

@@ -77,8 +77,10 @@ def wait_for(
             if lost_at is None and not liveness.ready():
                 lost_at = now
             if lost_at is not None and now - lost_at >= liveness.grace_s:
-                raise ServerLost(f"{liveness.server} left the ROS graph while {what} was pending, and no answer came "
-                                 f"within {liveness.grace_s:.1f} s: {liveness.fix}")
+                raise ServerLost(
+                    f"{liveness.server} left the ROS graph while {what} was pending, and no answer came "
+                    f"within {liveness.grace_s:.1f} s: {liveness.fix}"
+                )
         if now >= deadline:
             raise WaitTimeout(f"{what} did not answer within {timeout_s:.1f} s")
     return future.result()

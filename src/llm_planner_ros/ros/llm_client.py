@@ -1,11 +1,12 @@
 """``LanguageModel`` over ROS: the planner's view of a shared ``llm_service_node``.
 
 ``score`` calls ``llm/score`` (ScoreCompletions) and ``generate`` calls ``llm/generate``
-(GenerateText), in the planner's namespace or in ``llm_namespace`` (one model service shared by several
-robots: ``/`` for the root namespace's ``/llm/score``). A missing service, a timeout or ``success=false`` raises the LLM layer's errors with
-the service's reason, so the plan ends with that reason instead of hanging. A service that answered
-before and is gone (llm_service_node stopped or restarted) is given up within ``server_lost_s``, both
-between calls and while a call is pending, not after ``server_wait_s`` or the call's timeout.
+(GenerateText), in the planner's namespace or in ``llm_namespace`` (one model service shared by
+several robots: ``/`` for the root namespace's ``/llm/score``). A missing service, a timeout or
+``success=false`` raises the LLM layer's errors with the service's reason, so the plan ends with
+that reason instead of hanging. A service that answered before and is gone (llm_service_node
+stopped or restarted) is given up within ``server_lost_s``, both between calls and while a call is
+pending, not after ``server_wait_s`` or the call's timeout.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
-
 from llm_planner_ros.llm.base import BackendUnavailableError, GenerationResult, LanguageModel, LLMError, ScoreResult
 from llm_planner_ros.ros.futures import Liveness, WaitTimeout, wait_for
 from llm_planner_ros.ros.topics import full_name
@@ -37,7 +37,12 @@ class ServiceLanguageModel(LanguageModel):
     """Calls the LLM service node; safe from several threads (each call is its own request)."""
 
     def __init__(
-        self, node: Node, callback_group: CallbackGroup, timeout_s: float, server_wait_s: float, server_lost_s: float,
+        self,
+        node: Node,
+        callback_group: CallbackGroup,
+        timeout_s: float,
+        server_wait_s: float,
+        server_lost_s: float,
         llm_namespace: str = "",
     ) -> None:
         self._score_name = full_name(node, llm_service_name(SCORE_SERVICE, llm_namespace))
@@ -62,7 +67,7 @@ class ServiceLanguageModel(LanguageModel):
         if per_token:
             flat, terms, start = list(response.token_log_probs), [], 0
             for count in counts:
-                terms.append(tuple(flat[start:start + count]))
+                terms.append(tuple(flat[start : start + count]))
                 start += count
             per_token_terms = tuple(terms)
         return ScoreResult(tuple(float(v) for v in response.log_probs), counts, per_token_terms)
@@ -79,8 +84,14 @@ class ServiceLanguageModel(LanguageModel):
     ) -> GenerationResult:
         bias = dict(logit_bias or {})
         request = GenerateText.Request(
-            prompt=prompt, num_samples=n, max_tokens=max_tokens, temperature=float(temperature), top_p=float(top_p),
-            stop=list(stop), logit_bias_words=list(bias), logit_bias_values=[float(v) for v in bias.values()],
+            prompt=prompt,
+            num_samples=n,
+            max_tokens=max_tokens,
+            temperature=float(temperature),
+            top_p=float(top_p),
+            stop=list(stop),
+            logit_bias_words=list(bias),
+            logit_bias_values=[float(v) for v in bias.values()],
         )
         response = self._call(self._generate, self._generate_name, request)
         means = tuple(float(v) if math.isfinite(v) else math.nan for v in response.mean_log_probs)
@@ -93,8 +104,12 @@ class ServiceLanguageModel(LanguageModel):
             raise BackendUnavailableError(f"{name} {gone} after {appear_s:.1f} s: {_FIX}")
         pending = client.call_async(request)
         try:
-            response = wait_for(pending, self._timeout_s, name,
-                                liveness=Liveness(name, client.service_is_ready, self._server_lost_s, _FIX))
+            response = wait_for(
+                pending,
+                self._timeout_s,
+                name,
+                liveness=Liveness(name, client.service_is_ready, self._server_lost_s, _FIX),
+            )
         except WaitTimeout as timeout:
             client.remove_pending_request(pending)  # an answer arriving after this must not be kept forever
             raise BackendUnavailableError(str(timeout)) from timeout

@@ -6,12 +6,12 @@ from collections.abc import Iterable
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped, Vector3
-from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
-from llm_planner_interfaces.msg import Skill as SkillMsg
 
 from kitchen_domain.scene import ObjectInstance
 from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
+from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
+from llm_planner_interfaces.msg import Skill as SkillMsg
 
 
 def skill_to_msg(skill: Skill) -> SkillMsg:

@@ -9,8 +9,8 @@ that cannot start raises ``StartupError`` from its constructor: one fatal log li
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor

@@ -133,8 +133,12 @@ def _bounds(spec: Parameter) -> str:
 
 
 # What a value of each type is called, alone and in a list.
-_TYPE_NAMES = {bool: ("a boolean (true or false)", "booleans"), int: ("an integer", "integers"),
-               float: ("a float", "floats"), str: ("a string", "strings")}
+_TYPE_NAMES = {
+    bool: ("a boolean (true or false)", "booleans"),
+    int: ("an integer", "integers"),
+    float: ("a float", "floats"),
+    str: ("a string", "strings"),
+}
 
 
 def _expected_type(default: Any) -> str:

@@ -1,7 +1,7 @@
 """The planning environment of a real ROS graph: affordance servers, executors and the perceived state.
 
-Affordances come from one ``EvaluateAffordance`` server per skill family (``affordance/<family>`` in the planner's namespace),
-all families asked at once; skills run on ``executors/<executor>/execute_skill``; the state is
+Affordances come from one ``EvaluateAffordance`` server per skill family (``affordance/<family>`` in
+the planner's namespace), all families asked at once; skills run on ``executors/<executor>/execute_skill``; the state is
 whatever the ``StateProvider`` assembles from ``scene/objects`` and the robot-state topic. Every
 call has a timeout, and a server that is missing or fails ends the plan with a reason
 (``PlanAborted``), never a hang. A server that leaves the graph while it is being waited on, or that
@@ -15,25 +15,24 @@ skills it runs cannot run until it is restarted.
 
 from __future__ import annotations
 
-import time
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from llm_planner_ros.ros.state_provider import StateProvider
-from llm_planner_ros.ros.messages import skill_to_msg
 from kitchen_domain.outcome import ReadBack, read_back
 from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
-
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import Liveness, ServerLost, WaitTimeout, wait_for
+from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topics import affordance_action, executor_action, full_name
 
 _START = "(llm-planner up, or ros2 launch llm_planner_ros sim.launch.py)"
@@ -97,7 +96,9 @@ class RosEnvironment:
     def snapshot(self) -> World:
         world = self._state.wait(self._server_wait_s)
         if world is None:
-            raise PlanAborted(EndReason.ERROR, f"no world state after {self._server_wait_s:.0f} s from {self._state.describe()}")
+            raise PlanAborted(
+                EndReason.ERROR, f"no world state after {self._server_wait_s:.0f} s from {self._state.describe()}"
+            )
         return world.copy()
 
     def admissible_skills(self) -> Sequence[Skill]:
@@ -128,14 +129,18 @@ class RosEnvironment:
             if len(result.affordances) != len(indices):
                 raise PlanAborted(
                     EndReason.ERROR,
-                    f"{self._affordance_name(family)} returned {len(result.affordances)} values for {len(indices)} skills",
+                    f"{self._affordance_name(family)} returned {len(result.affordances)} values "
+                    f"for {len(indices)} skills",
                 )
             for index, value in zip(indices, result.affordances, strict=True):
                 values[index] = float(value)
         return values
 
     def _affordance_result(
-        self, family: str, client: RaceFreeActionClient, sent  # noqa: ANN001 (rclpy Future)
+        self,
+        family: str,
+        client: RaceFreeActionClient,
+        sent,  # noqa: ANN001 (rclpy Future)
     ) -> EvaluateAffordance.Result:
         name = self._affordance_name(family)
         liveness = self._liveness(client, name, "affordance_server")
@@ -143,8 +148,9 @@ class RosEnvironment:
             handle = wait_for(sent, self._affordance_timeout_s, f"{name} goal", liveness=liveness)
             if not handle.accepted:
                 raise PlanAborted(EndReason.ERROR, f"{name} rejected the affordance goal; see that server's log")
-            response = wait_for(handle.get_result_async(), self._affordance_timeout_s, f"{name} result",
-                                liveness=liveness)
+            response = wait_for(
+                handle.get_result_async(), self._affordance_timeout_s, f"{name} result", liveness=liveness
+            )
         except WaitTimeout as timeout:  # ServerLost included
             raise PlanAborted(EndReason.ERROR, str(timeout)) from timeout
         if not response.result.success:
@@ -158,8 +164,12 @@ class RosEnvironment:
         before = self.snapshot()
         liveness = self._liveness(client, name, f"{skill.executor}_executor")
         try:
-            handle = wait_for(client.send_goal_async(ExecuteSkill.Goal(skill=skill_to_msg(skill))),
-                              self._server_wait_s, f"{name} goal", liveness=liveness)
+            handle = wait_for(
+                client.send_goal_async(ExecuteSkill.Goal(skill=skill_to_msg(skill))),
+                self._server_wait_s,
+                f"{name} goal",
+                liveness=liveness,
+            )
         except ServerLost as lost:
             raise self._executor_lost(before, skill, lost) from lost
         except WaitTimeout as timeout:
@@ -167,8 +177,13 @@ class RosEnvironment:
         if not handle.accepted:
             return SkillOutcome(False, f"{name} rejected {skill.text!r} (see the executor's log for why)")
         try:
-            response = wait_for(handle.get_result_async(), self._executor_timeout_s, f"{name} result",
-                                interrupted=lambda: self._canceled() is not None, liveness=liveness)
+            response = wait_for(
+                handle.get_result_async(),
+                self._executor_timeout_s,
+                f"{name} result",
+                interrupted=lambda: self._canceled() is not None,
+                liveness=liveness,
+            )
         except ServerLost as lost:
             raise self._executor_lost(before, skill, lost) from lost
         except WaitTimeout as timeout:
@@ -207,8 +222,11 @@ class RosEnvironment:
             return SkillOutcome(False, f"{why}; the world is unchanged: {skill.text!r} did not take effect")
         if verdict is ReadBack.UNKNOWN:
             return SkillOutcome(False, f"{why}; the world shows {skill.text!r} neither done nor undone")
-        return SkillOutcome(False, f"{why}; no new world state from {self._state.describe()} within "
-                                   f"{self._server_lost_s:.1f} s, so whether {skill.text!r} took effect is unknown")
+        return SkillOutcome(
+            False,
+            f"{why}; no new world state from {self._state.describe()} within "
+            f"{self._server_lost_s:.1f} s, so whether {skill.text!r} took effect is unknown",
+        )
 
     def _cancel(self, handle, name: str) -> None:  # noqa: ANN001 (rclpy ClientGoalHandle)
         try:

@@ -11,29 +11,38 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from llm_planner_ros.ros.state_provider import StateAssembler, StateProvider
 from kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.ros.messages import objects_from_msg, stamp_of
 from kitchen_domain.robot_state import RobotState
-from llm_planner_ros.ros.topics import STATE_QOS, full_name
 from kitchen_domain.world import World
 from llm_planner_interfaces.msg import SceneObjectArray
+from llm_planner_ros.ros.messages import objects_from_msg, stamp_of
+from llm_planner_ros.ros.state_provider import StateAssembler, StateProvider
+from llm_planner_ros.ros.topics import STATE_QOS, full_name
 
 
 class TopicStateProvider(StateProvider):
     """Subscribes to the two topics on ``node`` and keeps the latest consistent world."""
 
     def __init__(
-        self, node: Node, kitchen: Kitchen, scene_topic: str, robot_state_topic: str,
-        match_stamps: bool, callback_group: CallbackGroup | None = None,
+        self,
+        node: Node,
+        kitchen: Kitchen,
+        scene_topic: str,
+        robot_state_topic: str,
+        match_stamps: bool,
+        callback_group: CallbackGroup | None = None,
     ) -> None:
         self._node = node
         self._topics = (full_name(node, scene_topic), full_name(node, robot_state_topic))
         self._assembler = StateAssembler(kitchen, match_stamps)
         self._reported_error: str | None = None
         self._reported_labels: set[str] = set()
-        node.create_subscription(SceneObjectArray, scene_topic, self._on_objects, STATE_QOS, callback_group=callback_group)
-        node.create_subscription(String, robot_state_topic, self._on_robot_state, STATE_QOS, callback_group=callback_group)
+        node.create_subscription(
+            SceneObjectArray, scene_topic, self._on_objects, STATE_QOS, callback_group=callback_group
+        )
+        node.create_subscription(
+            String, robot_state_topic, self._on_robot_state, STATE_QOS, callback_group=callback_group
+        )
 
     def current(self) -> World | None:
         return self._assembler.world
@@ -61,7 +70,9 @@ class TopicStateProvider(StateProvider):
         """Log each new assembly problem and unknown label once, not at every message."""
         error = self._assembler.error
         if error is not None and error != self._reported_error:
-            self._node.get_logger().error(f"state from {self.describe()} is inconsistent, keeping the last good one: {error}")
+            self._node.get_logger().error(
+                f"state from {self.describe()} is inconsistent, keeping the last good one: {error}"
+            )
         self._reported_error = error
         new_labels = self._assembler.ignored_labels - self._reported_labels
         if new_labels:

@@ -45,8 +45,8 @@ from kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
-from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
+from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 
@@ -61,8 +61,9 @@ class TrainingSequence:
     targets: tuple[int, ...]
 
 
-def dialog_text(prompt: SayCanPrompt, example: PlanExample,
-                shown: Sequence[DialogExample] = ()) -> tuple[str, list[tuple[int, int]]]:
+def dialog_text(
+    prompt: SayCanPrompt, example: PlanExample, shown: Sequence[DialogExample] = ()
+) -> tuple[str, list[tuple[int, int]]]:
     """The training text of ``example`` after the examples ``shown``, and the character spans of its
     skill texts.
 
@@ -79,14 +80,18 @@ def dialog_text(prompt: SayCanPrompt, example: PlanExample,
     return text + ".", spans
 
 
-def encode(tokenizer: Any, prompt: SayCanPrompt, example: PlanExample,
-           shown: Sequence[DialogExample] = ()) -> TrainingSequence:
+def encode(
+    tokenizer: Any, prompt: SayCanPrompt, example: PlanExample, shown: Sequence[DialogExample] = ()
+) -> TrainingSequence:
     """Tokenize a dialog; a token is a target when its characters reach into a skill text of the target
     plan (a token that straddles the join, like " find", belongs to the skill, as in scoring)."""
     text, spans = dialog_text(prompt, example, shown)
     encoded = tokenizer(text, return_offsets_mapping=True)
-    targets = [index for index, (start, end) in enumerate(encoded["offset_mapping"])
-               if any(end > first and start < last for first, last in spans) and index > 0]
+    targets = [
+        index
+        for index, (start, end) in enumerate(encoded["offset_mapping"])
+        if any(end > first and start < last for first, last in spans) and index > 0
+    ]
     return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))
 
 
@@ -152,7 +157,7 @@ class TopLayerTrainer:
     def loss(self, hidden: torch.Tensor, batch: Sequence[TrainingSequence]) -> torch.Tensor:
         """Mean cross-entropy of every target token of the batch, predicted from the position before it."""
         lengths = [len(seq.ids) for seq in batch]
-        out = self._run(hidden, self.layers[self.split:], self._mask(lengths, hidden.shape[1]))
+        out = self._run(hidden, self.layers[self.split :], self._mask(lengths, hidden.shape[1]))
         rows = torch.tensor([b for b, seq in enumerate(batch) for _ in seq.targets])
         columns = torch.tensor([t - 1 for seq in batch for t in seq.targets])
         labels = torch.tensor([seq.ids[t] for seq in batch for t in seq.targets])
@@ -162,7 +167,14 @@ class TopLayerTrainer:
 
 def train(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console()
     started = time.monotonic()
@@ -184,10 +196,12 @@ def train(args: argparse.Namespace) -> int:
         retriever = ExampleRetriever(bank, load_embedder({}), bank_path.with_suffix(".vectors.npz"))
         shown = neighbours(retriever, chosen, args.neighbours)
     sequences = [encode(tokenizer, prompt, example, examples) for example, examples in zip(chosen, shown, strict=True)]
-    validation, sequences = sequences[: args.validation], sequences[args.validation:]
+    validation, sequences = sequences[: args.validation], sequences[args.validation :]
     tokens = sum(len(seq.ids) for seq in sequences)
-    console.log(f"{len(sequences)} training dialogs ({tokens} tokens, "
-                f"{sum(len(s.targets) for s in sequences)} scored), {len(validation)} for validation")
+    console.log(
+        f"{len(sequences)} training dialogs ({tokens} tokens, "
+        f"{sum(len(s.targets) for s in sequences)} scored), {len(validation)} for validation"
+    )
 
     split = total_layers - args.layers
     spec = AdapterSpec(tuple(range(split, total_layers)), tuple(args.modules), args.rank, args.alpha)
@@ -197,8 +211,14 @@ def train(args: argparse.Namespace) -> int:
         console.log(f"continuing the training of {args.resume}")
     model.train()
     trainer = TopLayerTrainer(model, split)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TimeRemainingColumn(), TextColumn("{task.fields[note]}"))
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[note]}"),
+    )
     with Progress(*columns, console=console) as progress:
         batches = _batches(sequences, args.batch, rng)
         valid = _batches(validation, args.batch, rng)
@@ -210,15 +230,19 @@ def train(args: argparse.Namespace) -> int:
         train_cache = []
         for batch in batches:
             if time.monotonic() > started + 0.55 * budget:
-                console.log(f"[yellow]--max-minutes {args.max_minutes}: cached {len(train_cache)} of {len(batches)} "
-                            "batches in 55% of the time; training on those")
+                console.log(
+                    f"[yellow]--max-minutes {args.max_minutes}: cached {len(train_cache)} of {len(batches)} "
+                    "batches in 55% of the time; training on those"
+                )
                 break
             train_cache.append((batch, trainer.bottom(batch)))
             progress.advance(task)
         parameters = [p for module in wrapped.values() for p in (module.A, module.B)]
         optimizer = torch.optim.AdamW(parameters, lr=args.lr, weight_decay=0.0)
         steps = args.epochs * len(train_cache)
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5 * (1 + math.cos(math.pi * step / steps)))
+        schedule = torch.optim.lr_scheduler.LambdaLR(
+            optimizer, lambda step: 0.5 * (1 + math.cos(math.pi * step / steps))
+        )
         console.log(f"validation loss before: {_validate(trainer, valid_cache):.3f}")
         task = progress.add_task(f"top {args.layers} layers", total=steps, note="")
         stopped = False
@@ -239,7 +263,9 @@ def train(args: argparse.Namespace) -> int:
                     stopped = True
                     break
             if stopped:
-                console.log(f"[yellow]--max-minutes {args.max_minutes} reached in epoch {epoch + 1}: saving what is trained")
+                console.log(
+                    f"[yellow]--max-minutes {args.max_minutes} reached in epoch {epoch + 1}: saving what is trained"
+                )
                 break
     console.log(f"validation loss after: {_validate(trainer, valid_cache):.3f}")
     out = repo_path(args.out)
@@ -267,16 +293,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train the SayCan adapter (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_adapter", description=main.__doc__)
     parser.add_argument("--bank", type=Path, default=BANK_FILE, help=f"example bank (default {BANK_FILE})")
-    parser.add_argument("--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})")
+    parser.add_argument(
+        "--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})"
+    )
     parser.add_argument("--out", type=Path, default=EMBEDDED_ADAPTER, help=f"adapter file (default {EMBEDDED_ADAPTER})")
-    parser.add_argument("--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)")
+    parser.add_argument(
+        "--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)"
+    )
     parser.add_argument("--examples", type=int, default=3600, help="training dialogs (default 3600)")
-    parser.add_argument("--neighbours", type=int, default=0,
-                        help="retrieved examples shown before each dialog (default 0, for examples: none; "
-                             "else match the planner's retrieved_examples)")
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=0,
+        help="retrieved examples shown before each dialog (default 0, for examples: none; "
+        "else match the planner's retrieved_examples)",
+    )
     parser.add_argument("--validation", type=int, default=64, help="held-out dialogs for the validation loss")
     parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--layers", type=int, default=30, help="top decoder layers adapted (default 30: all of SmolLM2-135M)")
+    parser.add_argument(
+        "--layers", type=int, default=30, help="top decoder layers adapted (default 30: all of SmolLM2-135M)"
+    )
     parser.add_argument("--modules", nargs="+", default=list(MODULE_PATHS), help="linear modules adapted (default all)")
     parser.add_argument("--rank", type=int, default=16)
     parser.add_argument("--alpha", type=float, default=32.0)

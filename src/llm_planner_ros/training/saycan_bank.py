@@ -30,7 +30,6 @@ from kitchen_domain.oracle import shortest_plan
 from kitchen_domain.paths import repo_path
 from kitchen_domain.skill import FIND
 from kitchen_domain.world import World
-
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, save_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_tasks import LEXICON_FILE, TaskWriter, load_lexicon
@@ -40,12 +39,24 @@ MAX_PLAN = 40  # longest plan kept, done included (the longest dev episodes allo
 # How often each task kind is drawn: every instruction family about equally, the kinds of a family
 # sharing its weight; long-horizon tasks get more since their plans vary most.
 KIND_WEIGHTS: dict[str, float] = {
-    "pick": 0.3, "put_down": 0.25, "go": 0.2, "come": 0.1, "find": 0.15,
+    "pick": 0.3,
+    "put_down": 0.25,
+    "go": 0.2,
+    "come": 0.1,
+    "find": 0.15,
     "category": 1.0,
-    "deliver": 0.3, "trash": 0.25, "move": 0.25, "move_from": 0.15, "clear_off": 0.05,
+    "deliver": 0.3,
+    "trash": 0.25,
+    "move": 0.25,
+    "move_from": 0.15,
+    "clear_off": 0.05,
     "structured": 1.0,
-    "held": 0.4, "busy": 0.6,
-    "need": 0.5, "crowd": 0.5, "not_this": 0.2, "exclude": 0.3,
+    "held": 0.4,
+    "busy": 0.6,
+    "need": 0.5,
+    "crowd": 0.5,
+    "not_this": 0.2,
+    "exclude": 0.3,
     "long": 1.6,
     "drawer": 0.7,
     "multilingual": 0.8,
@@ -57,8 +68,9 @@ def normalized(instruction: str) -> str:
     return " ".join("".join(ch if ch.isalnum() else " " for ch in instruction.lower()).split())
 
 
-def generate_examples(kitchen: Kitchen, count: int, seed: int, exclude: Iterable[str] = (),
-                      lexicon_file: str | Path = LEXICON_FILE) -> Iterator[PlanExample]:
+def generate_examples(
+    kitchen: Kitchen, count: int, seed: int, exclude: Iterable[str] = (), lexicon_file: str | Path = LEXICON_FILE
+) -> Iterator[PlanExample]:
     """``count`` solvable examples drawn with ``seed`` (the same arguments give the same examples).
 
     Tasks whose goal holds already, that the oracle cannot solve within MAX_PLAN skills, or whose
@@ -82,8 +94,16 @@ def generate_examples(kitchen: Kitchen, count: int, seed: int, exclude: Iterable
         if plan is None:
             continue
         steps = _worded(world, [skill.text for skill in plan], task.mentions)
-        yield PlanExample(f"{task.kind}-{produced:05d}", task.kind, task.family, task.instruction,
-                          describe_scene(world), tuple(steps), initial, task.goal)
+        yield PlanExample(
+            f"{task.kind}-{produced:05d}",
+            task.kind,
+            task.family,
+            task.instruction,
+            describe_scene(world),
+            tuple(steps),
+            initial,
+            task.goal,
+        )
         produced += 1
 
 
@@ -92,8 +112,9 @@ def _worded(world: World, steps: list[str], mentions: Sequence[str]) -> list[str
     object lying there ("find the tea"), "find a tea" is the same move in the request's own terms."""
     if len(steps) != 2 or not mentions:
         return steps
-    find = next((skill for skill in world.admissible_skills()
-                 if skill.family == FIND and skill.argument == mentions[0]), None)
+    find = next(
+        (skill for skill in world.admissible_skills() if skill.family == FIND and skill.argument == mentions[0]), None
+    )
     if find is None or not world.can_apply(find):
         return steps
     after = world.copy()
@@ -116,9 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_bank", description=main.__doc__)
     parser.add_argument("--count", type=int, default=4000, help="examples to generate (default 4000)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--exclude", type=Path, action="append", default=[],
-                        help="episode file (.yaml) or text file of instructions that must not appear in the bank "
-                             "(repeatable)")
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="episode file (.yaml) or text file of instructions that must not appear in the bank (repeatable)",
+    )
     parser.add_argument("--lexicon", type=Path, default=LEXICON_FILE, help=f"word lists (default {LEXICON_FILE})")
     parser.add_argument("--out", type=Path, default=BANK_FILE, help=f"output JSONL (default {BANK_FILE})")
     args = parser.parse_args(argv)
@@ -129,8 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     written = save_bank(examples, args.out)
     families = Counter(example.family for example in examples)
     lengths = [len(example.steps) for example in examples]
-    print(f"wrote {written} examples to {args.out} in {time.perf_counter() - started:.0f} s; "
-          f"plan length {min(lengths)}-{max(lengths)}, mean {sum(lengths) / len(lengths):.1f}")
+    print(
+        f"wrote {written} examples to {args.out} in {time.perf_counter() - started:.0f} s; "
+        f"plan length {min(lengths)}-{max(lengths)}, mean {sum(lengths) / len(lengths):.1f}"
+    )
     for family, n in sorted(families.items()):
         print(f"  {family:<22} {n}")
     return 0

@@ -75,8 +75,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         totals[item.family] += 1
         if item.similarity >= args.threshold:
             close[item.family].append(item)
-    print(f"{len(found)} episodes against {len(set(training))} training requests; "
-          f"similarity >= {args.threshold}: {sum(map(len, close.values()))}")
+    print(
+        f"{len(found)} episodes against {len(set(training))} training requests; "
+        f"similarity >= {args.threshold}: {sum(map(len, close.values()))}"
+    )
     for family in sorted(totals):
         print(f"  {family:<22} {len(close[family])}/{totals[family]}")
     for item in sorted((i for items in close.values() for i in items), key=lambda i: -i.similarity):

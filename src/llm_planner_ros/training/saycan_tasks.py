@@ -40,9 +40,14 @@ OBJECT_PLACE_WEIGHTS = (0.3, 0.3, 0.28, 0.04, 0.08)
 
 # Long-horizon styles that carry named objects: where each goes ("p", "q": two different surfaces).
 _CARRIES: dict[str, tuple[str, ...]] = {
-    "two_deliver": (USER, USER), "three_deliver": (USER, USER, USER), "two_trash": (TRASH, TRASH),
-    "three_trash": (TRASH, TRASH, TRASH), "trash_deliver": (TRASH, USER), "two_move": ("p", "p"),
-    "three_move": ("p", "p", "p"), "split_move": ("p", "q"),
+    "two_deliver": (USER, USER),
+    "three_deliver": (USER, USER, USER),
+    "two_trash": (TRASH, TRASH),
+    "three_trash": (TRASH, TRASH, TRASH),
+    "trash_deliver": (TRASH, USER),
+    "two_move": ("p", "p"),
+    "three_move": ("p", "p", "p"),
+    "split_move": ("p", "q"),
 }
 _NUMBERS = {2: "two", 3: "three"}
 # First words of requests that are statements or questions already (or start with an object or place)
@@ -53,8 +58,21 @@ def load_lexicon(path: str | Path = LEXICON_FILE) -> dict[str, Any]:
     """The word lists (format: data/saycan/lexicon.yaml); ValueError names a missing section."""
     resolved = repo_path(path)
     data = yaml.safe_load(resolved.read_text(encoding="utf-8"))
-    required = ("objects", "plurals", "places", "categories", "wrappers", "requests", "needs", "need_requests",
-                "exclusions", "crowd", "long", "drawer", "languages")
+    required = (
+        "objects",
+        "plurals",
+        "places",
+        "categories",
+        "wrappers",
+        "requests",
+        "needs",
+        "need_requests",
+        "exclusions",
+        "crowd",
+        "long",
+        "drawer",
+        "languages",
+    )
     missing = [key for key in required if not isinstance(data, dict) or key not in data]
     if missing:
         raise ValueError(f"{resolved}: missing section(s) {', '.join(missing)}; see the format at the top of the file")
@@ -110,7 +128,9 @@ class _SceneBuilder:
 
     def ensure(self, label: str, at: str | None = None) -> ObjectInstance:
         """An instance of ``label`` (added when absent), moved to ``at`` when given."""
-        obj = next((o for o in self.objects.values() if o.label == label), None) or self.add(label, self._random_place())
+        obj = next((o for o in self.objects.values() if o.label == label), None) or self.add(
+            label, self._random_place()
+        )
         if at is not None:
             obj = self.move(obj, at)
         return obj
@@ -180,11 +200,17 @@ class TaskWriter:
         # long-horizon styles (the lexicon's `long` groups) -> writer of a scene and a pattern
         self.long_styles: dict[str, Callable[[_SceneBuilder, str], _Request | None]] = {
             **{style: partial(self._carry, pattern=pattern) for style, pattern in _CARRIES.items()},
-            "move_all": self._move_all, "trash_all": self._trash_all, "sort": self._sort,
-            "tour": partial(self._tour, come_back=True), "tour_only": partial(self._tour, come_back=False),
-            "swap": self._swap, "count_distinct": self._count_distinct, "need_pair": self._need_pair,
+            "move_all": self._move_all,
+            "trash_all": self._trash_all,
+            "sort": self._sort,
+            "tour": partial(self._tour, come_back=True),
+            "tour_only": partial(self._tour, come_back=False),
+            "swap": self._swap,
+            "count_distinct": self._count_distinct,
+            "need_pair": self._need_pair,
             "sequence": self._sequence,
-            "both_deliver": partial(self._both, destination=USER), "both_trash": partial(self._both, destination=TRASH),
+            "both_deliver": partial(self._both, destination=USER),
+            "both_trash": partial(self._both, destination=TRASH),
             "both_move": lambda scene, template: self._both(scene, template, self._choice(SURFACES)),
         }
 
@@ -266,7 +292,9 @@ class TaskWriter:
             scene.robot_at = self._choice(SURFACES)
         label = self._choice(self.labels)
         scene.move(scene.ensure(label), HELD)
-        return _Request(self._wrap(self._request("put_down").format(x=self._name(label, "the"))), _at([label], scene.robot_at))
+        return _Request(
+            self._wrap(self._request("put_down").format(x=self._name(label, "the"))), _at([label], scene.robot_at)
+        )
 
     def _go(self, scene: _SceneBuilder) -> _Request | None:
         place = self._choice([p for p in (*SURFACES, TRASH) if p != scene.robot_at])
@@ -307,7 +335,9 @@ class TaskWriter:
         scene.ensure(label, source)
         self._maybe_another(scene, label, source, place)
         scene.hold_something_else(0.1, avoid=(label,))
-        request = self._request("move_from").format(x=self._name(label, "the"), a=self._place(source), p=self._place(place))
+        request = self._request("move_from").format(
+            x=self._name(label, "the"), a=self._place(source), p=self._place(place)
+        )
         return _Request(self._wrap(request), _from_to(label, source, place, scene))
 
     def _clear_off(self, scene: _SceneBuilder) -> _Request | None:
@@ -353,7 +383,9 @@ class TaskWriter:
         scene.ensure(label, source)
         scene.release_gripper()
         scene.hold_something_else(0.2, avoid=(label,))
-        destination = {"deliver": USER, "trash": TRASH}.get(goal_kind) or self._choice([p for p in SURFACES if p != source])
+        destination = {"deliver": USER, "trash": TRASH}.get(goal_kind) or self._choice(
+            [p for p in SURFACES if p != source]
+        )
         if "{a}" in template:
             self._maybe_another(scene, label, source, destination)
         request = template.format(x=self._name(label, "the"), a=self._place(source), p=self._place(destination))
@@ -417,7 +449,9 @@ class TaskWriter:
         source = self._choice((*SURFACES, USER))
         scene.ensure(label, source)
         if style == "finished_at":
-            return _Request(_sentence(template.format(l=name, a=self._place(source))), _from_to(label, source, TRASH, scene))
+            return _Request(
+                _sentence(template.format(l=name, a=self._place(source))), _from_to(label, source, TRASH, scene)
+            )
         place = self._choice([p for p in SURFACES if p != source])
         text = _sentence(template.format(l=name, a=self._place(source), p=self._place(place), x=self._name(label)))
         return _Request(text, _from_to(label, source, place, scene) if "{a}" in template else _at([label], place))
@@ -440,7 +474,8 @@ class TaskWriter:
         scene.ensure(self._choice(allowed), self._choice([p for p in SURFACES if p != near]))
         scene.release_gripper()
         request = self._choice(self.lexicon["crowd"]["not_this"]).format(
-            c=self._choice(category["one"]), x=self._name(excluded, "the"))
+            c=self._choice(category["one"]), x=self._name(excluded, "the")
+        )
         goal = {"all": [_at(allowed, USER), {"not": _at([excluded], USER)}]}
         return _Request(self._wrap(request), goal)
 
@@ -449,8 +484,11 @@ class TaskWriter:
         nearest member has the property, so a planner that ignores the exclusion picks it."""
         exclusion = self.lexicon["exclusions"][self._choice(sorted(self.lexicon["exclusions"]))]
         excluded = set(exclusion["labels"])
-        candidates = [c for c in self.lexicon["categories"].values()
-                      if excluded & set(c["labels"]) and set(c["labels"]) - excluded]
+        candidates = [
+            c
+            for c in self.lexicon["categories"].values()
+            if excluded & set(c["labels"]) and set(c["labels"]) - excluded
+        ]
         if not candidates:
             return None
         category = self._choice_mapping(candidates)
@@ -497,7 +535,9 @@ class TaskWriter:
             self._away(scene, label, destination)
         names = [self._name(label) for label in labels]
         request = template.format(x=names[0], y=names[1], z=names[-1], p=self._place(p), q=self._place(q))
-        return _Request(self._wrap(request), {"all": [_at([l], d) for l, d in zip(labels, destinations, strict=True)]})
+        return _Request(
+            self._wrap(request), {"all": [_at([label], d) for label, d in zip(labels, destinations, strict=True)]}
+        )
 
     def _two_of(self, scene: _SceneBuilder, label: str, destination: str) -> None:
         """Exactly two instances of ``label`` ("both" means two), on surfaces other than ``destination``."""
@@ -550,12 +590,15 @@ class TaskWriter:
                 if obj.label in category["labels"] and obj.at not in SURFACES:
                     scene.move(obj, self._choice(SURFACES))
             self._away(scene, self._choice(category["labels"]), place)
-        moved = {place: [obj for obj in scene.objects.values() if obj.label in category["labels"]]
-                 for category, place in ((one, p), (two, q))}
+        moved = {
+            place: [obj for obj in scene.objects.values() if obj.label in category["labels"]]
+            for category, place in ((one, p), (two, q))
+        }
         if sum(obj.at != place for place, objs in moved.items() for obj in objs) > 4:
             return None  # more than four objects to carry: plans past what the suite asks for
-        request = template.format(cs=self._choice(one["all"]), cs2=self._choice(two["all"]), p=self._place(p),
-                                  q=self._place(q))
+        request = template.format(
+            cs=self._choice(one["all"]), cs2=self._choice(two["all"]), p=self._place(p), q=self._place(q)
+        )
         goal = [part for place, objs in moved.items() for part in _all_at(objs, place)["all"]]
         return _Request(self._wrap(request), {"all": goal})
 
@@ -660,7 +703,9 @@ class TaskWriter:
         style = self._choice(("deliver", "deliver", "trash", "move"))
         place = {"deliver": USER, "trash": TRASH}.get(style) or self._choice(sorted(language["places"]))
         label = self._object_away_from(scene, place)
-        request = self._choice(language[style]).format(x=language["objects"][label], p=language["places"].get(place, ""))
+        request = self._choice(language[style]).format(
+            x=language["objects"][label], p=language["places"].get(place, "")
+        )
         return _Request(request, _at([label], place))
 
 
@@ -680,8 +725,10 @@ def _all_at(objects: Sequence[ObjectInstance], place: str) -> dict[str, Any]:
     counts: dict[str, int] = {}
     for obj in objects:
         counts[obj.label] = counts.get(obj.label, 0) + 1
-    parts = [_at([label], place) if n == 1 else {"count": {"labels": [label], "location": place, "min": n}}
-             for label, n in counts.items()]
+    parts = [
+        _at([label], place) if n == 1 else {"count": {"labels": [label], "location": place, "min": n}}
+        for label, n in counts.items()
+    ]
     return {"all": parts}
 
 

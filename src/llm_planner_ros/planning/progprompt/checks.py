@@ -13,7 +13,6 @@ from typing import Protocol
 
 from kitchen_domain.conditions import At, Condition, Holding, Not, RobotAt
 from kitchen_domain.world import World
-
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.progprompt.examples import FeedbackExample
@@ -58,16 +57,20 @@ class ModelChecker:
         return yes > no
 
     def prompt(self, facts: Sequence[str], asked: str) -> str:
-        shots = [_block(example.facts, example.question) + (ANSWERS[0] if example.answer else ANSWERS[1])
-                 for example in self._examples]
+        shots = [
+            _block(example.facts, example.question) + (ANSWERS[0] if example.answer else ANSWERS[1])
+            for example in self._examples
+        ]
         return "\n\n".join([*shots, _block(facts, asked)])
 
 
 def state_facts(world: World, condition: Condition) -> list[str]:
     """Where the robot is, what it holds, and where each instance of every label the condition names lies."""
     held = world.holding
-    facts = [f"the robot is at the {world.robot_at}",
-             f"the robot is holding {_a(world, held.label)}" if held else "the robot's hand is empty"]
+    facts = [
+        f"the robot is at the {world.robot_at}",
+        f"the robot is holding {_a(world, held.label)}" if held else "the robot's hand is empty",
+    ]
     for label in _labels(condition):
         places = [obj.at for obj in world.instances(label) if not obj.held]
         if not places and not (held and held.label == label):

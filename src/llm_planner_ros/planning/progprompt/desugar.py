@@ -117,7 +117,7 @@ def _split_else(assert_line: str) -> tuple[str, str | None] | None:
     start = tokens[0].end[1]  # just after `assert`
     end = next((token.start[1] for token in tokens if token.type == tokenize.COMMENT), len(assert_line))
     depth = 0
-    for token, following in zip(tokens, tokens[1:]):
+    for token, following in zip(tokens, tokens[1:], strict=False):
         if token.start[1] >= end:
             break
         if token.type == tokenize.OP and token.string in "([{":

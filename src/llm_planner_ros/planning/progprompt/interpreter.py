@@ -16,7 +16,6 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
 from kitchen_domain.conditions import Condition
-
 from llm_planner_ros.planning.progprompt.program import Check, Program, Repeat, SkillCall, Statement
 
 Judge = Callable[[Condition], bool]
@@ -83,9 +82,14 @@ class ProgramRun:
             assert isinstance(statement, Check)
             if len(checks) == self.max_checks:
                 self._walk.close()
-                self._ended = Advance(None, tuple(checks), halted=(
-                    f"line {statement.line}: more than {self.max_checks} checks without a skill call "
-                    f"(option {MAX_CHECKS_OPTION} of config/planners.yaml's progprompt section)"))
+                self._ended = Advance(
+                    None,
+                    tuple(checks),
+                    halted=(
+                        f"line {statement.line}: more than {self.max_checks} checks without a skill call "
+                        f"(option {MAX_CHECKS_OPTION} of config/planners.yaml's progprompt section)"
+                    ),
+                )
                 return self._ended
             verdict = judge(statement.condition)
             checks.append(CheckResult(statement, verdict))

@@ -27,7 +27,6 @@ from typing import Any
 
 from kitchen_domain.paths import resolve_config
 from kitchen_domain.skill import TERMINATE, Skill
-
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
@@ -78,8 +77,10 @@ class ProgPromptOptions:
         limits = dict(options.get("limits") or {})
         unknown = sorted(set(options) - known) + sorted(f"limits.{key}" for key in set(limits) - limit_names)
         if unknown:
-            raise ValueError(f"unknown progprompt option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}, "
-                             f"limits: {', '.join(sorted(limit_names))}")
+            raise ValueError(
+                f"unknown progprompt option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}, "
+                f"limits: {', '.join(sorted(limit_names))}"
+            )
         return cls(**{**options, "limits": ProgramLimits(**limits)})
 
 
@@ -141,9 +142,7 @@ class ProgPromptPlanner:
     def _write_program(self, env: PlanningEnvironment) -> None:
         vocabulary = Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
         prompt = render_prompt(self._examples, vocabulary, self._instruction)
-        generation = self._model.generate(
-            prompt, n=1, max_tokens=self.options.max_tokens, temperature=0.0, stop=STOP
-        )
+        generation = self._model.generate(prompt, n=1, max_tokens=self.options.max_tokens, temperature=0.0, stop=STOP)
         self.program_text = program_text(self._instruction, generation.texts[0])
         self._log_prob = generation.mean_log_probs[0]
         try:

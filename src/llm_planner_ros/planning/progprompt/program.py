@@ -9,7 +9,6 @@ paper's "close to <object>" precondition.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from kitchen_domain.conditions import Condition
 from kitchen_domain.skill import Skill
@@ -57,7 +56,7 @@ class Repeat:
     body: tuple[Statement, ...]
 
 
-Statement = Union[SkillCall, Check, Repeat]
+Statement = SkillCall | Check | Repeat
 
 
 @dataclass(frozen=True)
@@ -67,4 +66,3 @@ class Program:
     name: str
     body: tuple[Statement, ...]
     text: str
-

@@ -27,7 +27,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kitchen_domain.conditions import At, Condition, Holding, Not, RobotAt
-
 from llm_planner_ros.planning.progprompt.desugar import MARKER, Desugared, desugar, split_lines
 from llm_planner_ros.planning.progprompt.errors import ProgramError, ProgramProblem
 from llm_planner_ros.planning.progprompt.program import Check, Near, Program, Repeat, SkillCall, Statement
@@ -40,9 +39,7 @@ HAND_WORDS = ("hand", "hands", "gripper")
 # and line or paragraph separators the parser would not count as lines.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
-_PLAN_FORM = (
-    "a plan has only skill calls, `assert <check> else: <recovery>`, comments and `for _ in range(N)`"
-)
+_PLAN_FORM = "a plan has only skill calls, `assert <check> else: <recovery>`, comments and `for _ in range(N)`"
 _CHECK_FORMS = "holding(obj), near(obj), robot_at(location), at(obj, location), 'obj' in 'hand'"
 
 
@@ -148,9 +145,12 @@ def _check_text(text: str, limits: ProgramLimits) -> None:
     problems = []
     for number, line in enumerate(lines, start=1):
         if len(line) > limits.max_line_length:
-            problems.append(ProgramProblem(
-                number, f"the line has {len(line)} characters; the limit is {limits.max_line_length}: split the step"
-            ))
+            problems.append(
+                ProgramProblem(
+                    number,
+                    f"the line has {len(line)} characters; the limit is {limits.max_line_length}: split the step",
+                )
+            )
         hidden = next((c for c in line if c != "\t" and unicodedata.category(c) in _HIDDEN_CATEGORIES), None)
         if hidden is not None:
             problems.append(
@@ -192,8 +192,15 @@ class _Validator:
                 self._line(statements[1]), "a program is one function: nothing may follow it unindented"
             )
         arguments = first.args
-        if (arguments.posonlyargs or arguments.args or arguments.vararg or arguments.kwonlyargs
-                or arguments.kwarg or first.decorator_list or first.returns is not None):
+        if (
+            arguments.posonlyargs
+            or arguments.args
+            or arguments.vararg
+            or arguments.kwonlyargs
+            or arguments.kwarg
+            or first.decorator_list
+            or first.returns is not None
+        ):
             return self._reject(self._line(first), "the plan function takes no parameters, decorators or annotations")
         if _is_dunder(first.name):
             return self._reject(self._line(first), "names with double underscores are not allowed")
@@ -239,9 +246,15 @@ class _Validator:
         if node.orelse:
             return self._reject(line, f"`for ... else` is not allowed; {form}")
         call = node.iter
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range"
-                and len(call.args) == 1 and not call.keywords
-                and isinstance(call.args[0], ast.Constant) and type(call.args[0].value) is int):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "range"
+            and len(call.args) == 1
+            and not call.keywords
+            and isinstance(call.args[0], ast.Constant)
+            and type(call.args[0].value) is int
+        ):
             return self._reject(line, form)
         times = call.args[0].value
         if not 1 <= times <= bound:
@@ -261,8 +274,10 @@ class _Validator:
                 return self._reject(
                     line, f"{name}() is a check, not a skill: use it as `assert {name}(...) else: <recovery>`"
                 )
-            return self._reject(line, f"{name}() is not one of the robot's skills; the skills are: "
-                                      f"{', '.join(self.vocabulary.functions)}")
+            return self._reject(
+                line,
+                f"{name}() is not one of the robot's skills; the skills are: {', '.join(self.vocabulary.functions)}",
+            )
         kinds = () if function.parameter is None else (function.parameter,)
         arguments = self._arguments(call, name, kinds, line)
         if arguments is None:
@@ -333,7 +348,7 @@ class _Validator:
         if len(call.args) != len(kinds):
             expected = ", ".join(f"<{kind}>" for kind in kinds) or "no arguments"
             return self._reject(line, f"{name} takes {expected}, got {len(call.args)} argument(s)")
-        values = [self._name_argument(node, kind, line) for node, kind in zip(call.args, kinds)]
+        values = [self._name_argument(node, kind, line) for node, kind in zip(call.args, kinds, strict=False)]
         return None if any(value is None for value in values) else [str(value) for value in values]
 
     def _name_argument(self, node: ast.expr, kind: str, line: int) -> str | None:
@@ -342,18 +357,25 @@ class _Validator:
             return self._reject(line, "names with double underscores are not allowed")
         written = _written_name(node)
         if written is None:
-            return self._reject(line, f"{_kind(node)} is not allowed as an argument: give {_KIND_WORDS[kind]} "
-                                      "name in quotes, e.g. 'coke'")
+            return self._reject(
+                line,
+                f"{_kind(node)} is not allowed as an argument: give {_KIND_WORDS[kind]} name in quotes, e.g. 'coke'",
+            )
         name = _normal(written)
         known = self.vocabulary.names(kind)
         if name in known:
             return name
         other = LOCATION if kind == OBJECT else OBJECT
         if name in self.vocabulary.names(other):
-            return self._reject(line, f"{written!r} is {_KIND_WORDS[other]}, but {_KIND_WORDS[kind]} is needed here: "
-                                      f"one of {', '.join(known)}")
-        return self._reject(line, f"{written[:40]!r} is not {_KIND_WORDS[kind]} of this scene; the scene has: "
-                                  f"{', '.join(known) or 'none'}")
+            return self._reject(
+                line,
+                f"{written!r} is {_KIND_WORDS[other]}, but {_KIND_WORDS[kind]} is needed here: "
+                f"one of {', '.join(known)}",
+            )
+        return self._reject(
+            line,
+            f"{written[:40]!r} is not {_KIND_WORDS[kind]} of this scene; the scene has: {', '.join(known) or 'none'}",
+        )
 
     def _too_deep(self, line: int) -> None:
         self._reject(
@@ -374,9 +396,14 @@ def _marked_check(node: ast.If) -> ast.Call | None:
     """The ``_assert_(...)`` call of desugar's rewrite of an assert (``if not _assert_(...):`` without
     ``else``); None for any other ``if``."""
     test = node.test
-    if (not node.orelse and isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
-            and isinstance(test.operand, ast.Call) and isinstance(test.operand.func, ast.Name)
-            and test.operand.func.id == MARKER):
+    if (
+        not node.orelse
+        and isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Call)
+        and isinstance(test.operand.func, ast.Name)
+        and test.operand.func.id == MARKER
+    ):
         return test.operand
     return None
 

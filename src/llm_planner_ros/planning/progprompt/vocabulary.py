@@ -97,7 +97,7 @@ def _name_and_argument(skill: Skill) -> tuple[str, str | None]:
     argument = skill.argument
     text = skill.text.lower()
     if argument is not None and (match := re.search(rf"\b{re.escape(argument.lower())}\b", text)):
-        text = f"{text[: match.start()]} {text[match.end():]}"
+        text = f"{text[: match.start()]} {text[match.end() :]}"
     else:
         argument = None
     words = [word for word in re.findall(r"[a-z0-9]+", text) if word not in _ARTICLES]

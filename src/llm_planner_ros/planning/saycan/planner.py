@@ -43,7 +43,6 @@ from pathlib import Path
 from kitchen_domain.paths import config_file, repo_path
 from kitchen_domain.skill import TERMINATE, Skill
 from kitchen_domain.world import World
-
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
@@ -84,8 +83,10 @@ class SayCanOptions:
         if self.retrieved_examples < 1:
             raise ValueError(f"retrieved_examples must be at least 1, got {self.retrieved_examples}")
         if self.terminate_affordance is not None and not 0.0 <= self.terminate_affordance <= 1.0:
-            raise ValueError(f"terminate_affordance must be a probability in [0, 1] (or null: the environment's), "
-                             f"got {self.terminate_affordance}")
+            raise ValueError(
+                f"terminate_affordance must be a probability in [0, 1] (or null: the environment's), "
+                f"got {self.terminate_affordance}"
+            )
 
 
 class SayCanPlanner:
@@ -107,7 +108,9 @@ class SayCanPlanner:
     ) -> None:
         self.options = options or SayCanOptions()
         if self.options.ablation == "generative" and embedder is None:
-            raise ValueError("the generative ablation projects generated steps with sentence embeddings: pass an embedder")
+            raise ValueError(
+                "the generative ablation projects generated steps with sentence embeddings: pass an embedder"
+            )
         if self.options.examples == "retrieved" and retriever is None:
             raise ValueError("examples: retrieved needs the example bank's retriever: pass a retriever")
         self._model = model
@@ -142,7 +145,9 @@ class SayCanPlanner:
             self._scene = describe_scene(env.snapshot())
         if self.options.ablation == "generative":
             return self._generative_step(skills)
-        log_probs = self._model.score(self.current_prompt(), [self._prompt.completion(s.text) for s in skills]).log_probs
+        log_probs = self._model.score(
+            self.current_prompt(), [self._prompt.completion(s.text) for s in skills]
+        ).log_probs
         if self.options.ablation == "no_affordance":
             affordances = [1.0] * len(skills)
         else:
@@ -156,13 +161,17 @@ class SayCanPlanner:
     def _affordances(self, env: PlanningEnvironment, skills: list[Skill]) -> list[float]:
         affordances = env.affordances(skills)
         if self.options.terminate_affordance is not None:
-            affordances = [self.options.terminate_affordance if skill.family == TERMINATE else affordance
-                           for skill, affordance in zip(skills, affordances, strict=True)]
+            affordances = [
+                self.options.terminate_affordance if skill.family == TERMINATE else affordance
+                for skill, affordance in zip(skills, affordances, strict=True)
+            ]
         if self.options.avoid_revisits:
             world = env.snapshot()
             self._passed.add(state_key(world))
-            affordances = [0.0 if affordance > 0.0 and self._revisits(world, skill) else affordance
-                           for skill, affordance in zip(skills, affordances, strict=True)]
+            affordances = [
+                0.0 if affordance > 0.0 and self._revisits(world, skill) else affordance
+                for skill, affordance in zip(skills, affordances, strict=True)
+            ]
         return affordances
 
     def _revisits(self, world: World, skill: Skill) -> bool:
@@ -208,8 +217,13 @@ def state_key(world: World) -> tuple[object, ...]:
 
 
 # The options that make the ``paper`` ablation (see the module docstring).
-PAPER_SETUP = {"prompt_file": "saycan_prompt.yaml", "scene_context": False, "examples": "file",
-               "terminate_affordance": None, "avoid_revisits": False}
+PAPER_SETUP = {
+    "prompt_file": "saycan_prompt.yaml",
+    "scene_context": False,
+    "examples": "file",
+    "terminate_affordance": None,
+    "avoid_revisits": False,
+}
 
 
 def dialog_example(example: PlanExample) -> DialogExample:

@@ -77,7 +77,9 @@ class SayCanPrompt:
         examples = data.get("examples")
         if not isinstance(examples, list) or not examples:
             raise PromptFileError(f"{source}: `examples` must be a non-empty list of {{human, robot}} entries")
-        return cls(tuple(preamble), tuple(_example(entry, f"{source}: example {i + 1}") for i, entry in enumerate(examples)))
+        return cls(
+            tuple(preamble), tuple(_example(entry, f"{source}: example {i + 1}") for i, entry in enumerate(examples))
+        )
 
     def header(self, examples: Sequence[DialogExample] | None = None) -> str:
         """The part before the request: preamble and examples (the file's, or ``examples`` instead),
@@ -85,8 +87,13 @@ class SayCanPrompt:
         shown = self.examples if examples is None else examples
         return "".join(f"{line}\n" for line in (*self.preamble, *(example.render() for example in shown)))
 
-    def render(self, instruction: str, steps: Sequence[str] = (), scene: str = "",
-               examples: Sequence[DialogExample] | None = None) -> str:
+    def render(
+        self,
+        instruction: str,
+        steps: Sequence[str] = (),
+        scene: str = "",
+        examples: Sequence[DialogExample] | None = None,
+    ) -> str:
         """The prompt for the step after ``steps``: "...[Scene: ...\\n]Human: <instruction>\\nRobot: 1. <s1>, 2. ".
 
         ``scene``: the scene line of the request ("" for none); ``examples``: shown instead of the file's.
