@@ -16,8 +16,11 @@ SHARE = f"share/{PACKAGE}"
 def tree(folder: str) -> list[tuple[str, list[str]]]:
     """Every file under ``folder`` as data_files pairs, one per sub-folder, kept at the same relative place
     under share/llm_planner_ros (data_files does not recurse); kitchen_domain.paths reads them there."""
-    return [(f"{SHARE}/{root}", [os.path.join(root, name) for name in sorted(names)])
-            for root, _, names in sorted(os.walk(folder)) if names]
+    return [
+        (f"{SHARE}/{root}", [os.path.join(root, name) for name in sorted(names)])
+        for root, _, names in sorted(os.walk(folder))
+        if names
+    ]
 
 
 setup(
