@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ros_harness import RosGraph, ros_graph, wait_future
+from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future
 
 from kitchen_domain import load_kitchen
 from llm_planner_interfaces.action import ExecuteInstruction
@@ -111,3 +111,24 @@ def execute_instruction(graph: RosGraph, instruction: str) -> Any:
     handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction)), what="goal response")
     assert handle.accepted
     return wait_future(handle.get_result_async(), timeout=240, what="planner result")
+
+
+PLANNER_SPEC = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
+
+
+def start_replay_planner(graph: RosGraph, recording: Path, **params: Any) -> NodeProcess:
+    """The planner node of the sim graph (its packaged parameters) answering from ``recording`` in-process
+    (ProgPrompt unless ``params`` says otherwise), started in ``graph`` and pinged before returning."""
+    settings = {
+        "llm_mode": "in_process",
+        "llm.backend": "replay",
+        "llm.recording": str(recording),
+        "planner": "progprompt",
+        "server_wait_s": 5.0,
+        **params,
+    }
+    process = graph.start_node(
+        "planner_node", params=settings, param_files=PLANNER_SPEC.param_paths(), name=PLANNER_SPEC.name
+    )
+    graph.ping(PLANNER_SPEC.name)
+    return process

@@ -32,6 +32,7 @@ from kitchen.graph_helpers import load_episode, write_episode
 from progprompt.scripted_model import ScriptedModel as ScriptedProgram
 from rclpy.node import Node
 from replayed_planner_graph import record_plan
+from replayed_planner_graph import start_replay_planner as start_planner
 from ros_harness import RosGraph, ros_graph, wait_future, wait_until
 from std_msgs.msg import Bool
 
@@ -131,20 +132,6 @@ def reset_world(graph: RosGraph) -> None:
         timeout=30,
         what="the simulator to load the episode (it refuses while a skill runs)",
     )
-
-
-def start_planner(graph: RosGraph, recording: Path, **params: Any) -> NodeProcess:
-    settings = {
-        "llm_mode": "in_process",
-        "llm.backend": "replay",
-        "llm.recording": str(recording),
-        "planner": "progprompt",
-        "server_wait_s": 5.0,
-        **params,
-    }
-    process = graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
-    graph.ping(PLANNER.name)
-    return process
 
 
 @contextmanager

@@ -19,7 +19,8 @@ from action_msgs.msg import GoalStatus
 from kitchen.graph_helpers import load_episode, write_episode
 from progprompt.scripted_model import ScriptedModel
 from replayed_planner_graph import record_plan
-from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future
+from replayed_planner_graph import start_replay_planner as start_planner
+from ros_harness import RosGraph, ros_graph, wait_future
 
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
@@ -29,7 +30,6 @@ from llm_planner_ros.bringup import SIM_GRAPH
 pytestmark = pytest.mark.graph
 
 ACTION = "/llm_planner/execute_instruction"
-PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
 INITIAL = {
     "robot": {"at": "table", "holding": None},
     "objects": [
@@ -83,20 +83,6 @@ def graph(kitchen_graph: RosGraph, tmp_path: Path, request: pytest.FixtureReques
     for process in kitchen_graph.processes[started:]:
         process.stop()
     del kitchen_graph.processes[started:]
-
-
-def start_planner(graph: RosGraph, recording: Path, **params: Any) -> NodeProcess:
-    settings = {
-        "llm_mode": "in_process",
-        "llm.backend": "replay",
-        "llm.recording": str(recording),
-        "planner": "progprompt",
-        "server_wait_s": 5.0,
-        **params,
-    }
-    process = graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
-    graph.ping(PLANNER.name)
-    return process
 
 
 def execute(graph: RosGraph, instruction: str) -> Any:
