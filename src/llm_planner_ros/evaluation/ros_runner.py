@@ -110,9 +110,12 @@ class SimGraph:
         for index, skill in enumerate(skills):
             by_family.setdefault(skill.family, []).append(index)
         for family, indices in by_family.items():
-            client = self.affordances.setdefault(
-                family, RaceFreeActionClient(self.node, EvaluateAffordance, f"/affordance/{family}")
-            )
+            client = self.affordances.get(family)
+            if client is None:
+                # One client per family for the graph's life: every client made leaves DDS endpoints that
+                # every node of the graph keeps discovery data for.
+                client = RaceFreeActionClient(self.node, EvaluateAffordance, f"/affordance/{family}")
+                self.affordances[family] = client
             if not client.wait_for_server(timeout_sec=5.0):
                 return False
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
