@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future
+from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_until
 
 from kitchen_domain import load_kitchen
-from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.llm.base import LanguageModel
@@ -27,6 +27,7 @@ from llm_planner_ros.llm.replay import ReplayLanguageModel
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 
 EPISODE_ID = "scene"
@@ -94,6 +95,7 @@ def replaying_sim_graph(
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
         load_scene(graph, work)
+        wait_for_affordance_state(graph)
         yield graph
 
 
@@ -103,6 +105,19 @@ def load_scene(graph: RosGraph, work: Path) -> None:
     request = LoadEpisode.Request(episode_file=str(work / "episodes.yaml"), episode_id=EPISODE_ID)
     reply = wait_future(load.call_async(request))
     assert reply.success, reply.message
+
+
+def wait_for_affordance_state(graph: RosGraph, timeout: float = 60.0) -> None:
+    """Until the affordance server answers from the simulator's state: under load the latched state topic
+    can take longer to reach it than the server's own state timeout, and a goal sent then would fail."""
+    client = graph.action_client(EvaluateAffordance, "/affordance/terminate")
+    done = skill_to_msg(load_kitchen().world().skill("done"))
+
+    def answered() -> bool:
+        handle = wait_future(client.send_goal_async(EvaluateAffordance.Goal(skills=[done])), what="affordance goal")
+        return bool(handle.accepted and wait_future(handle.get_result_async(), what="affordance result").result.success)
+
+    wait_until(answered, timeout, "the affordance server to answer from the simulator's state")
 
 
 def execute_instruction(graph: RosGraph, instruction: str) -> Any:
