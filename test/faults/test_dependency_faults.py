@@ -35,7 +35,6 @@ from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 
-pytestmark = pytest.mark.graph
 
 SERVER_LOST_S = 3.0  # config/planner.yaml
 SLACK_S = 5.0  # a loaded machine's delay on top of the grace; the old waits were 10 s and 120 s
@@ -90,6 +89,12 @@ def result_of(handle: Any, timeout: float) -> tuple[Any, float]:
 
 def executed(response: Any) -> list[tuple[str, int]]:
     return [(step.skill, step.status) for step in response.result.executed]
+
+
+# These tests bound the planner's reaction to a stopped node by a few seconds while six node processes
+# share two cores; on a loaded machine (a fresh clone's first graph tests, other jobs beside them) one
+# run in a few missed a bound. One rerun keeps CI honest about real regressions, which fail both runs.
+pytestmark = [pytest.mark.graph, pytest.mark.flaky(reruns=1)]
 
 
 def process_of(graph: RosGraph, node: str) -> NodeProcess:
