@@ -35,7 +35,6 @@ from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 
-
 SERVER_LOST_S = 3.0  # config/planner.yaml
 SLACK_S = 5.0  # a loaded machine's delay on top of the grace; the old waits were 10 s and 120 s
 INSTRUCTION = "Bring me the coke, please."
