@@ -83,16 +83,27 @@ def test_the_sim_graph_runs_under_a_namespace_with_a_user_params_file(ros_graph:
         client = ros_graph.action_client(ExecuteInstruction, "/robot1/llm_planner/execute_instruction", timeout=120)
         wait_until(lambda: "graph up" in up.log(), timeout=60, what="`llm-planner up` to report the graph up")
 
+        # "graph up" means the nodes run; this test's client may still be discovering them.
+        expected = {(spec.name, "/robot1") for spec in SIM_GRAPH}
+        wait_until(
+            lambda: expected <= set(ros_graph.node.get_node_names_and_namespaces()),
+            timeout=30,
+            what="every node of the graph to be discovered under /robot1",
+        )
         nodes = set(ros_graph.node.get_node_names_and_namespaces())
-        assert {(spec.name, "/robot1") for spec in SIM_GRAPH} <= nodes
         assert not {spec.name for spec in SIM_GRAPH} & {name for name, namespace in nodes if namespace == "/"}
-        actions = {name for name, _ in get_action_names_and_types(ros_graph.node)}
-        assert {
+        served = {
             "/robot1/llm_planner/execute_instruction",
             "/robot1/affordance/pick",
             "/robot1/sim/apply_skill",
             "/robot1/executors/manipulator/execute_skill",
-        } <= actions
+        }
+        wait_until(
+            lambda: served <= {name for name, _ in get_action_names_and_types(ros_graph.node)},
+            timeout=30,
+            what="the graph's actions to be discovered under /robot1",
+        )
+        actions = {name for name, _ in get_action_names_and_types(ros_graph.node)}
         assert not [name for name in actions if not name.startswith("/robot1/")], actions
 
         get = ros_graph.service_client(GetParameters, "/robot1/planner/get_parameters")
