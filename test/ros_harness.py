@@ -99,10 +99,19 @@ class RosGraph:
         a client seeing the server does not mean the server sees the client, and an answer sent before
         that is lost ("failed to send response (timeout)" in the server's log)."""
         name = self.node.resolve_topic_name(name)  # the project's names are relative (llm_planner_ros.ros.topics)
-        for node, namespace in self.node.get_node_names_and_namespaces():
-            if any(served == name for served, _ in served_by(node, namespace)):
-                self.ping(f"{namespace.strip('/')}/{node}".lstrip("/"))
-                return
+        # Node names arrive by their own discovery message, after the endpoints: a server can be up while
+        # its node is not yet listed, so wait for it instead of skipping the ping.
+        hosts: list[str] = []
+
+        def host_listed() -> bool:
+            for node, namespace in self.node.get_node_names_and_namespaces():
+                if any(served == name for served, _ in served_by(node, namespace)):
+                    hosts.append(f"{namespace.strip('/')}/{node}".lstrip("/"))
+                    return True
+            return False
+
+        wait_until(host_listed, DEFAULT_WAIT_S, f"the node that serves {name} to be listed")
+        self.ping(hosts[0])
 
     def ping(self, node_name: str, timeout: float = 60.0) -> None:
         """Block until a service round trip to ``node_name`` succeeds (its parameter service).
