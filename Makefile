@@ -7,13 +7,16 @@ VENV := $(CURDIR)/.venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
 INTERFACE_SOURCES := msg/CMakeLists.txt msg/package.xml $(wildcard msg/msg/*.msg msg/srv/*.srv msg/action/*.action)
+ROBOT_INTERFACE_SOURCES := scripts/build_robot_interfaces.py robot_interfaces/python_only.cmake \
+  $(wildcard robot_interfaces/*/CMakeLists.txt robot_interfaces/*/package.xml robot_interfaces/*/msg/*.msg \
+  robot_interfaces/*/action/*.action)
 # The ROS wheels' CMake files want the venv as the prefix; building with plain cmake needs nothing else.
 ROS_BUILD_ENV := AMENT_PREFIX_PATH=$(VENV) CMAKE_PREFIX_PATH=$(VENV) PATH=$(VENV)/bin:$$PATH
 PYTEST_ARGS ?=
 
 .PHONY: setup lint test demo lock clean
 
-setup: $(VENV)/.package-stamp
+setup: $(VENV)/.package-stamp $(VENV)/.robot-interfaces-stamp
 
 $(VENV)/.system-stamp: scripts/ensure_system_packages.sh
 	bash scripts/ensure_system_packages.sh
@@ -33,6 +36,14 @@ $(VENV)/.interfaces-stamp: $(INTERFACE_SOURCES) $(VENV)/.deps-stamp
 	  || (cat build/interfaces-configure.log; exit 1)
 	$(ROS_BUILD_ENV) cmake --build build/llm_planner_interfaces -j2
 	$(ROS_BUILD_ENV) cmake --install build/llm_planner_interfaces > /dev/null
+	touch $@
+
+# nav2_msgs, moveit_msgs, control_msgs (+ the octomap/object_recognition types MoveIt nests) are not on
+# PyPI: build the wire-compatible subsets in robot_interfaces/, each only if no real ROS install
+# provides it (docs/robot_interfaces.md). After sourcing a ROS install, rm this stamp to re-check.
+$(VENV)/.robot-interfaces-stamp: $(ROBOT_INTERFACE_SOURCES) $(VENV)/.deps-stamp
+	mkdir -p build
+	$(PY) scripts/build_robot_interfaces.py --venv $(VENV) --build-dir build/robot_interfaces --jobs 2
 	touch $@
 
 $(VENV)/.package-stamp: setup.py package.xml $(VENV)/.interfaces-stamp

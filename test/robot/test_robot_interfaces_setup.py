@@ -1,0 +1,35 @@
+"""``make setup``'s robot interface step never shadows a real ROS install: a package listed in the
+ament index of a sourced prefix is used as it is, and nothing is built for it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGES = ("object_recognition_msgs", "octomap_msgs", "moveit_msgs", "nav2_msgs", "control_msgs")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_packages_of_a_sourced_ros_install_are_not_built(tmp_path: Path) -> None:
+    ros = tmp_path / "opt_ros_jazzy"
+    index = ros / "share/ament_index/resource_index/packages"
+    index.mkdir(parents=True)
+    for package in PACKAGES:
+        (index / package).write_text("")
+    env = {**os.environ, "AMENT_PREFIX_PATH": str(ros)}
+    build_dir = tmp_path / "build"
+    result = subprocess.run(
+        [sys.executable, "scripts/build_robot_interfaces.py", "--venv", sys.prefix, "--build-dir", str(build_dir)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    reported = result.stdout.splitlines()
+    assert reported == [f"robot interfaces: {p}: using the real package at {ros.resolve()}" for p in PACKAGES]
+    assert not build_dir.exists()
