@@ -7,8 +7,9 @@ A goal is REJECTED (the reason logged) when its skill text is not a skill of the
 skill runs on the other executor, when the message's family/arguments/executor disagree with the
 library (empty fields are filled from it), or while another skill runs. Accepted goals report the
 backend's progress and phase as feedback; cancel is relayed to the backend, which leaves the robot
-consistent. Backends: ``sim`` (sim_world_node); MoveIt 2 and Nav2 backends plug in behind
-``skill_executors.backend.SkillBackend``.
+consistent. Backends (``skill_executors.backend.SkillBackend``): ``sim`` (sim_world_node), ``nav2``
+(NavigateToPose to the place map's base poses), ``moveit`` (MoveGroup pose goals and a GripperCommand
+gripper for pick and put down); docs/robot.md describes the robot ones and their parameters.
 """
 
 from __future__ import annotations
@@ -28,15 +29,16 @@ from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, executor_action, full_name
+from robot_motion.place_map import PlaceMapError, load_place_map
 from skill_executors.backend import SkillBackend, Status
+from skill_executors.robot_parameters import ROBOT_PARAMETERS
+from skill_executors.robot_view import RobotView
 from skill_executors.sim_backend import SimBackend
 
-BACKENDS = ("sim",)
-# Named in the design (MoveIt 2 pick/place, Nav2 NavigateToPose), not written yet.
-PLANNED_BACKENDS = ("moveit", "nav2")
+BACKENDS = ("sim", "nav2", "moveit")
 
 PARAMETERS = {
-    "backend": Parameter("sim", f"what runs the skills: {', '.join(BACKENDS)}"),
+    "backend": Parameter("sim", f"what runs the skills: {', '.join(BACKENDS)}", choices=BACKENDS),
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
     "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
     "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world_node's skill action"),
@@ -44,8 +46,11 @@ PARAMETERS = {
         10.0, "how long to wait for the backend's server before failing a skill", minimum=0.0
     ),
     "silence_timeout_s": Parameter(
-        10.0, "fail a skill when the backend sends neither feedback nor result for this long", minimum=0.0
+        10.0,
+        "sim backend: fail a skill when the simulator sends neither feedback nor result for this long (0: off)",
+        minimum=0.0,
     ),
+    **ROBOT_PARAMETERS,
 }
 
 
@@ -57,9 +62,11 @@ class ExecutorNode(Node):
         self.executor_name = executor
         p = declare_parameters(self, PARAMETERS)
         try:
-            library = load_kitchen(p["world_file"] or None, p["skills_file"] or None).library
+            kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the kitchen configuration: {error}") from error
+        library = kitchen.library
+        self._object_height = kitchen.config.object_size[2]
         # Drawer skills included: whether the current scene has a drawer is the world's concern.
         self._skills = {skill.text: skill for skill in library.skills(with_drawer=True)}
         group = ReentrantCallbackGroup()
@@ -83,9 +90,28 @@ class ExecutorNode(Node):
     def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
         if p["backend"] == "sim":
             return SimBackend(self, p["sim_action"], group, p["server_timeout_s"], p["silence_timeout_s"])
-        if p["backend"] in PLANNED_BACKENDS:
-            raise StartupError(f"backend {p['backend']!r} is not implemented yet; available: {', '.join(BACKENDS)}")
-        raise StartupError(f"unknown backend {p['backend']!r}; available: {', '.join(BACKENDS)}")
+        try:
+            places = load_place_map(p["map_file"] or None)
+        except (PlaceMapError, OSError) as error:
+            raise StartupError(f"cannot load the place map: {error}") from error
+        view = RobotView(self, places, p, group)
+        try:
+            if p["backend"] == "nav2":
+                from skill_executors.nav2_backend import Nav2Backend
+
+                backend: SkillBackend = Nav2Backend(self, places, view, p, group)
+            else:
+                from skill_executors.moveit_backend import MoveItBackend
+
+                backend = MoveItBackend(self, places, view, p, group, self._object_height)
+        except ImportError as error:
+            raise StartupError(
+                f"backend {p['backend']!r} needs the interface package {error.name}, which is not installed: "
+                "run make setup (it builds them into .venv) or install ros-jazzy-nav2-msgs, "
+                "ros-jazzy-moveit-msgs and ros-jazzy-control-msgs"
+            ) from error
+        self.get_logger().info(f"{p['backend']} backend: {view.describe()}, places from {places.source}")
+        return backend
 
     def resolve(self, requested: Skill) -> tuple[Skill | None, str]:
         """The library's skill for a request, or None and the reason it is refused."""

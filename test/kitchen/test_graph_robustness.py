@@ -71,7 +71,11 @@ def test_nodes_exit_cleanly_on_sigint(ros_graph: RosGraph) -> None:
 @pytest.mark.parametrize(
     ("entry", "params", "reason"),
     [
-        ("manipulator_executor", {"backend": "moveit"}, "backend 'moveit' is not implemented yet; available: sim"),
+        (
+            "manipulator_executor",
+            {"backend": "moveit", "map_file": "/nonexistent/map.yaml"},
+            "cannot load the place map: place map /nonexistent/map.yaml not found: give the executor's map_file",
+        ),
         ("sim_world_node", {"time_scale": -1.0}, "parameter time_scale is -1.0, expected a float of at least 0"),
         ("affordance_server", {"families": ["pick", "fly"]}, "unknown ['fly']"),
     ],

@@ -1,0 +1,53 @@
+"""Which skills drive the base, and to which pose.
+
+Navigation skills are the ``goto`` family (``go to the table``, ``bring it to you``: the argument is a
+place) and the ``find`` family (``find a coke``: the place where perception last saw the object).
+Each goes to the base pose of that place in the robot's map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kitchen_domain.skill import FIND, GOTO, Skill
+from robot_motion.geometry import Pose
+from robot_motion.perception import PerceivedObject
+from robot_motion.place_map import PlaceMap
+
+NAVIGATION_FAMILIES = (GOTO, FIND)
+
+
+class MotionError(ValueError):
+    """A skill that cannot be turned into motions; the message is the skill's failure reason with the fix."""
+
+
+def is_navigation(skill: Skill) -> bool:
+    return skill.family in NAVIGATION_FAMILIES
+
+
+def navigation_place(skill: Skill, objects: Sequence[PerceivedObject]) -> str:
+    """The place a navigation skill goes to: its argument for ``goto``, where perception reports the
+    object for ``find`` (MotionError when nothing of that label is reported)."""
+    if skill.family == GOTO and skill.argument:
+        return skill.argument
+    if skill.family == FIND and skill.argument:
+        seen = [obj.location for obj in objects if obj.label == skill.argument and not obj.held]
+        if not seen:
+            raise MotionError(
+                f"{skill.text!r}: perception reports no {skill.argument} (on /scene/objects); "
+                "look for it from another place or check the perception node"
+            )
+        return seen[0]
+    raise MotionError(f"{skill.text!r} is not a navigation skill (families {', '.join(NAVIGATION_FAMILIES)})")
+
+
+def navigation_goal(skill: Skill, places: PlaceMap, objects: Sequence[PerceivedObject]) -> tuple[str, Pose]:
+    """The place and base pose a navigation skill drives to; MotionError when the map lacks the place."""
+    name = navigation_place(skill, objects)
+    place = places.place(name)
+    if place is None:
+        raise MotionError(
+            f"{skill.text!r}: place {name!r} is not in the place map {places.source or '(given)'}: "
+            "add its base pose under places:"
+        )
+    return name, place.base

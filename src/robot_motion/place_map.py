@@ -1,0 +1,122 @@
+"""The robot's map of named places, from a YAML file (default ``config/robot_map.yaml``).
+
+Format::
+
+    frame_id: map                # frame of every pose below (Nav2's global frame)
+    places:
+      far counter:
+        base: {x: 4.5, y: 1.1, yaw: -1.5708}    # where the base stands to work there (NavigateToPose goal)
+        surface: {x: 4.5, y: 0.5, z: 0.9}      # where "put down" sets objects (optional: no put down there)
+
+Every place the skill library names (``go to the far counter``, ``bring it to you`` -> ``user``, the
+drawer's ``drawers``) needs an entry; ``missing_places`` says which are absent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kitchen_domain.paths import resolve_config
+from kitchen_domain.validation import Checker, ValidationError, join
+from robot_motion.geometry import Pose, yaw_quaternion
+
+MAP_FILE = "robot_map.yaml"
+
+
+class PlaceMapError(ValidationError):
+    """A place map file that does not match the format; lists every problem."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """One named place: the base pose to navigate to and, where objects can be set down, the surface point."""
+
+    name: str
+    base: Pose
+    surface: Pose | None
+
+
+@dataclass(frozen=True)
+class PlaceMap:
+    """Named places in one frame (``frame``), read from a map YAML (``source``)."""
+
+    frame: str
+    places: Mapping[str, Place]
+    source: str = ""
+
+    def place(self, name: str) -> Place | None:
+        return self.places.get(name)
+
+    def missing_places(self, names: Iterable[str]) -> list[str]:
+        """Which of ``names`` have no entry (a skill going there could not be executed)."""
+        return [name for name in names if name not in self.places]
+
+    def nearest(self, x: float, y: float, within_m: float) -> Place | None:
+        """The place whose base pose is closest to (x, y), if it is within ``within_m`` metres."""
+        best = min(self.places.values(), key=lambda p: math.hypot(p.base.x - x, p.base.y - y), default=None)
+        if best is None or math.hypot(best.base.x - x, best.base.y - y) > within_m:
+            return None
+        return best
+
+
+def load_place_map(path: str | Path | None = None) -> PlaceMap:
+    """Read and check a place map (default: config/robot_map.yaml); PlaceMapError lists its problems."""
+    source = resolve_config(path, MAP_FILE)
+    try:
+        data = yaml.safe_load(source.read_text())
+    except FileNotFoundError as error:
+        raise FileNotFoundError(
+            f"place map {source} not found: give the executor's map_file parameter a place map YAML "
+            "(format: robot_motion/place_map.py; the kitchen's is config/robot_map.yaml)"
+        ) from error
+    check = Checker()
+    parsed = _parse(data, check)
+    check.raise_if_any(str(source), PlaceMapError)
+    assert parsed is not None
+    return PlaceMap(parsed.frame, parsed.places, str(source))
+
+
+def _parse(data: Any, check: Checker) -> PlaceMap | None:
+    top = check.mapping(data, "", required=("places",), optional=("frame_id",))
+    if top is None:
+        return None
+    frame = check.string(top.get("frame_id", "map"), "frame_id")
+    entries = check.named_entries(top["places"], "places", "place")
+    if frame is None or entries is None:
+        return None
+    places = {name: _place(name, entry, frame, check) for name, entry in entries.items()}
+    if any(place is None for place in places.values()):
+        return None
+    return PlaceMap(frame, places)  # type: ignore[arg-type]
+
+
+def _place(name: str, value: Any, frame: str, check: Checker) -> Place | None:
+    where = join("places", name)
+    entry = check.mapping(value, where, required=("base",), optional=("surface",))
+    if entry is None:
+        return None
+    base = _numbers(entry["base"], join(where, "base"), ("x", "y", "yaw"), check)
+    surface = _numbers(entry["surface"], join(where, "surface"), ("x", "y", "z"), check) if "surface" in entry else {}
+    if base is None or surface is None:
+        return None
+    return Place(
+        name,
+        Pose(frame, base["x"], base["y"], 0.0, yaw_quaternion(base["yaw"])),
+        Pose(frame, surface["x"], surface["y"], surface["z"]) if surface else None,
+    )
+
+
+def _numbers(value: Any, where: str, keys: tuple[str, ...], check: Checker) -> dict[str, float] | None:
+    fields = check.mapping(value, where, required=keys)
+    if fields is None:
+        return None
+    numbers = {key: check.number(fields[key], join(where, key)) for key in keys}
+    if any(number is None for number in numbers.values()):
+        return None
+    return numbers  # type: ignore[return-value]

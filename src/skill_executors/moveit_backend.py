@@ -1,0 +1,241 @@
+"""The ``moveit`` backend: pick and put down as MoveIt 2 MoveGroup pose goals and gripper commands.
+
+Each skill is a motion sequence (robot_motion.manipulation): every arm waypoint is one MoveGroup goal
+on ``move_group_action`` (plan and execute; the pose is a position constraint, a sphere of
+``position_tolerance`` around the target, plus an orientation constraint on ``ee_link``; the closing
+stow step a joint-constraint goal to ``stow_joints``), every gripper step one control_msgs
+GripperCommand goal on ``gripper_action``. Tall objects are grasped ``grasp_depth`` below their top
+(the object's pose and ``size.z`` on ``/scene/objects``). The object to pick comes
+from ``/scene/objects`` (its pose), the surface to put down on from the place map at the robot's
+place. Progress is the share of steps done, the phase the step's name; a cancel is relayed to the
+running goal (the arm stops where it is) and ends the skill CANCELED naming the step; a MoveIt error
+code or a grasp that closed on nothing fails the skill naming the step and the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from control_msgs.action import GripperCommand
+from moveit_msgs.action import MoveGroup
+from moveit_msgs.msg import (
+    BoundingVolume,
+    Constraints,
+    JointConstraint,
+    MoveItErrorCodes,
+    OrientationConstraint,
+    PositionConstraint,
+)
+from rclpy.callback_groups import CallbackGroup
+from rclpy.node import Node
+from shape_msgs.msg import SolidPrimitive
+
+from kitchen_domain.skill import PICK, PLACE, Skill
+from llm_planner_ros.ros.node_startup import StartupError
+from robot_motion.error_codes import moveit_failure
+from robot_motion.geometry import Pose
+from robot_motion.manipulation import (
+    ArmMove,
+    ArmSettings,
+    GripperMove,
+    JointMove,
+    Motion,
+    grasp_failure,
+    pick_motion,
+    place_motion,
+)
+from robot_motion.navigation import MotionError
+from robot_motion.perception import object_to_pick
+from robot_motion.place_map import PlaceMap
+from skill_executors.action_call import ActionCall, CallLimits
+from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
+from skill_executors.robot_view import RobotView
+from skill_executors.ros_poses import pose_stamped
+
+
+def arm_settings(p: dict[str, Any]) -> ArmSettings:
+    """The grasp geometry and gripper commands of the executor's parameters."""
+    x, y, z, w = (float(c) for c in p["grasp_orientation"])
+    names, stow = tuple(p["stow_joint_names"]), tuple(float(a) for a in p["stow_joints"])
+    if stow and len(stow) != len(names):
+        raise StartupError(
+            f"stow_joints has {len(stow)} angles for {len(names)} stow_joint_names: give one angle per joint "
+            "(or stow_joints: [] for no stow step)"
+        )
+    return ArmSettings(
+        grasp_orientation=(x, y, z, w),
+        grasp_offset=p["grasp_offset"],
+        approach_distance=p["approach_distance"],
+        lift_distance=p["lift_distance"],
+        gripper_open=p["gripper_open"],
+        gripper_closed=p["gripper_closed"],
+        gripper_max_effort=p["gripper_max_effort"],
+        grasp_depth=p["grasp_depth"],
+        place_clearance=p["place_clearance"],
+        stow_joints=stow,
+        stow_joint_names=names,
+    )
+
+
+class MoveItBackend(SkillBackend):
+    """Runs pick / put down with MoveIt's MoveGroup action and a GripperCommand action."""
+
+    def __init__(
+        self,
+        node: Node,
+        places: PlaceMap,
+        view: RobotView,
+        p: dict[str, Any],
+        group: CallbackGroup,
+        default_object_height: float,
+    ) -> None:
+        limits = CallLimits(p["server_timeout_s"], p["motion_timeout_s"], server_lost_s=p["server_lost_s"])
+        arm_fix = "start MoveIt's move_group or set the executor's move_group_action parameter"
+        self._arm = ActionCall(node, MoveGroup, p["move_group_action"], group, limits, arm_fix)
+        gripper_fix = "start the gripper controller or set the executor's gripper_action parameter"
+        self._gripper = ActionCall(node, GripperCommand, p["gripper_action"], group, limits, gripper_fix)
+        self._places = places
+        self._view = view
+        self._p = p
+        self._settings = arm_settings(p)
+        self._default_height = default_object_height
+        self._state_timeout_s = p["server_timeout_s"]
+
+    def execute(self, skill: Skill, report: ProgressCallback, should_cancel: Callable[[], bool]) -> SkillOutcome:
+        missing = self._view.wait(self._state_timeout_s)
+        if missing is not None:
+            return SkillOutcome(Status.FAILED, f"{skill.text!r} not executed: {missing}")
+        try:
+            motions = self.motions(skill)
+        except MotionError as error:
+            return SkillOutcome(Status.FAILED, str(error))
+        for index, motion in enumerate(motions):
+            report(index / len(motions), motion.phase)
+            ended = (
+                self._grip(motion, should_cancel)
+                if isinstance(motion, GripperMove)
+                else self._arm_move(motion, should_cancel)
+            )
+            if ended is not None:
+                return SkillOutcome(ended.status, f"{skill.text!r} stopped at {motion.phase!r}: {ended.message}")
+        report(1.0, "done")
+        return SkillOutcome(Status.SUCCEEDED, f"{skill.text!r} done ({', '.join(m.phase for m in motions)})")
+
+    def motions(self, skill: Skill) -> list[Motion]:
+        """The motion sequence of a pick or put down in the current scene; MotionError says why there is none."""
+        place, why = self._view.place()
+        if skill.family == PICK and skill.argument:
+            target = object_to_pick(skill.argument, self._view.objects(), place)
+            if target is None:
+                raise MotionError(f"{skill.text!r}: perception reports no {skill.argument} to pick (on /scene/objects)")
+            return pick_motion(target, self._settings)
+        if skill.family == PLACE:
+            if place is None:
+                raise MotionError(f"{skill.text!r}: where the robot is is unknown ({why})")
+            entry = self._places.place(place)
+            if entry is None or entry.surface is None:
+                raise MotionError(
+                    f"{skill.text!r}: the {place} has no surface in the place map {self._places.source}: "
+                    "add surface: {x, y, z} to put objects down there"
+                )
+            return place_motion(entry.surface, self._held_height(), self._settings)
+        raise MotionError(
+            f"{skill.text!r}: the moveit backend runs pick up and put down; {skill.family} skills are not supported"
+        )
+
+    def _held_height(self) -> float:
+        robot = self._view.robot()
+        held = robot.holding if robot is not None else None
+        heights = [obj.height for obj in self._view.objects() if obj.id == held and obj.height > 0.0]
+        return heights[0] if heights else self._default_height
+
+    def _arm_move(self, motion: ArmMove | JointMove, should_cancel: Callable[[], bool]) -> SkillOutcome | None:
+        goal = (
+            self.pose_goal(motion.pose, motion.phase)
+            if isinstance(motion, ArmMove)
+            else self.joint_goal(motion.names, motion.positions, motion.phase)
+        )
+        outcome = self._arm.run(goal, should_cancel)
+        if outcome.result is None:
+            return SkillOutcome(Status.FAILED, outcome.message)
+        code = int(outcome.result.error_code.val)
+        if outcome.status is Status.SUCCEEDED and code == MoveItErrorCodes.SUCCESS:
+            return None
+        if outcome.status is Status.CANCELED:
+            return SkillOutcome(Status.CANCELED, "canceled; the arm stopped where it was")
+        return SkillOutcome(Status.FAILED, moveit_failure(code, getattr(outcome.result.error_code, "message", "")))
+
+    def _grip(self, motion: GripperMove, should_cancel: Callable[[], bool]) -> SkillOutcome | None:
+        goal = GripperCommand.Goal()
+        goal.command.position, goal.command.max_effort = motion.position, motion.max_effort
+        outcome = self._gripper.run(goal, should_cancel)
+        if outcome.result is None:
+            return SkillOutcome(Status.FAILED, outcome.message)
+        if outcome.status is Status.CANCELED:
+            return SkillOutcome(Status.CANCELED, "canceled; the gripper stopped where it was")
+        result = outcome.result
+        if motion.grasp:
+            # Controllers without allow_stalling abort a close that stalls on the object: still a grasp.
+            if outcome.status is Status.SUCCEEDED or result.stalled:
+                failure = grasp_failure(float(result.position), bool(result.stalled), self._settings)
+                return None if failure is None else SkillOutcome(Status.FAILED, failure)
+        elif outcome.status is Status.SUCCEEDED:
+            return None
+        return SkillOutcome(
+            Status.FAILED,
+            f"{self._gripper.name} aborted the command (position {result.position:.3f}, "
+            f"reached_goal {result.reached_goal}, stalled {result.stalled})",
+        )
+
+    def pose_goal(self, pose: Pose, phase: str) -> MoveGroup.Goal:
+        """A MoveGroup goal (plan and execute) bringing ``ee_link`` to ``pose`` within the tolerances."""
+        p = self._p
+        target = pose_stamped(pose)
+        region = BoundingVolume(
+            primitives=[SolidPrimitive(type=SolidPrimitive.SPHERE, dimensions=[p["position_tolerance"]])],
+            primitive_poses=[target.pose],
+        )
+        position = PositionConstraint(
+            header=target.header, link_name=p["ee_link"], constraint_region=region, weight=1.0
+        )
+        tolerance = p["orientation_tolerance"]
+        orientation = OrientationConstraint(
+            header=target.header,
+            orientation=target.pose.orientation,
+            link_name=p["ee_link"],
+            absolute_x_axis_tolerance=tolerance,
+            absolute_y_axis_tolerance=tolerance,
+            absolute_z_axis_tolerance=tolerance,
+            weight=1.0,
+        )
+        return self._goal(
+            Constraints(name=phase, position_constraints=[position], orientation_constraints=[orientation])
+        )
+
+    def joint_goal(self, names: tuple[str, ...], positions: tuple[float, ...], phase: str) -> MoveGroup.Goal:
+        """A MoveGroup goal (plan and execute) bringing the joints ``names`` to ``positions``."""
+        tolerance = self._p["joint_tolerance"]
+        joints = [
+            JointConstraint(
+                joint_name=name, position=angle, tolerance_above=tolerance, tolerance_below=tolerance, weight=1.0
+            )
+            for name, angle in zip(names, positions, strict=True)
+        ]
+        return self._goal(Constraints(name=phase, joint_constraints=joints))
+
+    def _goal(self, constraints: Constraints) -> MoveGroup.Goal:
+        p = self._p
+        goal = MoveGroup.Goal()
+        request = goal.request
+        request.group_name = p["planning_group"]
+        request.num_planning_attempts = p["planning_attempts"]
+        request.allowed_planning_time = p["planning_time_s"]
+        request.max_velocity_scaling_factor = request.max_acceleration_scaling_factor = p["velocity_scaling"]
+        request.goal_constraints = [constraints]
+        # Plan from the current state and execute; the scene is MoveIt's own (no diff).
+        request.start_state.is_diff = True
+        goal.planning_options.plan_only = False
+        goal.planning_options.planning_scene_diff.is_diff = True
+        goal.planning_options.planning_scene_diff.robot_state.is_diff = True
+        return goal

@@ -1,0 +1,68 @@
+"""Parameters of the executors' robot backends (``nav2``, ``moveit``), kept apart from the backends so
+that declaring them needs no Nav2 or MoveIt interface package. Defaults fit a Franka Panda on a Nav2
+base (docs/robot.md lists what to change for another robot)."""
+
+from __future__ import annotations
+
+from llm_planner_ros.ros.parameters import Parameter
+from llm_planner_ros.ros.topics import SCENE_TOPIC
+from robot_motion.manipulation import PANDA_JOINTS, PANDA_STOW
+
+BASE_POSE_SOURCES = ("auto", "tf", "topic")
+
+ROBOT_PARAMETERS = {
+    "map_file": Parameter("", "place map YAML: base pose and surface per place (empty: config/robot_map.yaml)"),
+    "scene_topic": Parameter(SCENE_TOPIC, "perceived objects (SceneObjectArray) with their poses"),
+    "robot_state_topic": Parameter(
+        "robot/state", "the robot-state record (JSON std_msgs/String, kitchen_domain.robot_state)"
+    ),
+    "base_pose": Parameter(
+        "auto",
+        "where the robot's place comes from: tf (map frame -> base_frame lookup, needs tf2_ros), topic "
+        "(the robot-state record's 'at'), auto (tf when tf2_ros is importable, else topic)",
+        choices=BASE_POSE_SOURCES,
+    ),
+    "base_frame": Parameter("base_link", "the base's TF frame (base_pose tf)"),
+    "place_tolerance_m": Parameter(
+        0.5, "a base within this distance of a place's base pose is at that place (base_pose tf)", minimum=0.0
+    ),
+    "server_lost_s": Parameter(3.0, "give up a goal this long after its server left the ROS graph", minimum=0.0),
+    # Nav2 (backend nav2)
+    "navigate_action": Parameter("navigate_to_pose", "Nav2's NavigateToPose action"),
+    "behavior_tree": Parameter("", "behavior tree for NavigateToPose goals (empty: the navigator's default)"),
+    "navigation_timeout_s": Parameter(300.0, "cancel and fail a navigation that takes longer", minimum=0.0),
+    # MoveIt 2 (backend moveit)
+    "move_group_action": Parameter("move_action", "MoveIt's MoveGroup action (plan and execute)"),
+    "gripper_action": Parameter("panda_hand_controller/gripper_cmd", "control_msgs GripperCommand action"),
+    "planning_group": Parameter("panda_arm", "MoveIt planning group of the arm"),
+    "ee_link": Parameter("panda_hand", "end-effector link the pose goals constrain"),
+    "grasp_orientation": Parameter(
+        [1.0, 0.0, 0.0, 0.0], "end-effector orientation at grasp and release (x, y, z, w; default: pointing down)"
+    ),
+    "grasp_offset": Parameter(0.1034, "height of ee_link above the grasp point (m; panda_hand: 0.1034)"),
+    "approach_distance": Parameter(0.12, "pre-grasp / above-surface height over the grasp pose (m)", minimum=0.0),
+    "lift_distance": Parameter(0.15, "lift / retreat height over the grasp pose (m)", minimum=0.0),
+    "grasp_depth": Parameter(
+        0.03,
+        "how far below an object's top the fingertips close (m; at the centre of objects shorter than twice "
+        "this). The Panda's palm meets a top about 3.5 cm above the fingertips",
+        minimum=0.0,
+    ),
+    "place_clearance": Parameter(0.01, "put down releases the object this high above the surface (m)", minimum=0.0),
+    "stow_joint_names": Parameter(list(PANDA_JOINTS), "the arm joints of the stow pose"),
+    "stow_joints": Parameter(
+        list(PANDA_STOW),
+        "stow pose (rad, one per stow_joint_names): after every pick and put down the arm goes there, out "
+        "of the way of the next navigation; empty: the arm stays where the skill left it",
+    ),
+    "joint_tolerance": Parameter(0.01, "stow joint goal tolerance per joint (rad)", minimum=0.0),
+    "gripper_open": Parameter(0.04, "GripperCommand position that opens the gripper"),
+    "gripper_closed": Parameter(0.0, "GripperCommand position of a fully closed gripper"),
+    "gripper_max_effort": Parameter(20.0, "GripperCommand max_effort (N)", minimum=0.0),
+    "position_tolerance": Parameter(0.01, "radius of the goal region of ee_link (m)", minimum=0.0),
+    "orientation_tolerance": Parameter(0.05, "goal orientation tolerance per axis (rad)", minimum=0.0),
+    "planning_time_s": Parameter(5.0, "MoveIt allowed_planning_time per motion", minimum=0.0),
+    "planning_attempts": Parameter(3, "MoveIt num_planning_attempts per motion", minimum=1),
+    "velocity_scaling": Parameter(0.3, "MoveIt max velocity and acceleration scaling", minimum=0.0, maximum=1.0),
+    "motion_timeout_s": Parameter(60.0, "cancel and fail one arm or gripper motion that takes longer", minimum=0.0),
+}

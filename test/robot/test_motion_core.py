@@ -1,0 +1,158 @@
+"""The ROS-free core of the robot executors (robot_motion): the place map, navigation targets, pick and
+place motions, the grasp check and the Nav2/MoveIt error messages."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from kitchen_domain import Kitchen
+from kitchen_domain.skill import Skill
+from robot_motion.error_codes import moveit_failure, nav2_failure
+from robot_motion.geometry import Pose
+from robot_motion.manipulation import (
+    PANDA_STOW,
+    ArmMove,
+    ArmSettings,
+    GripperMove,
+    JointMove,
+    grasp_failure,
+    pick_motion,
+    place_motion,
+)
+from robot_motion.navigation import MotionError, is_navigation, navigation_goal
+from robot_motion.perception import PerceivedObject, object_to_pick
+from robot_motion.place_map import PlaceMapError, load_place_map
+
+COKE = PerceivedObject("coke_1", "coke", "far counter", Pose("map", 4.5, 0.5, 0.96), 0.12)
+
+
+def test_the_robot_map_has_every_place_the_kitchen_skills_go_to(kitchen: Kitchen) -> None:
+    places = load_place_map()
+    assert places.frame == kitchen.config.frame_id
+    assert places.missing_places(kitchen.config.places(with_drawer=True)) == []
+    for name in kitchen.config.locations:  # put down works wherever the kitchen has objects stand
+        surface = places.place(name).surface
+        assert surface is not None, name
+        position = kitchen.config.position(name)
+        assert (surface.x, surface.y) == (position.x, position.y)
+
+
+def test_a_bad_place_map_lists_every_problem(tmp_path: Path) -> None:
+    path = tmp_path / "map.yaml"
+    path.write_text("places:\n  table: {base: {x: 1, y: two}}\n  sink: {surface: {x: 0, y: 0, z: 1}}\n")
+    with pytest.raises(PlaceMapError) as error:
+        load_place_map(path)
+    text = str(error.value)
+    assert "places.table.base.y" in text and "places.table.base.yaw" in text and "places.sink.base" in text
+
+
+def test_a_missing_place_map_names_the_parameter(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="map_file"):
+        load_place_map(tmp_path / "absent.yaml")
+
+
+def test_nearest_place_within_a_distance() -> None:
+    places = load_place_map()
+    assert places.nearest(4.6, 1.0, within_m=0.3).name == "far counter"
+    assert places.nearest(3.5, 2.0, within_m=0.3) is None
+
+
+@pytest.mark.parametrize(
+    ("skill", "place"),
+    [
+        (Skill("go to the table", "goto", ("table",), "mobile_base"), "table"),
+        (Skill("bring it to you", "goto", ("user",), "mobile_base"), "user"),
+        (Skill("find a coke", "find", ("coke",), "mobile_base"), "far counter"),
+    ],
+)
+def test_navigation_skills_go_to_the_base_pose_of_their_place(skill: Skill, place: str) -> None:
+    places = load_place_map()
+    assert is_navigation(skill)
+    name, pose = navigation_goal(skill, places, [COKE])
+    assert name == place and pose == places.place(place).base
+
+
+def test_navigation_failures_say_why() -> None:
+    places = load_place_map()
+    with pytest.raises(MotionError, match="perception reports no apple"):
+        navigation_goal(Skill("find an apple", "find", ("apple",), "mobile_base"), places, [COKE])
+    with pytest.raises(MotionError, match="'garage' is not in the place map"):
+        navigation_goal(Skill("go to the garage", "goto", ("garage",), "mobile_base"), places, [])
+    assert not is_navigation(Skill("pick up the coke", "pick", ("coke",), "manipulator"))
+
+
+def test_pick_opens_goes_above_approaches_closes_lifts_and_stows() -> None:
+    settings = ArmSettings()
+    motion = pick_motion(COKE, settings)
+    assert [step.phase for step in motion] == ["open gripper", "pre-grasp", "approach", "close gripper", "lift", "stow"]
+    pre, approach, lift = (step.pose for step in motion if isinstance(step, ArmMove))
+    assert (approach.x, approach.y) == (4.5, 0.5) and approach.frame == "map"
+    # The 12 cm coke (centre 0.96) is grasped grasp_depth below its top (1.02), not at its centre.
+    assert approach.z == pytest.approx(1.02 - settings.grasp_depth + settings.grasp_offset)
+    assert pre.z - approach.z == pytest.approx(settings.approach_distance)
+    assert lift.z - approach.z == pytest.approx(settings.lift_distance)
+    assert approach.orientation == settings.grasp_orientation
+    close = motion[3]
+    assert isinstance(close, GripperMove) and close.grasp and close.position == settings.gripper_closed
+    stow = motion[-1]
+    assert isinstance(stow, JointMove) and stow.positions == PANDA_STOW and len(stow.names) == len(PANDA_STOW)
+
+
+def test_the_grasp_height_is_grasp_depth_below_the_top_and_never_below_the_centre() -> None:
+    settings = ArmSettings(grasp_depth=0.03)
+    assert settings.grasp_height(0.12) == pytest.approx(0.09)  # a can: 3 cm below its 12 cm top
+    assert settings.grasp_height(0.20) == pytest.approx(0.17)  # a bottle
+    assert settings.grasp_height(0.04) == pytest.approx(0.02)  # a flat bag: at its centre
+    assert settings.grasp_height(0.0) == 0.0  # no size reported: the reported pose itself
+    short = PerceivedObject("bag_1", "chips", "table", Pose("map", 2.5, 3.5, 0.77), 0.04)
+    assert pick_motion(short, settings)[2].pose.z == pytest.approx(0.77 + settings.grasp_offset)
+
+
+def test_without_a_stow_pose_the_arm_stays_where_the_skill_left_it() -> None:
+    settings = ArmSettings(stow_joints=())
+    assert [step.phase for step in pick_motion(COKE, settings)][-1] == "lift"
+
+
+def test_place_lowers_the_held_object_onto_the_surface_releases_retreats_and_stows() -> None:
+    settings = ArmSettings(grasp_offset=0.0)
+    motion = place_motion(Pose("map", 2.5, 3.5, 0.75), held_height=0.12, settings=settings)
+    assert [step.phase for step in motion] == ["above surface", "lower", "release", "retreat", "stow"]
+    # Held 3 cm below its top, the can's bottom is place_clearance above the table.
+    assert motion[1].pose.z == pytest.approx(0.75 + 0.09 + settings.place_clearance)
+    release = motion[2]
+    assert isinstance(release, GripperMove) and not release.grasp and release.position == settings.gripper_open
+
+
+def test_a_grasp_that_closed_fully_without_stalling_held_nothing() -> None:
+    settings = ArmSettings()
+    assert "nothing was grasped" in grasp_failure(0.0005, stalled=False, settings=settings)
+    assert grasp_failure(0.03, stalled=True, settings=settings) is None
+    assert grasp_failure(0.03, stalled=False, settings=settings) is None
+
+
+def test_the_object_to_pick_is_the_one_at_the_robots_place() -> None:
+    other = PerceivedObject("coke_2", "coke", "table", Pose("map", 2.5, 3.5, 0.8), 0.12)
+    held = PerceivedObject("coke_3", "coke", "robot", Pose("map", 0, 0, 0), 0.12)
+    assert object_to_pick("coke", [held, other, COKE], "far counter") == COKE
+    assert object_to_pick("coke", [held, other, COKE], "user") == other
+    assert object_to_pick("apple", [COKE], "far counter") is None
+
+
+def test_error_codes_become_clear_messages() -> None:
+    assert nav2_failure(208, "no path") == (
+        "Nav2: no path to the goal: it is blocked or unreachable (NO_VALID_PATH, error code 208): no path"
+    )
+    assert "controller" in nav2_failure(150) and "150" in nav2_failure(150)
+    assert "TF_ERROR" in nav2_failure(9002)
+    assert moveit_failure(-1).startswith(
+        "MoveIt: no collision-free motion plan"
+    ) and "PLANNING_FAILED" in moveit_failure(-1)
+    assert "NO_IK_SOLUTION" in moveit_failure(-31)
+    assert "unlisted" in moveit_failure(-999)
+
+
+def test_top_down_grasp_is_a_unit_quaternion() -> None:
+    assert math.isclose(sum(c * c for c in ArmSettings().grasp_orientation), 1.0)

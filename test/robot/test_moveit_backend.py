@@ -1,0 +1,135 @@
+"""The manipulator executor's moveit backend through ExecuteSkill, against real MoveGroup and
+GripperCommand servers and a perception double (test/mock/robot_doubles.py): pick and put down run
+their pose goals and gripper commands in order, MoveIt error codes and an empty grasp end the skill
+with a clear message naming the step, and a cancel reaches MoveIt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from action_msgs.msg import GoalStatus
+from kitchen.graph_helpers import execute
+from ros_harness import RosGraph, wait_future, wait_until
+
+from kitchen_domain import Kitchen
+from llm_planner_interfaces.action import ExecuteSkill
+from llm_planner_ros.ros.messages import skill_to_msg
+from robot_motion.manipulation import ArmSettings
+from robot_motion.place_map import load_place_map
+
+from .robot_graph import records, start_doubles, start_executor
+
+pytestmark = [pytest.mark.graph, pytest.mark.timeout(120)]
+
+ARM = "manipulator_executor"
+AT_COKE = {
+    "robot": {"at": "far counter", "holding": None},
+    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+}
+HEIGHT = 0.12  # config/kitchen_world.yaml object_size z
+
+
+def test_pick_and_put_down_run_their_pose_goals_and_gripper_commands(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE)
+    arm = start_executor(ros_graph, ARM)
+    settings, counter = ArmSettings(), load_place_map().place("far counter").surface
+    feedback: list[tuple[str, float]] = []
+    response = execute(arm, kitchen.world().skill("pick up the coke"), feedback)
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    assert [phase for phase, _ in feedback] == [
+        "open gripper",
+        "pre-grasp",
+        "approach",
+        "close gripper",
+        "lift",
+        "stow",
+        "done",
+    ]
+    # Since the arm stows after every manipulation skill (so navigation never drives with it out), each
+    # skill ends with a joint goal (no pose target) after its pose goals.
+    moves = records(record, "move_group")
+    assert [m["phase"] for m in moves] == ["pre-grasp", "approach", "lift", "stow"]
+    assert {(m["group"], m["link"], m["orientation_link"], m["frame"], m["plan_only"]) for m in moves[:3]} == {
+        ("panda_arm", "panda_hand", "panda_hand", "map", False)
+    }
+    assert moves[3]["target"] is None and moves[3]["group"] == "panda_arm"
+    # The can is grasped grasp_depth below its top: at its centre the palm would be inside it.
+    grasp_z = counter.z + HEIGHT - settings.grasp_depth + settings.grasp_offset
+    assert moves[1]["target"] == pytest.approx([counter.x, counter.y, grasp_z])
+    assert moves[0]["target"][2] == pytest.approx(grasp_z + settings.approach_distance)
+    assert [g["position"] for g in records(record, "gripper")] == [settings.gripper_open, settings.gripper_closed]
+
+    response = execute(arm, kitchen.world().skill("put down the coke"))
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    moves = records(record, "move_group")[4:]
+    assert [m["phase"] for m in moves] == ["above surface", "lower", "retreat", "stow"]
+    assert moves[1]["target"] == pytest.approx([counter.x, counter.y, grasp_z + settings.place_clearance])
+    assert records(record, "gripper")[-1]["position"] == settings.gripper_open
+
+
+def test_a_planning_failure_fails_the_pick_at_its_step(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+    start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail")
+    arm = start_executor(ros_graph, ARM)
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED and not response.result.success
+    assert response.result.message == (
+        "'pick up the coke' stopped at 'approach': MoveIt: no collision-free motion plan was found: the pose "
+        "may be unreachable or blocked (PLANNING_FAILED, error code -1)"
+    )
+
+
+def test_an_execution_abort_midway_fails_with_control_failed(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="abort")
+    arm = start_executor(ros_graph, ARM)
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    assert "stopped at 'pre-grasp'" in response.result.message
+    assert "CONTROL_FAILED, error code -4" in response.result.message
+
+
+def test_a_grasp_that_closes_on_nothing_fails_the_pick(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+    start_doubles(ros_graph, tmp_path, AT_COKE, gripper_outcomes="success,empty")
+    arm = start_executor(ros_graph, ARM)
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    assert "stopped at 'close gripper'" in response.result.message
+    assert "nothing was grasped" in response.result.message
+
+
+def test_a_cancel_of_the_skill_cancels_the_arm_motion(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="slow")
+    arm = start_executor(ros_graph, ARM)
+    feedback: list[str] = []
+    goal = ExecuteSkill.Goal(skill=skill_to_msg(kitchen.world().skill("pick up the coke")))
+    handle = wait_future(arm.send_goal_async(goal, feedback_callback=lambda m: feedback.append(m.feedback.phase)))
+    assert handle.accepted
+    wait_until(lambda: "pre-grasp" in feedback and records(record, "move_group"), what="the arm moving")
+    wait_future(handle.cancel_goal_async(), what="cancel response")
+    response = wait_future(handle.get_result_async(), timeout=20.0)
+    assert response.status == GoalStatus.STATUS_CANCELED, response.result.message
+    assert (
+        response.result.message == "'pick up the coke' stopped at 'pre-grasp': canceled; the arm stopped where it was"
+    )
+    assert {"server": "move_group", "canceled": True} in records(record, "move_group")
+
+
+def test_without_perception_or_for_a_drawer_skill_nothing_moves(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    kitchen_with_drawer = {"robot": {"at": "drawers", "holding": None}, "objects": [], "drawer": {"open": False}}
+    arm = start_executor(ros_graph, ARM, server_timeout_s=1.0)
+    world = kitchen.world(kitchen_with_drawer)
+    response = execute(arm, world.skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    assert "nothing on /scene/objects after 1 s" in response.result.message
+
+    _, record = start_doubles(ros_graph, tmp_path, kitchen_with_drawer)
+    response = execute(arm, world.skill("open the drawer"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    assert "drawer skills are not supported" in response.result.message
+    assert records(record, "move_group") == []
