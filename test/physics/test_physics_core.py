@@ -1,0 +1,148 @@
+"""The physics kitchen without ROS: every episode builds, skills move real bodies, failures are physical."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from kitchen_domain import Kitchen, load_episodes
+from physics_sim import Outcome, PhysicsKitchen, Pose2D, load_layout
+from physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
+from physics_sim.scripted import ScriptedSkills, top_down
+
+EPISODES = "benchmarks/kitchen/dev.yaml"
+
+
+@pytest.fixture(scope="module")
+def sim(kitchen: Kitchen) -> Iterator[PhysicsKitchen]:
+    world = PhysicsKitchen(kitchen, load_layout(kitchen.config), kitchen.world().scene(), image_size=(64, 48))
+    yield world
+    world.close()
+
+
+@pytest.fixture
+def fresh(sim: PhysicsKitchen, kitchen: Kitchen) -> PhysicsKitchen:
+    sim.load(kitchen.world().scene())
+    return sim
+
+
+def test_every_episode_builds_into_the_world_the_symbolic_simulator_starts_from(
+    sim: PhysicsKitchen, kitchen: Kitchen
+) -> None:
+    episodes = load_episodes(EPISODES, kitchen)
+    assert len(episodes) > 50
+    for episode in episodes:
+        sim.load(episode.initial, episode.id)
+        truth = sim.truth()
+        assert truth.unplaced() == (), f"{episode.id}: objects on the floor {truth.unplaced()}"
+        assert truth.world(kitchen).to_initial() == episode.world(kitchen).to_initial(), episode.id
+        assert episode.goal_holds(truth.world(kitchen)) == episode.goal_holds(episode.world(kitchen)), episode.id
+
+
+def test_scripted_fetch_moves_the_coke_to_the_user_and_the_goal_holds_on_physics_state(
+    fresh: PhysicsKitchen, kitchen: Kitchen
+) -> None:
+    skills = ScriptedSkills(fresh)
+    for text in ("find a coke", "pick up the coke", "bring it to you", "put down the coke"):
+        run = skills.run_text(text)
+        assert run.success, f"{text}: {run.message}"
+    fresh.step(60)
+    truth = fresh.truth()
+    coke = next(o for o in truth.objects if o.id == "coke_1")
+    assert coke.at == "user" and coke.upright and "user" in coke.touching
+    world = truth.world(kitchen)
+    assert world.robot_at == "user" and world.holding is None
+    assert world.visited == ("close counter", "far counter", "user")
+
+
+def test_a_pose_out_of_reach_fails_without_moving_the_arm(fresh: PhysicsKitchen) -> None:
+    before = fresh.robot.arm_positions()
+    x, y = fresh.robot.to_map(1.5, 0.0)
+    motion = fresh.move_arm((x, y, 1.0), top_down(0.0))
+    assert motion.outcome is Outcome.NO_IK and "out of reach" in motion.message
+    fresh.step(30)
+    assert np.allclose(fresh.robot.arm_positions(), before, atol=0.02)
+
+
+def test_an_arm_goal_inside_the_counter_is_in_collision(fresh: PhysicsKitchen) -> None:
+    piece = fresh.layout.furniture["close counter"]
+    motion = fresh.move_arm((*piece.to_map(-0.2, 0.0), piece.height - 0.05), top_down(0.0))
+    assert motion.outcome is Outcome.IN_COLLISION and "close counter" in motion.message
+
+
+def test_a_walled_off_goal_fails_with_no_path_and_the_robot_stays(fresh: PhysicsKitchen) -> None:
+    goal = fresh.standing_pose("table")
+    for dx, dy, sx, sy in ((0, -0.7, 1.6, 0.2), (-0.7, 0, 0.2, 1.6), (0.7, 0, 0.2, 1.6)):
+        fresh.add_obstacle((goal.x + dx, goal.y + dy), (sx, sy, 1.0))
+    start = fresh.robot.pose
+    motion = fresh.run(fresh.navigate(goal))
+    assert motion.outcome is Outcome.NO_PATH and "blocked" in motion.message
+    assert fresh.robot.pose == start
+
+
+def test_navigation_goes_around_an_obstacle_on_the_straight_line(fresh: PhysicsKitchen) -> None:
+    start, goal = fresh.robot.pose, fresh.standing_pose("far counter")
+    fresh.add_obstacle(((start.x + goal.x) / 2, start.y), (0.4, 0.4, 1.0))
+    motion = fresh.run(fresh.navigate(goal))
+    assert motion.outcome is Outcome.SUCCEEDED, motion.message
+    assert fresh.robot.pose.distance_to(goal) < 0.01 and fresh.truth().robot_at == "far counter"
+
+
+def test_an_object_released_in_the_air_falls_and_is_no_longer_held(fresh: PhysicsKitchen, kitchen: Kitchen) -> None:
+    skills = ScriptedSkills(fresh)
+    assert skills.run_text("pick up the redbull").success
+    assert fresh.truth().world(kitchen).holding is not None
+    height = fresh.truth().objects[[o.id for o in fresh.truth().objects].index("redbull_1")].position[2]
+    fresh.run(fresh.gripper(close=False))
+    fresh.step(240)
+    truth = fresh.truth()
+    redbull = next(o for o in truth.objects if o.id == "redbull_1")
+    assert truth.holding is None and truth.world(kitchen).holding is None
+    assert redbull.position[2] < height - 0.1, "it fell"
+    assert redbull.at in (None, "close counter"), redbull  # onto the counter's edge or down to the floor
+
+
+def test_closing_on_nothing_holds_nothing(fresh: PhysicsKitchen) -> None:
+    motion = fresh.run(fresh.gripper(close=True))
+    assert motion.outcome is Outcome.SUCCEEDED and motion.message == "closed on nothing"
+    assert fresh.holding() is None and fresh.robot.finger_opening() < 0.01
+
+
+def test_an_obstacle_appearing_after_planning_stops_the_robot_before_it(fresh: PhysicsKitchen) -> None:
+    goal = fresh.standing_pose("far counter")
+    motion = fresh.navigate(goal)  # planned on a free floor
+    fresh.step(60)
+    here = fresh.robot.pose
+    fresh.add_obstacle((here.x + 0.6, here.y), (0.3, 0.3, 0.5))
+    fresh.run(motion)
+    assert motion.outcome is Outcome.BLOCKED and "obstacle 1 is in the way" in motion.message, motion.message
+    assert fresh.base_collision() is None, "it stopped before touching"
+    assert fresh.robot.pose.distance_to(goal) > 2.0
+
+
+def test_cameras_see_the_scene_with_metric_depth_and_object_segmentation(fresh: PhysicsKitchen) -> None:
+    fresh.run(fresh.navigate(fresh.standing_pose("far counter")))
+    frame = fresh.render("head")
+    assert frame.rgb.shape == (48, 64, 3) and frame.depth.shape == (48, 64)
+    assert 0.3 < float(np.median(frame.depth)) < 5.0
+    seen = {fresh.body_name(int(b)) for b in np.unique(frame.segmentation) if b >= 0}
+    assert {"coke_1", "far counter"} <= seen, seen
+    fx, _, cx, _, fy, cy, *_ = frame.spec.intrinsics()
+    assert fx == fy and (cx, cy) == (32, 24)
+    wrist = fresh.render("wrist")
+    assert wrist.rgb.shape == (48, 64, 3) and np.isfinite(wrist.depth).all()
+
+
+def test_the_planner_finds_paths_and_refuses_goals_in_obstacles() -> None:
+    grid = OccupancyGrid.of_boxes([(1.0, -1.0, 1.2, 1.0)], inflation=0.2, bounds=(-2.0, -2.0, 4.0, 2.0))
+    path = plan_path(grid, (0.0, 0.0), (3.0, 0.0))
+    assert path[-1] == (3.0, 0.0) and len(path) >= 2, "around the wall, not through it"
+    points = [(0.0, 0.0), *path]
+    for a, b in zip(points, points[1:], strict=False):
+        assert grid.line_free(a, b)
+    with pytest.raises(NoPathError, match="inside an obstacle"):
+        plan_path(grid, (0.0, 0.0), (1.1, 0.0))
+    assert plan_path(grid, (0.0, 0.0), (0.5, 0.5)) == [(0.5, 0.5)]
+    assert Pose2D(0, 0, 0).distance_to(Pose2D(3, 4, 1)) == 5
