@@ -1,0 +1,83 @@
+"""A 2D detection lifted to a 3D object in the map frame (open3d).
+
+The region's pixels with depth become a point cloud in the map frame; a horizontal plane holding a
+large share of it (the counter under a box detection) is removed by RANSAC; DBSCAN keeps the largest
+cluster, which drops the background seen around the object. The object's centre and extent are the
+cluster's axis-aligned bounds in the map frame, its bottom extended down to the support it stands on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import open3d as o3d
+
+from perception.detection import Detection
+from perception.geometry import Intrinsics, Transform, backproject
+
+
+@dataclass(frozen=True)
+class LiftConfig:
+    """``max_points``: the cloud is subsampled to this many points (speed); ``plane_distance`` and
+    ``plane_fraction``: RANSAC inlier distance (m) and the inlier share a horizontal plane needs to be
+    removed; ``cluster_eps`` (m) and ``cluster_min_points``: DBSCAN; ``min_points``: fewer cluster
+    points give no object."""
+
+    max_points: int = 1500
+    plane_distance: float = 0.006
+    plane_fraction: float = 0.3
+    cluster_eps: float = 0.02
+    cluster_min_points: int = 8
+    min_points: int = 15
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """A detection in 3D: ``centre`` and ``extent`` (m, map frame), points kept."""
+
+    detection: Detection
+    centre: np.ndarray
+    extent: np.ndarray
+    points: int
+
+
+def lift(
+    detection: Detection,
+    depth: np.ndarray,
+    intrinsics: Intrinsics,
+    camera: Transform,
+    config: LiftConfig,
+    seed: int = 0,
+) -> Lifted | None:
+    """``detection`` in the map frame, or None when its region holds too few points with depth."""
+    camera_points = backproject(depth, intrinsics, detection.region(depth.shape))
+    if len(camera_points) < config.min_points:
+        return None
+    if len(camera_points) > config.max_points:
+        keep = np.random.default_rng(seed).choice(len(camera_points), config.max_points, replace=False)
+        camera_points = camera_points[keep]
+    cloud = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(camera.apply(camera_points)))
+    support: float | None = None
+    # Up to two horizontal planes: the support under a box, and the floor seen past a counter's edge.
+    for _ in range(2):
+        if len(cloud.points) < 3 * config.min_points:
+            break
+        plane, inliers = cloud.segment_plane(config.plane_distance, 3, 60, probability=0.999)
+        horizontal = abs(plane[2]) > 0.95
+        if not horizontal or len(inliers) < config.plane_fraction * len(cloud.points):
+            break
+        height = float(np.median(np.asarray(cloud.points)[inliers, 2]))
+        support = height if support is None else max(support, height)
+        cloud = cloud.select_by_index(inliers, invert=True)
+    labels = np.asarray(cloud.cluster_dbscan(config.cluster_eps, config.cluster_min_points))
+    if labels.size == 0 or labels.max() < 0:
+        return None
+    largest = np.bincount(labels[labels >= 0]).argmax()
+    points = np.asarray(cloud.points)[labels == largest]
+    if len(points) < config.min_points:
+        return None
+    low, high = np.percentile(points, 1, axis=0), np.percentile(points, 99, axis=0)
+    if support is not None and 0.0 < low[2] - support < 0.05:
+        low[2] = support
+    return Lifted(detection, (low + high) / 2.0, high - low, len(points))

@@ -1,0 +1,86 @@
+"""One frame through the whole perception: detect, lift to 3D, assign a place, track.
+
+``ScenePerception.process`` is what the node calls per RGB-D frame and what the benchmark times.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from perception.detection import Detection, Detector, View
+from perception.lifting import LiftConfig, Lifted, lift
+from perception.places import PlaceAssigner
+from perception.tracking import Observation, Track, Tracker, TrackerConfig
+
+
+@dataclass(frozen=True)
+class PerceptionConfig:
+    """``min_score``: detections scoring less are dropped; ``max_extent``: lifted objects wider (m) are
+    not objects (a wall, a table edge); ``lift``, ``tracker``: their stages' settings."""
+
+    min_score: float = 0.3
+    max_extent: float = 0.5
+    lift: LiftConfig = field(default_factory=LiftConfig)
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+
+
+@dataclass(frozen=True)
+class FrameResult:
+    """What one frame gave: the kept detections, those lifted to 3D, the tracks after it, and seconds
+    spent detecting and in the whole frame."""
+
+    detections: list[Detection]
+    lifted: list[Lifted]
+    tracks: list[Track]
+    detect_s: float
+    total_s: float
+
+
+class ScenePerception:
+    """Detector + lifting + place assignment + tracker for one camera stream."""
+
+    def __init__(self, detector: Detector, places: PlaceAssigner, config: PerceptionConfig) -> None:
+        self.detector = detector
+        self._places = places
+        self._config = config
+        self._tracker = Tracker(config.tracker)
+
+    def process(self, view: View, queries: Sequence[str], stamp_s: float) -> FrameResult:
+        """Run one frame; ``queries`` are the texts to label regions with (labels are these texts)."""
+        started = time.perf_counter()
+        detections = [d for d in self.detector.detect(view, queries) if d.score >= self._config.min_score]
+        detected = time.perf_counter()
+        lifted = []
+        for detection in detections:
+            result = lift(detection, view.depth, view.intrinsics, view.camera, self._config.lift)
+            if result is not None and float(result.extent.max()) <= self._config.max_extent:
+                lifted.append(result)
+        observations = [
+            Observation(
+                item.detection.label, item.detection.score, item.centre, item.extent, self._places.assign(item.centre)
+            )
+            for item in lifted
+        ]
+        tracks = self._tracker.update(observations, stamp_s, lambda centre: in_view(view, centre))
+        return FrameResult(detections, lifted, tracks, detected - started, time.perf_counter() - started)
+
+    def tracks(self) -> list[Track]:
+        return self._tracker.tracks()
+
+
+def in_view(view: View, centre: np.ndarray, tolerance: float = 0.05) -> bool:
+    """Whether the camera sees the map point ``centre``: in front, inside the image, and not hidden
+    behind something nearer (the depth there is not ``tolerance`` m shorter)."""
+    point = (np.asarray(centre, dtype=float) - view.camera.translation) @ view.camera.rotation
+    if point[2] <= 0.05:
+        return False
+    k = view.intrinsics
+    u, v = int(round(k.fx * point[0] / point[2] + k.cx)), int(round(k.fy * point[1] / point[2] + k.cy))
+    if not (0 <= u < k.width and 0 <= v < k.height):
+        return False
+    depth = float(view.depth[v, u])
+    return not (np.isfinite(depth) and depth > 0 and depth < point[2] - tolerance)

@@ -1,0 +1,162 @@
+"""perception_node in a real ROS graph, fed rendered RGB-D frames by a camera publisher in the test."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from ros_harness import RosGraph, wait_until
+from sensor_msgs.msg import CameraInfo, Image
+from std_msgs.msg import String
+from visualization_msgs.msg import MarkerArray
+
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.paths import config_file
+from llm_planner_interfaces.msg import SceneObjectArray
+from llm_planner_ros.bringup import OPTIONAL_NODES, with_optional
+from llm_planner_ros.ros.topics import STATE_QOS
+from perception.perception_node import PARAMETERS
+from perception.ros_messages import depth_to_msg, intrinsics_to_msg, rgb_to_msg
+from perception.synthetic import Frame
+from perception_tests.scenes import CAMERA, empty_frame, scene_frame
+
+STARTUP_S = 90.0  # the node loads torch and the sentence embedder; slow on a loaded machine
+
+
+class Camera:
+    """Publishes one rendered frame as colour, depth and camera_info at 10 Hz, fresh stamps each time."""
+
+    def __init__(self, graph: RosGraph, frame: Frame) -> None:
+        node = graph.node
+        self._frame = frame
+        self._pubs = (
+            node.create_publisher(Image, "/camera/color/image_raw", 5),
+            node.create_publisher(Image, "/camera/depth/image_raw", 5),
+            node.create_publisher(CameraInfo, "/camera/color/camera_info", 5),
+        )
+        self._clock = node.get_clock()
+        self._timer = node.create_timer(0.1, self._publish)
+
+    def _publish(self) -> None:
+        stamp = self._clock.now().to_msg()
+        rgb, depth, info = self._pubs
+        rgb.publish(rgb_to_msg(self._frame.rgb, stamp, "head_camera"))
+        depth.publish(depth_to_msg(self._frame.depth, stamp, "head_camera"))
+        info.publish(intrinsics_to_msg(CAMERA, stamp, "head_camera"))
+
+    def stop(self) -> None:
+        self._timer.cancel()
+
+
+class Listener:
+    """Keeps every message of the node's outputs."""
+
+    def __init__(self, graph: RosGraph) -> None:
+        self.scenes: list[SceneObjectArray] = []
+        self.status: list[dict] = []
+        self.debug: list[Image] = []
+        self.markers: list[MarkerArray] = []
+        node = graph.node
+        node.create_subscription(SceneObjectArray, "/scene/objects", self.scenes.append, STATE_QOS)
+        node.create_subscription(
+            String, "/perception/status", lambda m: self.status.append(json.loads(m.data)), STATE_QOS
+        )
+        node.create_subscription(Image, "/perception/debug_image", self.debug.append, 5)
+        node.create_subscription(MarkerArray, "/perception/markers", self.markers.append, 5)
+
+    def labels(self) -> set[str]:
+        return {o.label for o in self.scenes[-1].objects} if self.scenes else set()
+
+
+def _pose(frame: Frame) -> list[float]:
+    return [*map(float, frame.spec.camera.translation), *frame.spec.camera.quaternion_xyzw()]
+
+
+@pytest.mark.graph
+@pytest.mark.model
+def test_embedded_node_publishes_the_scene_takes_extra_queries_and_flags_a_camera_that_stops(
+    ros_graph: RosGraph,
+) -> None:
+    frame = scene_frame(20, labels=["coke", "sponge"], min_objects=2, max_objects=2)
+    assert {o.label for o in frame.spec.objects} == {"coke", "sponge"}
+    listener = Listener(ros_graph)
+    camera = Camera(ros_graph, frame)
+    ros_graph.start_node(
+        "perception_node",
+        params={"vocabulary": "coke", "camera_pose": _pose(frame), "stale_after_s": 2.0, "rate_hz": 5.0},
+    )
+    wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
+    coke = listener.scenes[-1].objects[0]
+    truth = next(o for o in frame.spec.objects if o.label == "coke")
+    assert coke.id == "coke_1" and coke.location == frame.spec.place and 0.3 <= coke.confidence <= 1.0
+    assert (
+        abs(coke.pose.pose.position.x - truth.centre[0]) < 0.03
+        and abs(coke.pose.pose.position.y - truth.centre[1]) < 0.03
+    )
+    assert listener.scenes[-1].header.frame_id == "map"
+
+    queries = ros_graph.node.create_publisher(String, "/perception/queries", STATE_QOS)
+    queries.publish(String(data=json.dumps(["sponge"])))
+    wait_until(lambda: listener.labels() == {"coke", "sponge"}, 30.0, "the sponge after the extra query")
+    assert {o.id for o in listener.scenes[-1].objects} == {"coke_1", "sponge_1"}, "ids changed"
+    wait_until(lambda: bool(listener.debug) and bool(listener.markers), 10.0, "debug image and markers")
+    assert (listener.debug[-1].width, listener.debug[-1].height, listener.debug[-1].encoding) == (320, 240, "rgb8")
+    assert any(m.text.startswith("sponge_1 sponge") for m in listener.markers[-1].markers)
+    assert listener.status[-1]["state"] == "ok" and listener.status[-1]["backend"] == "embedded"
+
+    camera.stop()
+    wait_until(lambda: listener.status[-1]["state"] == "stale", 15.0, "status stale after the camera stopped")
+    wait_until(lambda: "no RGB-D frame for" in ros_graph.logs(), 5.0, "the error naming the silent topics")
+    assert "/camera/color/image_raw" in ros_graph.logs()
+    assert listener.labels() == {"coke", "sponge"}, "the last perceived scene is kept"
+
+
+@pytest.mark.graph
+def test_owlvit_node_runs_end_to_end_with_a_tiny_random_model(ros_graph: RosGraph, tiny_owlvit: Path) -> None:
+    frame = scene_frame(3)
+    listener = Listener(ros_graph)
+    Camera(ros_graph, frame)
+    ros_graph.start_node(
+        "perception_node",
+        params={
+            "backend": "owlvit",
+            "model_dir": str(tiny_owlvit),
+            "box_threshold": 0.0,
+            "min_score": 0.0,
+            "camera_pose": _pose(frame),
+        },
+    )
+    wait_until(lambda: bool(listener.debug) and bool(listener.scenes), STARTUP_S, "a processed frame")
+    wait_until(lambda: bool(listener.status) and listener.status[-1]["state"] == "ok", 10.0, "status ok")
+    assert listener.status[-1]["backend"] == "owlvit"
+    vocabulary = set(load_kitchen().config.labels)
+    for obj in listener.scenes[-1].objects:
+        assert obj.label in vocabulary and obj.pose.header.frame_id == "map"
+
+
+@pytest.mark.graph
+@pytest.mark.model
+def test_an_empty_support_gives_an_empty_scene(ros_graph: RosGraph) -> None:
+    frame = empty_frame(8)
+    listener = Listener(ros_graph)
+    Camera(ros_graph, frame)
+    ros_graph.start_node("perception_node", params={"camera_pose": _pose(frame)})
+    wait_until(lambda: bool(listener.status) and listener.status[-1]["state"] == "ok", STARTUP_S, "a processed frame")
+    assert listener.scenes and listener.scenes[-1].objects == []
+
+
+@pytest.mark.graph
+def test_a_node_without_its_model_exits_with_the_fix(ros_graph: RosGraph, tmp_path: Path) -> None:
+    process = ros_graph.start_node("perception_node", params={"backend": "owlv2", "model_dir": str(tmp_path)})
+    assert process.wait(STARTUP_S) == 1
+    assert "no config.json" in ros_graph.logs()
+
+
+def test_the_parameter_file_matches_the_node_and_bringup_offers_it() -> None:
+    values = yaml.safe_load(config_file("perception.yaml").read_text())["perception"]["ros__parameters"]
+    assert set(values) == set(PARAMETERS)
+    assert all(type(values[name]) is type(spec.default) for name, spec in PARAMETERS.items())
+    assert OPTIONAL_NODES["perception"].executable == "perception_node"
+    assert with_optional((), ("perception",)) == (OPTIONAL_NODES["perception"],)
