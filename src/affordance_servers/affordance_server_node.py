@@ -9,6 +9,10 @@ false, with the reason in ``message``, when no state has arrived within ``state_
 is malformed.
 
 State comes from a ``StateProvider``: by default /scene/objects and /sim/robot_state (sim_world_node).
+The ``backend`` parameter picks the model: ``analytic`` (default) scores the symbolic world;
+``learned`` scores pick, place and go-to with the value functions of ``value_functions_file``
+(value_functions.learned, docs/value_functions.md) over the perceived scene and the robot state only;
+a missing or mismatched weight file stops the node at startup with the command that rebuilds it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
+from affordance_servers.perceived_observation import ObservationListener
 from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.paths import repo_path
 from kitchen_domain.skill import FAMILIES, Skill
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
@@ -32,9 +38,15 @@ from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
+from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from value_functions.network import WeightFileError
+
+BACKENDS = ("analytic", "learned")
 
 PARAMETERS = {
     "families": Parameter(list(FAMILIES), "skill families to serve, one affordance/<family> action server each"),
+    "backend": Parameter("analytic", "affordance model: analytic (SayCan's calibrated functions) or learned"),
+    "value_functions_file": Parameter(str(DEFAULT_WEIGHTS), "weight file of the learned backend (.npz)"),
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
     "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
     "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray topic of the objects (simulator or perception)"),
@@ -59,11 +71,24 @@ class AffordanceServerNode(Node):
         unknown = sorted(set(p["families"]) - set(FAMILIES))
         if unknown or not p["families"]:
             raise StartupError(f"families parameter {p['families']}: unknown {unknown}; choose from {list(FAMILIES)}")
+        if p["backend"] not in BACKENDS:
+            raise StartupError(f"backend parameter {p['backend']!r}: choose one of {list(BACKENDS)}")
         try:
-            self._model = AffordanceModel(Calibration.from_mapping(constants))
+            calibration = Calibration.from_mapping(constants)
+            self._model = AffordanceModel(calibration)
             kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
         except (ValueError, OSError) as error:  # ConfigError included
             raise StartupError(f"cannot configure the affordance model: {error}") from error
+        self._learned: LearnedAffordance | None = None
+        self._observations: ObservationListener | None = None
+        if p["backend"] == "learned":
+            try:
+                self._learned = LearnedAffordance(repo_path(p["value_functions_file"]), kitchen, calibration)
+            except (WeightFileError, OSError) as error:
+                raise StartupError(f"backend learned: {error}") from error
+            self._observations = ObservationListener(
+                self, p["scene_topic"], p["robot_state_topic"], p["match_stamps"], MutuallyExclusiveCallbackGroup()
+            )
         self._families: tuple[str, ...] = tuple(p["families"])
         self._state_timeout_s: float = p["state_timeout_s"]
         self._provider = provider or TopicStateProvider(
@@ -94,7 +119,9 @@ class AffordanceServerNode(Node):
             for family in self._families
         ]
         self.get_logger().info(
-            f"serving {', '.join(self._action_name(f) for f in self._families)} from {self._provider.describe()}"
+            f"serving {', '.join(self._action_name(f) for f in self._families)} from {self._provider.describe()} "
+            f"with the {p['backend']} backend"
+            + (f" ({p['value_functions_file']})" if self._learned is not None else "")
         )
 
     def _action_name(self, family: str) -> str:
@@ -128,7 +155,12 @@ class AffordanceServerNode(Node):
                 f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "
                 "is sim_world_node (or perception and the robot-state publisher) running?"
             )
-        return self._model.evaluate(skills, world)
+        if self._learned is None or self._observations is None:
+            return self._model.evaluate(skills, world)
+        observation = self._observations.current()
+        if observation is None:
+            raise _Refused(f"no perceived scene with a matching robot state from {self._provider.describe()} yet")
+        return self._learned.evaluate(skills, observation)
 
 
 class _Refused(Exception):

@@ -1,0 +1,133 @@
+"""``llm-planner bench value-functions``: learned value functions against the analytic affordance.
+
+On the held-out test split of the collector's physics rollouts (``value_functions.training.split_of``;
+never trained or tuned on), per learned family: ROC-AUC and Brier score of the learned model and of
+today's analytic model on the same perceived observations, a reliability diagram (PNG), and the time of
+``gate``: had the robot attempted only the test skills scored >= 0.5, the share of the failing attempts
+avoided and of the succeeding ones lost (a decision-level view, not a planning run). The time of
+one batched evaluation of 50 kitchen skills (p50/p95 over ``--repeats`` batches): wall-clock time, and
+the thread's CPU time (``cpu_*``), which leaves out the waits of a loaded machine's scheduler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ROLLOUTS = ("data/value_functions/rollouts.jsonl", "data/value_functions/rollouts_seed1.jsonl")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rollouts", nargs="+", default=list(DEFAULT_ROLLOUTS), help="collector JSONL files")
+    parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="weight file")
+    parser.add_argument("--plot", type=Path, default=Path("docs/results/value_functions_reliability.png"))
+    parser.add_argument("--batch", type=int, default=50, help="skills per timed batch")
+    parser.add_argument("--repeats", type=int, default=300, help="timed batches")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--json", nargs="?", const="-", default=None, metavar="PATH", help="print the numbers as JSON (and write PATH)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from kitchen_domain.kitchen import kitchen_skills, load_kitchen
+    from kitchen_domain.paths import repo_path
+    from llm_planner_ros.affordance.model import AffordanceModel
+    from value_functions.analytic import skill_of, world_of
+    from value_functions.collector import load_rollouts
+    from value_functions.features import LEARNED_FAMILIES
+    from value_functions.learned import LearnedAffordance
+    from value_functions.metrics import brier, plot_reliability, reliability, roc_auc
+    from value_functions.training import split_of
+
+    kitchen = load_kitchen()
+    learned = LearnedAffordance(repo_path(args.weights), kitchen)
+    analytic = AffordanceModel()
+    rollouts = [r for path in args.rollouts if repo_path(path).exists() for r in load_rollouts(repo_path(path))]
+    test = [r for r in rollouts if split_of(r) == "test"]
+    report: dict[str, Any] = {}
+    curves: dict[str, dict[str, list[tuple[float, float, int]]]] = {}
+    for family in LEARNED_FAMILIES:
+        rows = [r for r in test if r.family == family]
+        outcomes = [r.success for r in rows]
+        ours = [learned.evaluate([skill_of(family, r.argument)], r.observation)[0] for r in rows]
+        theirs = [analytic.affordance(skill_of(family, r.argument), world_of(r.observation, kitchen)) for r in rows]
+        report[family] = {
+            "roc_auc": _round(roc_auc(outcomes, ours)),
+            "brier": _round(brier(outcomes, ours)) if rows else None,
+            "analytic_roc_auc": _round(roc_auc(outcomes, theirs)),
+            "analytic_brier": _round(brier(outcomes, theirs)) if rows else None,
+            "test_rollouts": len(rows),
+            "success_rate": _round(sum(outcomes) / len(rows)) if rows else None,
+            "rollouts_total": sum(r.family == family for r in rollouts),
+            "gate": {"learned": _gate(outcomes, ours), "analytic": _gate(outcomes, theirs)},
+        }
+        curves[family] = {"learned": reliability(outcomes, ours), "analytic": reliability(outcomes, theirs)}
+    plot_reliability(args.plot, curves)
+    report["batch_latency_ms"] = _latency(
+        learned, analytic, [r.observation for r in test], kitchen, kitchen_skills(), args
+    )
+    report["weights"] = str(args.weights)
+    report["reliability_plot"] = str(args.plot)
+    text = json.dumps(report, indent=2)
+    if args.json not in (None, "-"):
+        Path(args.json).write_text(text + "\n")
+    if args.json is not None:
+        print(text)
+    else:
+        for family in LEARNED_FAMILIES:
+            print(f"{family}: {report[family]}")
+        print(f"batch of {args.batch}: {report['batch_latency_ms']}")
+    return 0
+
+
+def _latency(
+    learned: Any, analytic: Any, observations: list[Any], kitchen: Any, skills: Any, args: Any
+) -> dict[str, Any]:
+    from value_functions.analytic import world_of
+
+    if not observations:
+        print("no test rollouts: nothing to time", file=sys.stderr)
+        return {}
+    rng = random.Random(args.seed)
+    ours, theirs, cpu = [], [], []
+    for repeat in range(args.repeats + 10):  # the first 10 warm caches up and are not counted
+        observation = rng.choice(observations)
+        batch = rng.choices(skills, k=args.batch)
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        learned.evaluate(batch, observation)
+        middle, middle_cpu = time.perf_counter(), time.thread_time()
+        analytic.evaluate(batch, world_of(observation, kitchen))
+        end = time.perf_counter()
+        if repeat >= 10:
+            ours.append((middle - start) * 1000)
+            cpu.append((middle_cpu - start_cpu) * 1000)
+            theirs.append((end - middle) * 1000)
+    return {
+        "batch": args.batch,
+        "p50": _round(statistics.median(ours)),
+        "p95": _round(statistics.quantiles(ours, n=20)[-1]),
+        "cpu_p50": _round(statistics.median(cpu)),
+        "cpu_p95": _round(statistics.quantiles(cpu, n=20)[-1]),
+        "analytic_p50": _round(statistics.median(theirs)),
+        "analytic_p95": _round(statistics.quantiles(theirs, n=20)[-1]),
+    }
+
+
+def _gate(outcomes: list[bool], scores: list[float], threshold: float = 0.5) -> dict[str, float | None]:
+    failures = [s for ok, s in zip(outcomes, scores, strict=True) if not ok]
+    successes = [s for ok, s in zip(outcomes, scores, strict=True) if ok]
+    return {
+        "failures_avoided": _round(sum(s < threshold for s in failures) / len(failures)) if failures else None,
+        "successes_lost": _round(sum(s < threshold for s in successes) / len(successes)) if successes else None,
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)

@@ -1,0 +1,351 @@
+"""Rollout collector: runs pick, place and go-to in the physics kitchen from randomised scenes and
+records what the robot perceived before each skill and whether the skill succeeded.
+
+One JSON line per rollout (format in docs/value_functions.md)::
+
+    {"index": 12, "seed": 0, "family": "pick", "skill": "pick up the coke", "argument": "coke",
+     "observation": {...value_functions.observation.Observation...}, "success": true,
+     "message": "holding coke_1", "wall_s": 0.81}
+
+Rollout ``index`` is drawn from its own generator seeded by (seed, index), so a run resumed with
+``--resume`` continues exactly where it stopped and produces the same lines as an uninterrupted one.
+Drawer skills are not collected: the physics kitchen scripts no drawer skill.
+
+    nice -n 10 python -m value_functions.collector --out data/value_functions/rollouts.jsonl --count 4000 --resume
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pybullet as pb
+
+from kitchen_domain.config import HELD
+from kitchen_domain.scene import ObjectInstance, Scene
+from kitchen_domain.skill import GOTO, PICK, PLACE
+from physics_sim import PhysicsKitchen, Pose2D
+from physics_sim.scripted import ScriptedSkills
+from physics_sim.truth import Truth
+from value_functions.observation import Observation, PerceivedObject
+
+# Pick is the skill the targets are set for, and the fastest to run: it gets half of the rollouts.
+FAMILY_CYCLE = (PICK, PICK, PLACE, GOTO)
+SURFACES = ("close counter", "far counter", "table")
+OBSTACLE_LABEL = "obstacle"
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Perception noise added to the simulator's state (what a detector and localization would report)."""
+
+    position_m: float = 0.015
+    size_fraction: float = 0.08
+    robot_m: float = 0.03
+    miss_rate: float = 0.04
+    confidence_low: float = 0.5
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """One skill attempt: the observation before it and its outcome."""
+
+    index: int
+    seed: int
+    family: str
+    skill: str
+    argument: str
+    observation: Observation
+    success: bool
+    message: str
+    wall_s: float
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "index": self.index,
+                "seed": self.seed,
+                "family": self.family,
+                "skill": self.skill,
+                "argument": self.argument,
+                "observation": self.observation.to_dict(),
+                "success": self.success,
+                "message": self.message,
+                "wall_s": round(self.wall_s, 3),
+            }
+        )
+
+    @classmethod
+    def from_json(cls, line: str) -> Rollout:
+        d = json.loads(line)
+        return cls(
+            int(d["index"]),
+            int(d["seed"]),
+            str(d["family"]),
+            str(d["skill"]),
+            str(d["argument"]),
+            Observation.from_dict(d["observation"]),
+            bool(d["success"]),
+            str(d["message"]),
+            float(d["wall_s"]),
+        )
+
+
+def load_rollouts(path: str | Path) -> list[Rollout]:
+    """Every rollout of a collector file; ValueError names the first malformed line."""
+    rollouts = []
+    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rollouts.append(Rollout.from_json(line))
+        except (KeyError, ValueError, TypeError) as error:
+            raise ValueError(f"{path}:{number}: not a rollout line ({error})") from error
+    return rollouts
+
+
+class RolloutCollector:
+    """Randomises a scene per rollout on one reused ``PhysicsKitchen`` and runs one scripted skill."""
+
+    def __init__(self, sim: PhysicsKitchen, seed: int, noise: Noise | None = None) -> None:
+        self.sim = sim
+        self.seed = seed
+        self.noise = noise or Noise()
+        self.skills = ScriptedSkills(sim)
+        self.labels = sim.kitchen.config.labels
+        self._obstacle_bodies: list[int] = []  # of the current rollout (a load removes them)
+
+    def rollout(self, index: int) -> Rollout:
+        rng = random.Random(self.seed * 1_000_003 + index)
+        family = FAMILY_CYCLE[index % len(FAMILY_CYCLE)]
+        self._obstacle_bodies = []
+        start = time.perf_counter()
+        if family == PICK:
+            skill, argument, observation, success, message = self._pick(rng)
+        elif family == PLACE:
+            skill, argument, observation, success, message = self._place(rng)
+        else:
+            skill, argument, observation, success, message = self._goto(rng)
+        return Rollout(
+            index, self.seed, family, skill, argument, observation, success, message, time.perf_counter() - start
+        )
+
+    # ----- families -----------------------------------------------------------------------------------------
+    def _pick(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+        robot_at = rng.choice(SURFACES)
+        local = [rng.choice(self.labels) for _ in range(rng.randint(1, 6))]
+        scene = self._scene(rng, robot_at, local, holding=None)
+        self._set_up(rng, scene)
+        truth = self.sim.truth()
+        present = [o for o in truth.objects if o.at != HELD]
+        here = [o for o in present if o.at == robot_at]
+        # Mostly labels at the robot's place (the interesting cases); some elsewhere or on the floor.
+        target_label = rng.choice(here if here and rng.random() < 0.8 else present).label
+        observation = self._observe(rng, truth)
+        robot = self.sim.robot.pose
+        target = min(
+            (o for o in present if o.label == target_label),
+            key=lambda o: math.hypot(o.position[0] - robot.x, o.position[1] - robot.y),
+        )
+        run = self.skills.pick(target.id)
+        success = run.success and self.sim.holding() == target.id
+        return f"pick up the {target_label}", target_label, observation, success, run.message
+
+    def _place(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+        robot_at = rng.choice((*SURFACES, "trash can", "user"))
+        local = [rng.choice(self.labels) for _ in range(rng.randint(0, 7))] if robot_at != "trash can" else []
+        held = rng.choice(self.labels) if rng.random() > 0.05 else None
+        scene = self._scene(rng, robot_at, local, holding=held)
+        self._set_up(rng, scene)
+        truth = self.sim.truth()
+        observation = self._observe(rng, truth)
+        argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
+        skill = f"put down the {argument}"
+        holding = self.sim.holding()
+        if holding is None or self.sim.built.labels[holding] != argument:
+            # The executor refuses a put down of something the gripper does not hold.
+            return skill, argument, observation, False, f"the gripper does not hold a {argument}"
+        run = self.skills.put_down()
+        after = {o.id: o for o in self.sim.truth().objects}[holding]
+        success = run.success and after.at == truth.robot_at
+        message = run.message if not run.success or success else f"{holding} ended at {after.at or 'no place'}"
+        return skill, argument, observation, success, message
+
+    def _goto(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+        places = self.sim.kitchen.config.places(False)
+        robot_at = rng.choice(places)
+        target = rng.choice([p for p in places if p != robot_at])
+        local = [rng.choice(self.labels) for _ in range(rng.randint(0, 5))]
+        scene = self._scene(rng, robot_at if robot_at in SURFACES else rng.choice(SURFACES), local, holding=None)
+        self.sim.load(Scene(robot_at, scene.objects, None))
+        self._jitter_robot(rng)
+        self._obstacles(rng, self.sim.standing_pose(target))
+        truth = self.sim.truth()
+        observation = self._observe(rng, truth)
+        run = self.skills.go_to(target)
+        return f"go to the {target}", target, observation, run.success, run.message
+
+    # ----- scenes -------------------------------------------------------------------------------------------
+    def _scene(self, rng: random.Random, robot_at: str, local: Sequence[str], holding: str | None) -> Scene:
+        """``local`` labels at the robot's place, a few more elsewhere, optionally one held."""
+        elsewhere = [rng.choice(self.labels) for _ in range(rng.randint(0, 4))]
+        objects = []
+        for number, label in enumerate([*local, *elsewhere]):
+            at = robot_at if number < len(local) else rng.choice(SURFACES)
+            objects.append(ObjectInstance(f"{label.replace(' ', '_')}_{number + 1}", label, at))
+        if holding is not None:
+            objects.append(ObjectInstance(f"{holding.replace(' ', '_')}_held", holding, HELD))
+        return Scene(robot_at, tuple(objects), None)
+
+    def _set_up(self, rng: random.Random, scene: Scene) -> None:
+        """Load, then move objects anywhere on their tops (edge of reach, clutter), topple some, and
+        park the robot off its standing pose; let physics settle."""
+        sim = self.sim
+        sim.load(scene)
+        held = sim.holding()
+        for obj in scene.objects:
+            if obj.id == held or obj.at not in SURFACES:
+                continue
+            body = sim.built.objects[obj.id]
+            position, orientation = pb.getBasePositionAndOrientation(body, physicsClientId=sim.client)
+            piece = sim.layout.furniture[obj.at]
+            if rng.random() < 0.6:
+                lx = rng.uniform(-piece.depth / 2 + 0.04, piece.depth / 2 - 0.04)
+                ly = rng.uniform(-piece.width / 2 + 0.05, piece.width / 2 - 0.05)
+                x, y = piece.to_map(lx, ly)
+                position = (x, y, position[2] + 0.01)
+            yaw = rng.uniform(-math.pi, math.pi)
+            if rng.random() < 0.2:  # toppled: lying on its side
+                orientation = pb.getQuaternionFromEuler([math.pi / 2, 0.0, yaw])
+                position = (position[0], position[1], piece.height + 0.06)
+            else:
+                orientation = pb.getQuaternionFromEuler([0.0, 0.0, yaw])
+            pb.resetBasePositionAndOrientation(body, position, orientation, physicsClientId=sim.client)
+        sim.step(int(0.5 / sim.time_step))
+        self._jitter_robot(rng)
+
+    def _jitter_robot(self, rng: random.Random) -> None:
+        sim = self.sim
+        if rng.random() < 0.4:
+            return
+        standing = sim.robot.pose
+        back, side = rng.uniform(0.0, 0.45), rng.uniform(-0.45, 0.45)
+        c, s = math.cos(standing.yaw), math.sin(standing.yaw)
+        moved = Pose2D(standing.x - back * c - side * s, standing.y - back * s + side * c, standing.yaw)
+        sim.robot.set_base_pose(moved)
+        if sim.base_collision() is not None:
+            sim.robot.set_base_pose(standing)
+
+    def _obstacles(self, rng: random.Random, goal: Pose2D) -> None:
+        """Boxes on the floor: on the straight way to the goal, at the goal, or anywhere."""
+        start = self.sim.robot.pose
+        for _ in range(rng.choice((0, 0, 1, 1, 2, 3))):
+            where = rng.random()
+            if where < 0.5:
+                t = rng.uniform(0.25, 0.75)
+                x, y = start.x + t * (goal.x - start.x), start.y + t * (goal.y - start.y)
+            elif where < 0.65:
+                x, y = goal.x + rng.uniform(-0.3, 0.3), goal.y + rng.uniform(-0.3, 0.3)
+            else:
+                x, y = rng.uniform(0.0, 6.0), rng.uniform(-0.5, 4.5)
+            size = (rng.uniform(0.2, 1.6), rng.uniform(0.2, 1.6), 0.5)
+            if math.hypot(x - start.x, y - start.y) > 0.6:  # never on the robot itself
+                self._obstacle_bodies.append(self.sim.add_obstacle((x, y), size))
+
+    # ----- perception ---------------------------------------------------------------------------------------
+    def _observe(self, rng: random.Random, truth: Truth) -> Observation:
+        """The state as the robot's perception and localization would report it (noisy, partial)."""
+        noise, sim = self.noise, self.sim
+        objects = []
+        for o in truth.objects:
+            if o.at == HELD or rng.random() < noise.miss_rate:
+                continue
+            objects.append(self._detection(rng, o.label, sim.built.objects[o.id], o.at or ""))
+        objects += [self._detection(rng, OBSTACLE_LABEL, body, "") for body in self._obstacle_bodies]
+        robot = truth.robot
+        held = truth.holding
+        return Observation(
+            (robot.x + rng.gauss(0, noise.robot_m), robot.y + rng.gauss(0, noise.robot_m)),
+            truth.robot_at,
+            sim.built.labels[held] if held else None,
+            truth.drawer_open,
+            tuple(objects),
+        )
+
+    def _detection(self, rng: random.Random, label: str, body: int, location: str) -> PerceivedObject:
+        noise, c = self.noise, self.sim.client
+        low, high = pb.getAABB(body, physicsClientId=c)
+        center = [(a + b) / 2 + rng.gauss(0, noise.position_m) for a, b in zip(low, high, strict=True)]
+        size = [max(0.005, (b - a) * (1 + rng.gauss(0, noise.size_fraction))) for a, b in zip(low, high, strict=True)]
+        return PerceivedObject(
+            label,
+            (center[0], center[1], center[2]),
+            (size[0], size[1], size[2]),
+            location,
+            rng.uniform(noise.confidence_low, 1.0),
+        )
+
+
+def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int = 25) -> int:
+    """Append rollouts ``0..count-1`` not yet in ``out``; returns how many were added."""
+    done: set[int] = set()
+    if out.exists():
+        if not resume:
+            raise SystemExit(f"{out} exists: pass --resume to continue it, or choose another --out")
+        rollouts = load_rollouts(out)
+        if any(r.seed != seed for r in rollouts):
+            raise SystemExit(f"{out} was collected with another --seed; resume it with that seed")
+        done = {r.index for r in rollouts}
+    todo = [i for i in range(count) if i not in done]
+    print(f"collector: {len(done)} rollouts in {out}, {len(todo)} to go (seed {seed})", flush=True)
+    if not todo:
+        return 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    sim = PhysicsKitchen.from_files(image_size=(64, 48))
+    collector = RolloutCollector(sim, seed)
+    tally: Counter[tuple[str, bool]] = Counter()
+    started = time.perf_counter()
+    try:
+        with out.open("a") as file:
+            for number, index in enumerate(todo, 1):
+                rollout = collector.rollout(index)
+                file.write(rollout.to_json() + "\n")
+                file.flush()
+                tally[(rollout.family, rollout.success)] += 1
+                if number % progress_every == 0 or number == len(todo):
+                    elapsed = time.perf_counter() - started
+                    rates = ", ".join(
+                        f"{f} {tally[(f, True)]}/{tally[(f, True)] + tally[(f, False)]} ok"
+                        for f in dict.fromkeys(FAMILY_CYCLE)
+                    )
+                    print(
+                        f"collector: {number}/{len(todo)} this run ({rates}); "
+                        f"{number / elapsed * 3600:.0f} rollouts/h, {elapsed:.0f} s",
+                        flush=True,
+                    )
+    finally:
+        sim.close()
+    return len(todo)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="JSONL file of rollouts (appended to)")
+    parser.add_argument("--count", type=int, required=True, help="rollout indices 0..count-1 (over all families)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--resume", action="store_true", help="continue an existing --out file")
+    args = parser.parse_args(argv)
+    collect(args.out, args.count, args.seed, args.resume)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""``LearnedAffordance``: the value-function networks as an affordance model over a perceived observation.
+
+pick, place and go-to are scored by their network, batched (one forward pass per family per call).
+Two of SayCan's caps stay (appendix D.2): going where the robot already is and picking with a full
+gripper get 0. Families without a network (find, terminate, drawer) get the analytic model's answer on
+the world assembled from the same perception (``analytic.world_of``), so the backend reads nothing a
+robot would not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.skill import FAMILIES, GOTO, PICK, Skill
+from llm_planner_ros.affordance.calibration import Calibration
+from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
+from value_functions.analytic import world_of
+from value_functions.features import LEARNED_FAMILIES, Featurizer
+from value_functions.network import REBUILD, FamilyNetwork, WeightFileError, load_value_functions
+from value_functions.observation import Observation
+
+DEFAULT_WEIGHTS = Path("data/value_functions/value_functions.npz")
+
+
+class LearnedAffordance:
+    """Learned p(success | perceived observation, skill) for a batch of skills; see the module docstring."""
+
+    def __init__(self, weights: str | Path, kitchen: Kitchen, calibration: Calibration | None = None) -> None:
+        self.kitchen = kitchen
+        self.featurizer = Featurizer(kitchen.config)
+        self.networks: dict[str, FamilyNetwork]
+        self.networks, self.meta = load_value_functions(weights, self.featurizer)
+        missing = [f for f in LEARNED_FAMILIES if f not in self.networks]
+        if missing:
+            raise WeightFileError(f"{weights} has no network for {missing}: {REBUILD}")
+        self.analytic = AffordanceModel(calibration)
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return dict(self.meta.get("record") or {})
+
+    def evaluate(self, skills: Sequence[Skill], observation: Observation) -> list[float]:
+        """One probability per skill, in order; AffordanceError for a malformed skill (as the analytic model)."""
+        results = [0.0] * len(skills)
+        batches: dict[str, list[int]] = {}
+        fallback: list[int] = []
+        for index, skill in enumerate(skills):
+            if skill.family not in FAMILIES:
+                raise AffordanceError(
+                    f"skill {skill.text!r} has unknown family {skill.family!r}; known: {list(FAMILIES)}"
+                )
+            if skill.family not in self.networks:
+                fallback.append(index)
+                continue
+            if len(skill.arguments) != 1:
+                raise AffordanceError(
+                    f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}"
+                )
+            capped = (skill.family == GOTO and skill.argument == observation.robot_at) or (
+                skill.family == PICK and observation.holding_label is not None
+            )
+            if not capped:
+                batches.setdefault(skill.family, []).append(index)
+        for family, indices in batches.items():
+            features = self.featurizer.matrix([(observation, str(skills[i].argument)) for i in indices], family)
+            for i, probability in zip(indices, self.networks[family].probabilities(features), strict=True):
+                results[i] = float(probability)
+        if fallback:
+            world = world_of(observation, self.kitchen)
+            for i in fallback:
+                results[i] = self.analytic.affordance(skills[i], world)
+        return results

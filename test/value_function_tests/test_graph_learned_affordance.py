@@ -1,0 +1,119 @@
+"""Graph tests: affordance_server with the learned backend, as a planner calls it.
+
+The test node stands in for perception and the robot: it publishes /scene/objects and the robot-state
+record (equal stamps), and the server must answer from them exactly what the ROS-free model answers on
+the same observation, in goal order. A missing or mismatched weight file stops the node at startup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from geometry_msgs.msg import PoseStamped, Vector3
+from kitchen.graph_helpers import evaluate
+from ros_harness import RosGraph, wait_until
+from std_msgs.msg import String
+
+from kitchen_domain import Kitchen
+from kitchen_domain.config import Position
+from kitchen_domain.paths import config_file
+from kitchen_domain.robot_state import RobotState
+from llm_planner_interfaces.action import EvaluateAffordance
+from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
+from llm_planner_ros.ros.topics import STATE_QOS
+from value_functions.learned import LearnedAffordance
+from value_functions.observation import Observation
+
+from .helpers import random_weights, table_observation
+
+pytestmark = pytest.mark.graph
+EXIT_WAIT_S = 30.0
+SKILLS = ("pick up the coke", "go to the far counter", "put down the apple", "pick up the apple", "go to the table",
+          "find an apple", "done", "bring it to you")  # fmt: skip
+
+
+def _publish(ros_graph: RosGraph, observation: Observation) -> list[object]:
+    """Publish an observation as perception and the robot would (kept alive by the returned publishers)."""
+    node = ros_graph.node
+    scene_pub = node.create_publisher(SceneObjectArray, "scene/objects", STATE_QOS)
+    robot_pub = node.create_publisher(String, "sim/robot_state", STATE_QOS)
+    array = SceneObjectArray()
+    array.header.stamp.sec, array.header.frame_id = 7, "map"
+    for number, o in enumerate(observation.objects, 1):
+        pose = PoseStamped(header=array.header)
+        pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = o.position
+        pose.pose.orientation.w = 1.0
+        array.objects.append(
+            SceneObject(
+                id=f"{o.label}_{number}",
+                label=o.label,
+                confidence=o.confidence,
+                pose=pose,
+                size=Vector3(x=o.size[0], y=o.size[1], z=o.size[2]),
+                location=o.location,
+            )
+        )
+    robot = RobotState((7, 0), 1, "", observation.robot_at, Position(*observation.robot_xy), None, None, None, ())
+    scene_pub.publish(array)
+    robot_pub.publish(String(data=robot.to_json()))
+    return [scene_pub, robot_pub]
+
+
+@pytest.mark.timeout(120)
+def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
+    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+) -> None:
+    weights = random_weights(tmp_path / "vf.npz", kitchen, seed=5)
+    ros_graph.start_node(
+        "affordance_server",
+        param_files=[config_file("affordance.yaml")],
+        params={"backend": "learned", "value_functions_file": str(weights)},
+    )
+    # The perceived positions are the observation's, after float32 transport (SceneObject.confidence is float32).
+    observation = table_observation()
+    keep = _publish(ros_graph, observation)
+    world = kitchen.world({"robot": {"at": "table"}, "objects": []})
+    skills = [world.skill(text) for text in SKILLS]
+    model = LearnedAffordance(weights, kitchen)
+    client = ros_graph.action_client(EvaluateAffordance, "/affordance/pick")
+    answers: list[float] = []
+
+    def answered() -> bool:
+        result = evaluate(client, skills)
+        answers[:] = list(result.affordances)
+        return result.success
+
+    wait_until(answered, timeout=20.0, what="a learned answer")
+    assert answers == pytest.approx(model.evaluate(skills, observation), abs=1e-5)
+    reversed_result = evaluate(client, skills[::-1])
+    assert list(reversed_result.affordances) == pytest.approx(answers[::-1], abs=1e-6)
+    assert answers[4] == 0.0 and answers[6] == pytest.approx(0.1)  # at the table; "done" from the analytic model
+    assert len(set(answers[:4])) == 4  # the random networks tell the skills apart
+    assert "with the learned backend" in ros_graph.logs()
+    del keep
+
+
+@pytest.mark.graph
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("case", ["missing", "mismatched", "unknown backend"])
+def test_learned_backend_refuses_to_start_without_usable_weights(
+    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path, case: str
+) -> None:
+    params: dict[str, object] = {"backend": "learned", "value_functions_file": str(tmp_path / "absent.npz")}
+    expected = "not found at"
+    if case == "mismatched":
+        params["value_functions_file"] = str(random_weights(tmp_path / "pick_only.npz", kitchen, families=("pick",)))
+        expected = "has no network for ['place', 'goto']"
+    elif case == "unknown backend":
+        params = {"backend": "oracle"}
+        expected = "choose one of ['analytic', 'learned']"
+    proc = ros_graph.start_node("affordance_server", params=params)
+    wait_until(lambda: proc.returncode is not None, EXIT_WAIT_S, "affordance_server exiting")
+    log = proc.log()
+    fatal = [line for line in log.splitlines() if "[FATAL]" in line]
+    assert proc.returncode == 1, log
+    assert "Traceback" not in log, log
+    assert len(fatal) == 1 and expected in fatal[0], log
+    if case != "unknown backend":
+        assert "python -m value_functions.training" in fatal[0]

@@ -1,0 +1,176 @@
+"""The ROS-free value-function package: metrics, features, weight files, the learned model, the collector."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kitchen_domain import Kitchen, Skill
+from llm_planner_ros.affordance.model import AffordanceError
+from value_functions.analytic import skill_of, world_of
+from value_functions.collector import collect, load_rollouts
+from value_functions.features import LEARNED_FAMILIES, Featurizer
+from value_functions.learned import LearnedAffordance
+from value_functions.metrics import brier, reliability, roc_auc
+from value_functions.network import WeightFileError, load_value_functions
+from value_functions.observation import Observation, PerceivedObject
+
+from .helpers import random_weights, table_observation
+
+
+def test_roc_auc_and_brier_on_known_cases() -> None:
+    assert roc_auc([False, False, True, True], [0.1, 0.4, 0.35, 0.8]) == pytest.approx(0.75)
+    assert roc_auc([True, False], [0.5, 0.5]) == pytest.approx(0.5)  # a tie counts half
+    assert roc_auc([True, True], [0.2, 0.9]) is None  # one class: undefined
+    assert brier([True, False], [1.0, 0.0]) == 0.0
+    assert brier([True, False], [0.5, 0.5]) == pytest.approx(0.25)
+    bins = reliability([True, False, True, True], [0.05, 0.05, 0.95, 0.92])
+    assert [(round(p, 3), rate, n) for p, rate, n in bins] == [(0.05, 0.5, 2), (0.935, 1.0, 2)]
+
+
+def test_features_have_their_names_and_see_a_toppled_can(kitchen: Kitchen) -> None:
+    featurizer = Featurizer(kitchen.config)
+    observation = table_observation()
+    for family, argument in (("pick", "coke"), ("place", "coke"), ("goto", "far counter")):
+        assert len(featurizer.vector(observation, family, argument)) == len(featurizer.names(family))
+    flatness = featurizer.names("pick").index("flatness")
+    upright = featurizer.vector(observation, "pick", "coke")[flatness]
+    lying = Observation(
+        observation.robot_xy,
+        "table",
+        None,
+        None,
+        (PerceivedObject("coke", (2.65, 3.6, 0.78), (0.12, 0.07, 0.066), "table"),),
+    )
+    assert featurizer.vector(lying, "pick", "coke")[flatness] < upright / 2
+    unseen = featurizer.vector(observation, "pick", "sponge")
+    assert unseen[featurizer.names("pick").index("seen")] == 0.0
+    clearance = featurizer.names("goto").index("path_clearance")
+    blocked = featurizer.vector(observation, "goto", "far counter")[clearance]  # the box stands on the way
+    free = featurizer.vector(observation, "goto", "user")[clearance]
+    assert blocked == 0.0 < free
+    with pytest.raises(AffordanceError, match="unknown place"):
+        featurizer.vector(observation, "goto", "garage")
+
+
+def test_weight_file_round_trip_and_refusals(kitchen: Kitchen, tmp_path: Path) -> None:
+    featurizer = Featurizer(kitchen.config)
+    path = random_weights(tmp_path / "vf.npz", kitchen)
+    networks, meta = load_value_functions(path, featurizer)
+    assert set(networks) == set(LEARNED_FAMILIES) and meta["record"] == {"test": True}
+    with pytest.raises(WeightFileError, match="not found at .*python -m value_functions.training"):
+        load_value_functions(tmp_path / "missing.npz", featurizer)
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(WeightFileError, match="is not a value-function weight file"):
+        load_value_functions(tmp_path / "junk.npz", featurizer)
+    # A file made for a kitchen with other labels is refused, naming the features that differ.
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    meta["features"]["pick"] = [n.replace("label=coke", "label=cola") for n in meta["features"]["pick"]]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "other.npz", **arrays)
+    with pytest.raises(WeightFileError, match="pick network was trained on .*label=cola"):
+        load_value_functions(tmp_path / "other.npz", featurizer)
+
+
+def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Kitchen, tmp_path: Path) -> None:
+    model = LearnedAffordance(random_weights(tmp_path / "vf.npz", kitchen), kitchen)
+    observation = table_observation()
+    world = kitchen.world({"robot": {"at": "table"}, "objects": []})
+    skills = [world.skill(t) for t in ("pick up the coke", "go to the far counter", "put down the apple",
+                                        "pick up the apple", "go to the table", "find an apple", "done")]  # fmt: skip
+    answers = model.evaluate(skills, observation)
+    alone = [model.evaluate([s], observation)[0] for s in skills]
+    assert answers == pytest.approx(alone)  # a batch is the skills one by one, in order
+    assert model.evaluate(skills[::-1], observation) == pytest.approx(answers[::-1])
+    assert answers[4] == 0.0  # going where the robot is
+    assert answers[6] == model.analytic.calibration.terminate  # no network: the analytic answer
+    assert all(0.0 < a < 1.0 for a in answers[:4])
+    holding = Observation(observation.robot_xy, "table", "sponge", None, observation.objects)
+    assert model.evaluate([skills[0]], holding) == [0.0]  # picking with a full gripper
+    with pytest.raises(AffordanceError, match="needs one argument"):
+        model.evaluate([Skill("pick up", "pick", ())], observation)
+    with pytest.raises(WeightFileError, match="no network for"):
+        LearnedAffordance(random_weights(tmp_path / "pick_only.npz", kitchen, families=("pick",)), kitchen)
+
+
+def test_analytic_world_of_a_perceived_observation(kitchen: Kitchen) -> None:
+    observation = table_observation()
+    world = world_of(observation, kitchen)
+    assert world.robot_at == "table" and world.holding is None
+    assert sorted(o.label for o in world.objects) == ["apple", "coke"]  # the box on the floor has no place
+    from llm_planner_ros.affordance.model import AffordanceModel
+
+    analytic = AffordanceModel()
+    assert analytic.affordance(skill_of("pick", "apple"), world) == pytest.approx(0.9)
+    assert analytic.affordance(skill_of("pick", "sponge"), world) == 0.0
+
+
+@pytest.mark.timeout(180)
+def test_collector_records_perceived_observations_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "rollouts.jsonl"
+    assert collect(out, 2, seed=3, resume=False) == 2
+    with pytest.raises(SystemExit, match="pass --resume"):
+        collect(out, 4, seed=3, resume=False)
+    with pytest.raises(SystemExit, match="another --seed"):
+        collect(out, 4, seed=4, resume=True)
+    assert collect(out, 4, seed=3, resume=True) == 2
+    rollouts = load_rollouts(out)
+    assert [r.index for r in rollouts] == [0, 1, 2, 3]
+    assert [r.family for r in rollouts] == ["pick", "pick", "place", "goto"]
+    assert collect(out, 4, seed=3, resume=True) == 0
+    for line in out.read_text().splitlines():
+        objects = json.loads(line)["observation"]["objects"]
+        # Only what perception reports: no ids, orientations or contacts of the simulator's truth.
+        assert all(set(o) == {"label", "position", "size", "location", "confidence"} for o in objects)
+
+
+@pytest.mark.timeout(120)
+def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: Kitchen, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from value_functions.collector import Rollout
+    from value_functions.training import split_of
+
+    observation = table_observation()
+    rows = []
+    for index in range(400):
+        family = ("pick", "place", "goto")[index % 3]
+        argument = {"pick": "apple" if index % 2 else "sponge", "place": "apple", "goto": "far counter"}[family]
+        rows.append(Rollout(index, 0, family, f"{family} {argument}", argument, observation, index % 2 == 0, "", 0.1))
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(r.to_json() + "\n" for r in rows))
+    weights = random_weights(tmp_path / "vf.npz", kitchen)
+    out, plot = tmp_path / "bench.json", tmp_path / "reliability.png"
+    command = [sys.executable, "-m", "llm_planner_ros.cli.main", "bench", "value-functions",
+               "--rollouts", str(rollouts), "--weights", str(weights), "--plot", str(plot), "--repeats", "20",
+               "--json", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=100)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert json.loads(done.stdout[done.stdout.index("{") :]) == report
+    tested = sum(split_of(r) == "test" for r in rows if r.family == "pick")
+    assert report["pick"]["test_rollouts"] == tested > 0
+    # Made-up outcomes against the analytic model: the apple on the table (0.9) always fails here and
+    # the unseen sponge (0) always succeeds, so its ranking is exactly backwards.
+    assert report["pick"]["analytic_roc_auc"] == 0.0
+    for family in ("pick", "place", "goto"):
+        assert set(report[family]) >= {"roc_auc", "brier", "analytic_roc_auc", "analytic_brier"}
+    assert report["batch_latency_ms"]["batch"] == 50 and report["batch_latency_ms"]["p95"] > 0
+    assert plot.stat().st_size > 10_000
+
+
+def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Kitchen) -> None:
+    from kitchen_domain.paths import repo_path
+    from value_functions.learned import DEFAULT_WEIGHTS
+
+    model = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    assert model.record["families"]["pick"]["train"] > 1000
+    observation = table_observation()
+    near, unseen = model.evaluate([skill_of("pick", "apple"), skill_of("pick", "sponge")], observation)
+    assert near > 0.5 > unseen  # an upright apple in front of the robot vs a label nobody sees
