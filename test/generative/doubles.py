@@ -44,6 +44,7 @@ class ScriptedModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
         self.calls.append(
             GenerateCall(
@@ -55,6 +56,7 @@ class ScriptedModel(LanguageModel):
                     "top_p": top_p,
                     "stop": tuple(stop),
                     "logit_bias": logit_bias,
+                    "grammar": grammar,
                 },
             )
         )

@@ -8,13 +8,15 @@ from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResul
 
 
 class ScriptedModel(LanguageModel):
-    """``generate`` returns ``completion`` (the program body) for any prompt; ``score`` of the assert
-    question's two answers prefers " Yes" when ``answer(prompt)`` is True. Every prompt is kept."""
+    """``generate`` returns ``completion`` (the program body) for any prompt, whatever its grammar;
+    ``score`` of the assert question's two answers prefers " Yes" when ``answer(prompt)`` is True.
+    Every prompt and grammar is kept."""
 
     def __init__(self, completion: str, answer: Callable[[str], bool] = lambda _prompt: True) -> None:
         self.completion = completion
         self.answer = answer
         self.generate_prompts: list[str] = []
+        self.grammars: list[str | None] = []
         self.score_prompts: list[str] = []
 
     def generate(
@@ -26,8 +28,10 @@ class ScriptedModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
         self.generate_prompts.append(prompt)
+        self.grammars.append(grammar)
         return GenerationResult((self.completion,) * n, (-0.25,) * n)
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:

@@ -57,9 +57,10 @@ def plan(
     assert_check: str = "rules",
     failures: FailureInjector | None = None,
     answer: Callable[[str], bool] = lambda _prompt: True,
+    grammar: bool = True,
 ) -> Planned:
     model = ScriptedModel(completion, answer)
-    planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(assert_check=assert_check))
+    planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(assert_check=assert_check, grammar=grammar))
     env = SimulatedEnvironment(world, failures=failures)
     return run_plan(planner, "bring me a coke", env, max_steps=20), planner, model, env
 
@@ -111,7 +112,8 @@ def test_a_failed_step_is_recovered_by_the_programs_assert(world: World) -> None
 
 
 def test_a_rejected_program_dispatches_nothing_and_names_the_line(world: World) -> None:
-    result, planner, _, env = plan("\n    find('coke')\n    import os\n    os.system('ls')\n", world)
+    # Free generation (no grammar): the paper's method, where any bad line rejects the whole program.
+    result, planner, _, env = plan("\n    find('coke')\n    import os\n    os.system('ls')\n", world, grammar=False)
     assert result.reason == EndReason.NO_CANDIDATE and result.steps == []
     assert result.message == (
         "the generated program was rejected: line 3: imports are not allowed: the skills are "
@@ -228,3 +230,20 @@ def test_build_refuses_example_programs_the_validator_rejects(kitchen: Kitchen, 
     )
     with pytest.raises(ExamplesFileError, match="programs\\[0\\].body: line 3: imports are not allowed"):
         build_planner("progprompt", resources)
+
+
+def test_with_the_grammar_the_lines_before_a_rejected_one_run_and_the_cut_is_recorded(world: World) -> None:
+    # A grammar-constrained program the validator still rejects: cut by the token budget mid-line.
+    result, planner, model, env = plan("\n    find('coke')\n    pick_up('coke')\n    bring_it_to_y", world)
+    S = StepStatus.SUCCEEDED
+    assert steps(result) == [("find a coke", S), ("pick up the coke", S), ("done", S)]
+    assert planner.cut is not None and planner.cut.line == 4
+    assert "not the name 'bring_it_to_y'" in planner.cut.message
+    grammar = model.grammars[0]
+    # The program grammar of this scene: its objects, not every object the robot knows.
+    assert grammar is not None and "\"'coke'\"" in grammar and "\"'sponge'\"" not in grammar
+
+
+def test_without_the_grammar_no_grammar_is_sent(world: World) -> None:
+    _, _, model, _ = plan(RECOVERING, world, grammar=False)
+    assert model.grammars == [None]

@@ -16,8 +16,10 @@ from action_msgs.msg import GoalStatus
 from rclpy.action.client import ClientGoalHandle
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rich.console import Console
 from rich.live import Live
+from std_msgs.msg import Bool
 
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.world import World
@@ -29,6 +31,8 @@ from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from llm_planner_ros.visualization.score_table import step_table
+
+LLM_READY_TOPIC = "llm/ready"
 
 CANCEL_WAIT_S = 5.0
 
@@ -71,6 +75,12 @@ class InstructionClient:
         self.action = self.node.resolve_topic_name(EXECUTE_INSTRUCTION_ACTION)
         self._client = RaceFreeActionClient(self.node, ExecuteInstruction, self.action)
         self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
+        # llm_service_node latches true on llm/ready once its model is loaded and warmed up.
+        self._llm_ready = threading.Event()
+        latched = QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+        )
+        self.node.create_subscription(Bool, LLM_READY_TOPIC, lambda m: m.data and self._llm_ready.set(), latched)
         self._executor = MultiThreadedExecutor(num_threads=3, context=self._context)
         self._executor.add_node(self.node)
         self._spin = threading.Thread(target=self._executor.spin, daemon=True)
@@ -78,6 +88,10 @@ class InstructionClient:
 
     def wait_ready(self, timeout_s: float) -> bool:
         return self._client.wait_for_server(timeout_sec=timeout_s)
+
+    def wait_llm_ready(self, timeout_s: float) -> bool:
+        """True once the graph's llm_service_node reported its model loaded and warmed up (llm/ready)."""
+        return self._llm_ready.wait(timeout_s)
 
     def send(
         self, instruction: str, planner: str = "", plan_only: bool = False, max_steps: int = 0, timeout_s: float = 900.0

@@ -7,12 +7,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.llm.ranking import RankedScores, RankRequest
 
 
 @dataclass
 class LLMUsage:
     """Counters since the last ``reset``: score and generate calls, candidates scored, completion
-    tokens scored, continuations generated."""
+    tokens scored (of a ranked call, only the candidates it scored), continuations generated."""
 
     score_calls: int = 0
     generate_calls: int = 0
@@ -51,6 +52,14 @@ class CountingModel(LanguageModel):
             self.usage.scored_tokens += sum(result.token_counts)
         return result
 
+    def score_ranked(self, requests: Sequence[RankRequest]) -> list[RankedScores]:
+        answers = self.inner.score_ranked(requests)
+        with self._lock:
+            self.usage.score_calls += len(requests)
+            self.usage.candidates += sum(answer.scored for answer in answers)
+            self.usage.scored_tokens += sum(answer.scored_tokens for answer in answers)
+        return answers
+
     def generate(
         self,
         prompt: str,
@@ -60,8 +69,9 @@ class CountingModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
-        result = self.inner.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+        result = self.inner.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias, grammar)
         with self._lock:
             self.usage.generate_calls += 1
             self.usage.generations += len(result.texts)

@@ -49,6 +49,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="", help="a .gguf file or model folder (default: embedded SmolLM2)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N (default cpu)")
     parser.add_argument("--prompt-file", type=Path, help="SayCan prompt YAML (default config/saycan_prompt.yaml)")
+    parser.add_argument(
+        "--skills",
+        help="skill counts of generated kitchens, e.g. 51,200,1000: time the configured SayCan step pruned "
+        "(branch and bound) against scoring every skill (evaluation.skill_scaling)",
+    )
+    parser.add_argument("--steps", type=int, default=4, help="--skills: steps planned per instruction (default 4)")
+    parser.add_argument("--instructions", type=int, default=4, help="--skills: instructions per kitchen (default 4)")
+    parser.add_argument("--plot", type=Path, help="--skills: write the growth curve (PNG) here")
+    parser.add_argument(
+        "--check-episodes",
+        type=Path,
+        help="rank every SayCan step of this episode file pruned and exhaustively and count differences",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.repeats <= len(INSTRUCTIONS) - 1:
         console.print(f"[red]--repeats must be between 1 and {len(INSTRUCTIONS) - 1}[/red]")
         return 2
-    results = _measure(args, console)
+    if args.skills or args.check_episodes:
+        results = _scaling(args, console)
+    else:
+        results = _measure(args, console)
     _print(results)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
@@ -135,6 +151,29 @@ def _measure(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     }
 
 
+def _scaling(args: argparse.Namespace, console: Any) -> dict[str, Any]:
+    """The --skills and --check-episodes modes (``evaluation.skill_scaling``)."""
+    from llm_planner_ros.evaluation import skill_scaling
+    from llm_planner_ros.llm.hf_loading import load_causal_lm
+
+    load_average = os.getloadavg()[0]
+    with console.status("loading the model (the first start de-quantizes the GGUF, ~20 s)"):
+        loaded = load_causal_lm(args.model, args.device, args.threads, None, console.log)
+    results: dict[str, Any] = {"model": loaded.name, "device": args.device, "threads": _threads()}
+    results["load_average_1min"] = round(load_average, 2)
+    if args.skills:
+        sizes = [int(size) for size in args.skills.split(",")]
+        rows = skill_scaling.measure_skills(loaded, sizes, args.steps, args.instructions, console)
+        results["skills"] = rows
+        results["num_options"] = [row["num_options"] for row in rows]
+        if args.plot:
+            skill_scaling.plot_growth(rows, args.plot)
+    if args.check_episodes:
+        results["check"] = skill_scaling.check_episodes(loaded, args.check_episodes, console)
+    results["load_average_1min_after"] = round(os.getloadavg()[0], 2)
+    return results
+
+
 def _timed(call: Callable[..., T], *args: Any) -> tuple[tuple[float, float], T]:
     """((wall seconds, process CPU seconds), result) of one call."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -180,5 +219,9 @@ def _print(results: dict[str, Any]) -> None:
     table.add_column("metric")
     table.add_column("value", justify="right")
     for key, value in results.items():
+        if key == "skills":
+            for row in value:
+                table.add_row(f"{row['num_options']} skills", ", ".join(f"{k} {v}" for k, v in row.items()))
+            continue
         table.add_row(key, f"{value:.2e}" if key.endswith("diff") else str(value))
     Console().print(table)

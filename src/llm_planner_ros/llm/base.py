@@ -12,7 +12,7 @@ Errors are :class:`LLMError` subclasses whose message says what went wrong and h
 - :class:`ModelLoadError`: the model could not be loaded (missing file, missing package, no CUDA).
 - :class:`BackendUnavailableError`: a server did not answer in time or at all, after the retries.
 - :class:`UnsupportedRequestError`: the backend cannot do this call (e.g. a server that does not
-  return prompt log-probs, which scoring needs).
+  return prompt log-probs, which scoring needs, or one without grammar-constrained generation).
 - :class:`RecordingNotFoundError`: the replay backend has no recorded answer for the call.
 """
 
@@ -22,8 +22,12 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from llm_planner_ros.llm.ranking import RankedScores, RankRequest
 
 
 class LLMError(RuntimeError):
@@ -105,6 +109,23 @@ class LanguageModel(ABC):
         non-UTF-8 text or a prompt plus candidate longer than the context window.
         """
 
+    def score_ranked(self, requests: Sequence[RankRequest]) -> list[RankedScores]:
+        """For each request, the exact scores of every candidate that can be among its ``keep`` best by
+        ``p(completion | prompt) x weight``, None for the others (``llm.ranking``). This default scores
+        every candidate (``score``), which is exact; backends that can prune (``hf``) or serve several
+        requests in one forward override it. Raises what ``score`` raises, and InvalidRequestError for
+        weights that are negative, not finite or not one per candidate.
+        """
+        from llm_planner_ros.llm.ranking import RankedScores, check_rank_request
+
+        answers = []
+        for request in requests:
+            check_rank_request(request)
+            result = self.score(request.prompt, request.completions, per_token=True)
+            assert result.token_log_probs is not None
+            answers.append(RankedScores(result.log_probs, result.token_log_probs))
+        return answers
+
     @abstractmethod
     def generate(
         self,
@@ -115,12 +136,16 @@ class LanguageModel(ABC):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
         """``n`` continuations of ``prompt`` of at most ``max_tokens`` tokens each.
 
         ``temperature`` 0 is greedy decoding; ``top_p`` is nucleus sampling; ``stop`` strings end a
         continuation; ``logit_bias`` maps words to a value added to the logits of their tokens (the
-        word's tokens with and without a leading space).
+        word's tokens with and without a leading space). ``grammar`` (Lark syntax, llm.grammar) makes
+        every continuation a sentence of the grammar, or a prefix of one when ``max_tokens`` ran out;
+        a backend that cannot enforce it raises UnsupportedRequestError, a malformed grammar
+        InvalidRequestError.
         """
 
 
@@ -180,9 +205,15 @@ def check_generate_request(
     top_p: float,
     stop: Sequence[str],
     logit_bias: Mapping[str, float] | None,
+    grammar: str | None = None,
 ) -> None:
-    """The checks every backend's ``generate`` applies before doing any work."""
+    """The checks every backend's ``generate`` applies before doing any work (a grammar's syntax is
+    checked where it is compiled: llm.grammar)."""
     check_prompt(prompt)
+    if grammar is not None:
+        check_text(grammar, "grammar")
+        if not grammar.strip():
+            raise InvalidRequestError("the grammar is blank: pass None for unconstrained generation")
     if n < 1:
         raise InvalidRequestError(f"n must be at least 1, got {n}")
     if max_tokens < 1:

@@ -65,6 +65,11 @@ class LLMConfig:
     max_retries: int = _option(2, "openai: retries after a timeout, connection failure, HTTP 429 or 5xx")
     backoff_s: float = _option(0.5, "openai: first retry delay, doubled for each further retry")
     tokenizer: str = _option("", "openai: folder with the served model's tokenizer (needed for logit_bias)")
+    structured_outputs: str = _option(
+        "none",
+        "openai: how the server takes a grammar: none (constrained generation refused) | vllm (structured_outputs)",
+        ("none", "vllm"),
+    )
     recording: str = _option("", "replay: the JSONL recording file")
     replay_mode: str = _option(
         "replay", "replay: replay (answer from the recording) | record (append to it)", REPLAY_MODES
@@ -177,6 +182,7 @@ def _openai_model(settings: LLMConfig) -> LanguageModel:
         backoff_s=settings.backoff_s,
         api_key=api_key,
         tokenizer=settings.tokenizer,
+        structured_outputs=settings.structured_outputs,
     )
 
 

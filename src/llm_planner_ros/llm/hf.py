@@ -21,6 +21,8 @@ from llm_planner_ros.llm.base import (
     check_score_request,
 )
 from llm_planner_ros.llm.prefix_scorer import SCORE_BATCH_TOKENS, PrefixSharingScorer
+from llm_planner_ros.llm.ranked_scorer import RankedScorer
+from llm_planner_ros.llm.ranking import RankedScores, RankRequest, check_rank_request
 from llm_planner_ros.llm.sampling import SAMPLE_BATCH_TOKENS, PackedSampler
 from llm_planner_ros.llm.tree_cache import TreeKVCache
 
@@ -51,6 +53,7 @@ class HFLanguageModel(LanguageModel):
             raise ValueError(f"{name} does not state its context window: pass context_window")
         self._cache = TreeKVCache(model.eval(), int(window))
         self._scorer = PrefixSharingScorer(self._cache, tokenizer, score_batch_tokens)
+        self._ranked = RankedScorer(self._cache, tokenizer, score_batch_tokens)
         generator = torch.Generator().manual_seed(seed)
         self._sampler = PackedSampler(
             self._cache, tokenizer, model.config.vocab_size, _eos_ids(model, tokenizer), generator, sample_batch_tokens
@@ -70,6 +73,16 @@ class HFLanguageModel(LanguageModel):
             terms = self._scorer.token_log_probs(prompt, completions)
         return ScoreResult.from_token_log_probs(terms, per_token)
 
+    def score_ranked(self, requests: Sequence[RankRequest]) -> list[RankedScores]:
+        """Branch and bound over the candidates' token trie, all requests in the same forwards
+        (``ranked_scorer``): exact top-``keep`` of each request at a fraction of the tokens."""
+        for request in requests:
+            check_rank_request(request)
+        if not requests:
+            return []
+        with self._lock:
+            return self._ranked.rank(requests)
+
     def generate(
         self,
         prompt: str,
@@ -79,10 +92,11 @@ class HFLanguageModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
-        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias, grammar)
         with self._lock:
-            samples = self._sampler.sample(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+            samples = self._sampler.sample(prompt, n, max_tokens, temperature, top_p, stop, logit_bias, grammar)
         return GenerationResult(tuple(s.text for s in samples), tuple(s.mean_log_prob for s in samples))
 
 

@@ -15,7 +15,11 @@ So a call takes at most about (max_retries + 1) * (connect_timeout_s + timeout_s
 Generation: servers that ignore ``n`` are asked again until ``n`` texts are in; texts are cut at the
 first stop string (some servers keep it); ``mean_log_probs`` is NaN when the server sends no
 token log-probs. ``logit_bias`` words are mapped to token ids with ``tokenizer`` (a folder holding the
-served model's tokenizer), because the API takes token ids.
+served model's tokenizer), because the API takes token ids. A ``grammar`` is sent only to a server
+configured to take one (``structured_outputs: vllm``: vLLM's ``structured_outputs: {"grammar": ...}``
+field, which replaced ``guided_grammar`` in vLLM 0.12); with ``none`` (the default) constrained
+generation raises UnsupportedRequestError, because a server that does not know the field ignores it
+and would answer unconstrained text.
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ from llm_planner_ros.llm.base import (
     check_score_request,
     cut_at_stop,
 )
+from llm_planner_ros.llm.grammar import check_grammar
 from llm_planner_ros.llm.tokenization import bias_token_ids
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
@@ -46,12 +51,15 @@ SCORING_NEEDS = (
     "scoring needs a server that returns the log-probs of the prompt's own tokens for a list of prompts "
     "(echo=true, logprobs=1), as vLLM does; or use the hf backend"
 )
+# How a server takes a grammar: not at all (refuse), or vLLM's structured-outputs field.
+STRUCTURED_OUTPUTS = ("none", "vllm")
 
 
 class OpenAICompatibleModel(LanguageModel):
     """Client of ``{base_url}/completions`` (``base_url`` includes the API prefix, e.g. http://host:8000/v1).
 
-    ``model`` is the id the server serves; ``api_key`` goes in a Bearer header when given.
+    ``model`` is the id the server serves; ``api_key`` goes in a Bearer header when given;
+    ``structured_outputs`` says how the server takes a grammar (module docstring).
     """
 
     def __init__(
@@ -65,7 +73,12 @@ class OpenAICompatibleModel(LanguageModel):
         backoff_s: float = 0.5,
         api_key: str | None = None,
         tokenizer: str = "",
+        structured_outputs: str = "none",
     ) -> None:
+        if structured_outputs not in STRUCTURED_OUTPUTS:
+            raise InvalidRequestError(
+                f"structured_outputs must be one of {', '.join(STRUCTURED_OUTPUTS)}, got {structured_outputs!r}"
+            )
         if not base_url:
             raise InvalidRequestError("the openai backend needs base_url, e.g. http://localhost:8000/v1")
         if not model:
@@ -77,6 +90,7 @@ class OpenAICompatibleModel(LanguageModel):
         self._backoff_s = backoff_s
         self._tokenizer_path = tokenizer
         self._tokenizer: Any = None
+        self._structured_outputs = structured_outputs
         self._session = requests.Session()
         if api_key:
             self._session.headers["Authorization"] = f"Bearer {api_key}"
@@ -108,8 +122,16 @@ class OpenAICompatibleModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
-        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias, grammar)
+        if grammar is not None and self._structured_outputs == "none":
+            raise UnsupportedRequestError(
+                f"the openai backend does not send grammars to {self._url} (structured_outputs: none): a server "
+                "without structured generation would ignore the grammar; set structured_outputs: vllm for a vLLM "
+                "server, or use the hf backend"
+            )
+        check_grammar(grammar)
         body: dict[str, Any] = {
             "model": self._model,
             "prompt": prompt,
@@ -120,6 +142,8 @@ class OpenAICompatibleModel(LanguageModel):
         }
         if stop:
             body["stop"] = list(stop)
+        if grammar is not None:
+            body["structured_outputs"] = {"grammar": grammar}
         if logit_bias:
             body["logit_bias"] = {
                 str(token): value for token, value in bias_token_ids(self._tokens(), logit_bias).items()

@@ -65,8 +65,9 @@ class ReplayLanguageModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
-        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+        check_generate_request(prompt, n, max_tokens, temperature, top_p, stop, logit_bias, grammar)
         request = {
             "method": "generate",
             "prompt": prompt,
@@ -77,8 +78,11 @@ class ReplayLanguageModel(LanguageModel):
             "stop": list(stop),
             "logit_bias": dict(logit_bias or {}),
         }
+        if grammar is not None:
+            # Part of the request's identity; left out when absent so recordings made before grammars match.
+            request["grammar"] = grammar
         if self._inner is not None:
-            result = self._inner.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias)
+            result = self._inner.generate(prompt, n, max_tokens, temperature, top_p, stop, logit_bias, grammar)
             self._append(request, {"texts": result.texts, "mean_log_probs": result.mean_log_probs})
             return result
         answer = self._lookup(request)

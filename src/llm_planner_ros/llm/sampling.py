@@ -22,6 +22,10 @@ Policies (documented in docs/llm.md):
 - ``mean_log_prob`` averages the model's own log-probs (no bias, temperature or top-p) of the tokens
   that made the returned text plus the token that ended it (the end-of-sequence token, or the token
   where the stop string begins); with no end, all ``max_tokens`` tokens.
+- Grammar: with a grammar (llm.grammar), each sample's next token is restricted to those that keep its
+  text in the grammar, and the end-of-sequence token is allowed only where the grammar may end. The
+  prompt is then not healed: the grammar decides the text from the prompt's last character on (a
+  grammar that wants " pick" after "2." starts with the space).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from typing import Any
 import torch
 
 from llm_planner_ros.llm.base import InvalidRequestError, cut_at_stop
+from llm_planner_ros.llm.grammar import GrammarCompiler, GrammarMatcher
 from llm_planner_ros.llm.tokenization import bias_token_ids
 from llm_planner_ros.llm.tree_cache import TreeKVCache
 
@@ -77,6 +82,7 @@ class PackedSampler:
         self._vocab_size = vocab_size
         self._eos_ids = eos_ids
         self._generator = generator
+        self._grammars = GrammarCompiler(tokenizer, vocab_size, eos_ids)
         self._token_texts: list[str] | None = None
 
     def sample(
@@ -88,9 +94,12 @@ class PackedSampler:
         top_p: float,
         stop: Sequence[str],
         logit_bias: Mapping[str, float] | None,
+        grammar: str | None = None,
     ) -> list[Sample]:
         """``n`` samples; see the module docstring for the policies."""
-        healed, first_allowed = self._healing(prompt)
+        # Compiled before the prompt runs, so a bad grammar costs no forward pass.
+        matchers = self._grammars.matchers(grammar, n) if grammar is not None else None
+        healed, first_allowed = self._healing(prompt) if grammar is None else ("", None)
         prompt_ids = self._tokenizer(prompt[: len(prompt) - len(healed)])["input_ids"]
         # The last sampled token is never fed back, hence the - 1.
         needed = len(prompt_ids) + max_tokens - 1
@@ -109,8 +118,9 @@ class PackedSampler:
         samples: list[Sample] = []
         for start in range(0, n, per_batch):
             count = min(per_batch, n - start)
+            batch_matchers = None if matchers is None else matchers[start : start + count]
             samples += self._sample_batch(
-                first, count, healed, first_allowed, max_tokens, temperature, top_p, stop, bias
+                first, count, healed, first_allowed, max_tokens, temperature, top_p, stop, bias, batch_matchers
             )
         return samples
 
@@ -125,8 +135,10 @@ class PackedSampler:
         top_p: float,
         stop: Sequence[str],
         bias: torch.Tensor | None,
+        matchers: list[GrammarMatcher] | None,
     ) -> list[Sample]:
-        """``n`` samples decoded together from the committed prompt, whose last log-prob row is ``first``."""
+        """``n`` samples decoded together from the committed prompt, whose last log-prob row is ``first``;
+        ``matchers`` (one per sample) restrict each sample's tokens to its grammar."""
         tokens: list[list[int]] = [[] for _ in range(n)]
         log_probs: list[list[float]] = [[] for _ in range(n)]
         node = [-1] * n
@@ -135,11 +147,15 @@ class PackedSampler:
         allowed = first_allowed
         try:
             while active:
+                if matchers is not None:
+                    allowed = torch.stack([matchers[sample].allowed() for sample in active])
                 chosen = self._choose(rows, bias, allowed, temperature, top_p)
                 allowed = None
                 still = []
                 for row, sample in enumerate(active):
                     token = chosen[row]
+                    if matchers is not None:
+                        matchers[sample].take(token)
                     tokens[sample].append(token)
                     log_probs[sample].append(float(rows[row, token]))
                     if not self._finished(tokens[sample], healed, stop, max_tokens):
@@ -169,7 +185,8 @@ class PackedSampler:
         if bias is not None:
             scores += bias
         if allowed is not None:
-            scores[:, ~allowed] = -math.inf
+            # One row for all samples (healing) or one per sample (grammar).
+            scores.masked_fill_(~allowed, -math.inf)
         if temperature == 0:
             return scores.argmax(dim=-1).tolist()
         probs = torch.softmax(scores / temperature, dim=-1)

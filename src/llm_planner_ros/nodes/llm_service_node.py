@@ -8,10 +8,19 @@ model, device, base_url, ...; defaults and help in ``config/llm_service.yaml``),
 only translates messages; the model work is the ROS-free ``LanguageModel``.
 
 Lifecycle: the services exist from the start; the model loads on a background thread (the first
-start of the embedded model de-quantizes it, ~20 s), and requests arriving meanwhile wait for it.
-Requests are served one at a time in arrival order (one mutually exclusive callback group); the
-rest wait in the services' request queues (``request_queue_depth`` each, reliable), so concurrent
+start of the embedded model de-quantizes it, ~20 s), then warms up (``warm_up``: one SayCan step of
+the configured prompt in the default scene, so the first goal finds the kernels initialised and the
+prompt's preamble and scene in the cache), and only then logs "ready" and publishes true on the
+latched ``llm/ready`` (true also after a failed load: requests are then answered at once, with the
+load error); requests arriving meanwhile wait for it. Requests are served in arrival order
+by one worker (``llm.request_batcher``): score requests that waited together (several planners, one
+robot each) run as one batch, at most ``max_batch`` (one set of forwards with the ``hf`` backend);
+generation runs alone. Callbacks wait on ``SERVICE_THREADS`` executor threads; further requests
+wait in the services' request queues (``request_queue_depth`` each, reliable), so concurrent
 clients are queued, never dropped, up to that depth.
+
+A ScoreCompletions request with ``weights`` is a ranking (``llm.ranking``): only the completions
+that can be among the ``keep`` best by p x weight are scored, the others come back NaN.
 
 Outcomes of a request: ``success`` true with the results; or ``success`` false with ``message``
 saying why: a malformed request (empty prompt or candidate list, a prompt beyond the context window,
@@ -23,30 +32,41 @@ the response all run inside one guard.
 
 GenerateText fields left at 0 mean: ``num_samples`` 1, ``max_tokens`` ``default_max_tokens``,
 ``top_p`` 1.0; ``temperature`` 0 is greedy; ``logit_bias_values[i]`` is the bias of
-``logit_bias_words[i]``. Strings arrive as rclpy decodes them: invalid UTF-8 bytes become U+FFFD.
+``logit_bias_words[i]``; an empty ``grammar`` means unconstrained generation, any other is the Lark
+grammar every text must follow (a backend that cannot enforce one answers ``success`` false saying
+so). Strings arrive as rclpy decodes them: invalid UTF-8 bytes become U+FFFD.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import Bool
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_language_model
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.llm.limits import RequestLimits
+from llm_planner_ros.llm.ranking import RankRequest
+from llm_planner_ros.llm.request_batcher import RequestBatcher, ScoreJob
+from llm_planner_ros.planning.saycan.warm_up import warm_up
 from llm_planner_ros.ros.node_startup import run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_parameters
 
 SCORE_SERVICE = "llm/score"
 GENERATE_SERVICE = "llm/generate"
+READY_TOPIC = "llm/ready"
+# Executor threads: one per request waiting in a callback (a batch is at most max_batch of them) plus
+# the parameter services; requests beyond them wait in the services' queues.
+SERVICE_THREADS = 12
 
 _POSITIVE = {"minimum": 1, "maximum": 1_000_000_000}
 _PARAMETERS = {
@@ -55,6 +75,10 @@ _PARAMETERS = {
     "request_queue_depth": Parameter(
         1000, "requests each service holds while one is served (reliable, keep last)", **_POSITIVE
     ),
+    "max_batch": Parameter(
+        8, "score requests (one per planner) served together in one batch", minimum=1, maximum=SERVICE_THREADS - 2
+    ),
+    "warm_up": Parameter(True, "score one SayCan step at load, before reporting ready (hf backend only)"),
     **{
         f.name: Parameter(f.default, f"largest request served: {f.metadata['help']}", **_POSITIVE)
         for f in dataclasses.fields(RequestLimits)
@@ -73,22 +97,38 @@ class LLMServiceNode(Node):
         self._model: LanguageModel | None = None
         self._load_error = ""
         self._loaded = threading.Event()
+        self._batcher: RequestBatcher | None = None
+        latched = QoSProfile(
+            history=HistoryPolicy.KEEP_LAST,
+            depth=1,
+            reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL,
+        )
+        self._ready = self.create_publisher(Bool, READY_TOPIC, latched)
+        self._ready.publish(Bool(data=False))
         queue = QoSProfile(
             history=HistoryPolicy.KEEP_LAST,
             depth=int(self.get_parameter("request_queue_depth").value),
             reliability=ReliabilityPolicy.RELIABLE,
         )
-        serial = MutuallyExclusiveCallbackGroup()
-        self.create_service(ScoreCompletions, SCORE_SERVICE, self._on_score, qos_profile=queue, callback_group=serial)
-        self.create_service(GenerateText, GENERATE_SERVICE, self._on_generate, qos_profile=queue, callback_group=serial)
+        # Reentrant: callbacks only hand their request to the batcher, which serialises the model.
+        waiting = ReentrantCallbackGroup()
+        self.create_service(ScoreCompletions, SCORE_SERVICE, self._on_score, qos_profile=queue, callback_group=waiting)
+        self.create_service(
+            GenerateText, GENERATE_SERVICE, self._on_generate, qos_profile=queue, callback_group=waiting
+        )
         threading.Thread(target=self._load, name="llm-load", daemon=True).start()
 
     def _load(self) -> None:
         config = {field.name: self.get_parameter(field.name).value for field in dataclasses.fields(LLMConfig)}
         logger = self.get_logger()
         try:
-            self._model = load_language_model(config, report=logger.info)
-            logger.info(f"serving {SCORE_SERVICE} and {GENERATE_SERVICE} with {self._model.name}")
+            model = load_language_model(config, report=logger.info)
+            if config["backend"] == "hf" and self.get_parameter("warm_up").value:
+                logger.info(f"warm-up: {warm_up(model)}")
+            self._batcher = RequestBatcher(model, int(self.get_parameter("max_batch").value))
+            self._model = model
+            logger.info(f"ready: serving {SCORE_SERVICE} and {GENERATE_SERVICE} with {model.name}")
         except LLMError as error:
             self._load_error = f"the language model did not load: {error}"
             logger.error(self._load_error)
@@ -97,20 +137,27 @@ class LLMServiceNode(Node):
             logger.error(self._load_error)
         finally:
             self._loaded.set()
+            # From now on requests are answered at once (with the load error, if it failed).
+            self._ready.publish(Bool(data=True))
 
     def _on_score(
         self, request: ScoreCompletions.Request, response: ScoreCompletions.Response
     ) -> ScoreCompletions.Response:
-        def answer(model: LanguageModel) -> None:
+        def answer(_model: LanguageModel) -> None:
             completions = list(request.completions)
             self._limits().check_score(request.prompt, completions)
-            result = model.score(request.prompt, completions, per_token=request.per_token)
-            response.log_probs = list(result.log_probs)
-            response.token_counts = list(result.token_counts)
-            if result.token_log_probs is not None:
-                response.token_log_probs = [value for values in result.token_log_probs for value in values]
+            ranked = len(request.weights) > 0
+            weights = list(request.weights) if ranked else [1.0] * len(completions)
+            keep = max(1, request.keep) if ranked else len(completions)
+            assert self._batcher is not None
+            result = self._batcher.score(ScoreJob(RankRequest(request.prompt, completions, weights, keep), ranked))
+            response.log_probs = [math.nan if value is None else value for value in result.log_probs]
+            response.token_counts = [0 if terms is None else len(terms) for terms in result.token_log_probs]
+            if request.per_token:
+                response.token_log_probs = [value for terms in result.token_log_probs for value in terms or ()]
+            response.computed_tokens = result.computed_tokens
 
-        return self._serve(response, answer)
+        return self._serve(response, answer, alone=False)
 
     def _on_generate(self, request: GenerateText.Request, response: GenerateText.Response) -> GenerateText.Response:
         def answer(model: LanguageModel) -> None:
@@ -127,6 +174,7 @@ class LLMServiceNode(Node):
                 top_p=float(request.top_p) or 1.0,
                 stop=stop,
                 logit_bias=bias or None,
+                grammar=request.grammar or None,
             )
             response.texts = list(result.texts)
             response.mean_log_probs = list(result.mean_log_probs)
@@ -139,16 +187,23 @@ class LLMServiceNode(Node):
             **{f.name: int(self.get_parameter(f.name).value) for f in dataclasses.fields(RequestLimits)}
         )
 
-    def _serve(self, response: ResponseT, answer: Callable[[LanguageModel], None]) -> ResponseT:
+    def _serve(self, response: ResponseT, answer: Callable[[LanguageModel], None], alone: bool = True) -> ResponseT:
         """Run ``answer`` (which reads the request, calls the model and fills ``response``); set
-        ``success``, ``message`` and ``model``. Nothing ``answer`` raises leaves this method."""
+        ``success``, ``message`` and ``model``. Nothing ``answer`` raises leaves this method.
+        ``alone``: run it on the batcher's worker, by itself in arrival order (score requests call
+        the batcher themselves, to be batched)."""
         self._loaded.wait()
         if self._model is None:
             response.success, response.message = False, self._load_error
             return response
         response.model = self._model.name
+        model, batcher = self._model, self._batcher
+        assert batcher is not None
         try:
-            answer(self._model)
+            if alone:
+                batcher.run(lambda: answer(model))
+            else:
+                answer(model)
         except LLMError as error:
             response.success, response.message = False, str(error)
             self.get_logger().warning(f"request refused: {error}")
@@ -174,8 +229,7 @@ def logit_bias(words: list[str], values: list[float]) -> dict[str, float]:
 
 def main(args: list[str] | None = None) -> None:
     limit_openmp_spinning()
-    # Two threads: the serial model group holds one, the other keeps parameter services responsive.
-    raise SystemExit(run_node(LLMServiceNode, threads=2, args=args))
+    raise SystemExit(run_node(LLMServiceNode, threads=SERVICE_THREADS, args=args))
 
 
 if __name__ == "__main__":

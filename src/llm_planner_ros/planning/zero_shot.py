@@ -20,6 +20,11 @@ trajectory correction); a failed skill is not, so the next step is sampled again
 The plan ends (section 3.3) when the translated skill is ``done``, or early, proposing nothing (the loop
 ends with ``no_candidate``), when more than half of the samples are empty or when the best score is
 below ``epsilon`` (the phrase is out of the robot's vocabulary).
+
+With ``grammar`` on (the default) every sample is constrained to the step grammar (planning.grammars):
+the text of an admissible skill on a perceived object, a place or nothing; translation then finds that
+skill itself (similarity 1) and the ranking is by the samples' log-probs. ``grammar: false`` is the
+paper's free-form sampling with translation by similarity alone.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.grammars import GrammarError, step_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.skill_projection import SkillProjector, require_skill_texts
@@ -61,7 +67,8 @@ class ZeroShotOptions:
     ``samples`` k (grid {1, 10}), ``beta`` (0.3, the only value searched), ``epsilon`` early-termination
     threshold (grid {0, 0.4, 0.8}; the paper does not say which won, 0.4 is the middle), ``temperature``
     (grid {0.1, 0.3, 0.6}), ``top_p`` nucleus sampling (used, value not given); ``max_tokens`` budget of
-    one step; ``top_k`` candidates kept in each step's table."""
+    one step; ``top_k`` candidates kept in each step's table; ``grammar``: samples constrained to the
+    scene's skill texts (False: the paper's free-form samples)."""
 
     samples: int = 10
     beta: float = 0.3
@@ -70,6 +77,7 @@ class ZeroShotOptions:
     top_p: float = 0.9
     max_tokens: int = 12
     top_k: int = 5
+    grammar: bool = True
 
     def __post_init__(self) -> None:
         for name in ("samples", "max_tokens", "top_k"):
@@ -125,6 +133,10 @@ class ZeroShotPlanner:
         skills = list(env.admissible_skills())
         if not skills:
             return StepDecision(None, note="no admissible skill in this scene")
+        try:
+            grammar = step_grammar(skills, env.observed_objects()) if self.options.grammar else None
+        except GrammarError as error:
+            return StepDecision(None, note=str(error))
         generation = self._model.generate(
             self.current_prompt(),
             n=self.options.samples,
@@ -132,6 +144,7 @@ class ZeroShotPlanner:
             temperature=self.options.temperature,
             top_p=self.options.top_p,
             stop=(STEP_STOP,),
+            grammar=grammar,
         )
         phrases = [_NON_TEXT_EDGES.sub("", text.split(STEP_STOP)[0]) for text in generation.texts]
         sampled = [(p, float(lp)) for p, lp in zip(phrases, generation.mean_log_probs, strict=True) if p]

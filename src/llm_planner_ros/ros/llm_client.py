@@ -19,6 +19,7 @@ from rclpy.node import Node
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from llm_planner_ros.llm.base import BackendUnavailableError, GenerationResult, LanguageModel, LLMError, ScoreResult
+from llm_planner_ros.llm.ranking import RankedScores, RankRequest, check_rank_request
 from llm_planner_ros.ros.futures import Liveness, WaitTimeout, wait_for
 from llm_planner_ros.ros.topics import full_name
 
@@ -72,6 +73,33 @@ class ServiceLanguageModel(LanguageModel):
             per_token_terms = tuple(terms)
         return ScoreResult(tuple(float(v) for v in response.log_probs), counts, per_token_terms)
 
+    def score_ranked(self, requests: Sequence[RankRequest]) -> list[RankedScores]:
+        """One ranked ScoreCompletions request each (``weights``, ``keep``): the service scores only
+        what can be among the ``keep`` best, and batches requests of several planners."""
+        answers = []
+        for ranking in requests:
+            check_rank_request(ranking)
+            request = ScoreCompletions.Request(
+                prompt=ranking.prompt,
+                completions=list(ranking.completions),
+                per_token=True,
+                weights=[float(w) for w in ranking.weights],
+                keep=ranking.keep,
+            )
+            response = self._call(self._score, self._score_name, request)
+            flat, terms, start = list(response.token_log_probs), [], 0
+            for value, count in zip(response.log_probs, response.token_counts, strict=True):
+                terms.append(None if math.isnan(value) else tuple(flat[start : start + count]))
+                start += count
+            answers.append(
+                RankedScores(
+                    tuple(None if math.isnan(v) else float(v) for v in response.log_probs),
+                    tuple(terms),
+                    int(response.computed_tokens),
+                )
+            )
+        return answers
+
     def generate(
         self,
         prompt: str,
@@ -81,6 +109,7 @@ class ServiceLanguageModel(LanguageModel):
         top_p: float = 1.0,
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
+        grammar: str | None = None,
     ) -> GenerationResult:
         bias = dict(logit_bias or {})
         request = GenerateText.Request(
@@ -92,6 +121,7 @@ class ServiceLanguageModel(LanguageModel):
             stop=list(stop),
             logit_bias_words=list(bias),
             logit_bias_values=[float(v) for v in bias.values()],
+            grammar=grammar or "",
         )
         response = self._call(self._generate, self._generate_name, request)
         means = tuple(float(v) if math.isfinite(v) else math.nan for v in response.mean_log_probs)

@@ -21,6 +21,11 @@ every object perceived so far (``env.observed_objects()``, ``/scene/objects`` on
   without: the plan may be stale, and the model decides whether the new object matters.
 
 After ``max_replans`` re-plans the planner gives up (the loop ends with ``no_candidate``).
+
+With ``grammar`` on (the default) the plan line is constrained to the plan grammar (planning.grammars):
+skill texts of the scene acting on an object perceived so far, a place or nothing, joined by ", ", so
+every subgoal is a skill by its exact text. ``grammar: false`` is the paper's free generation with
+subgoals mapped to skills by sentence embeddings.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from kitchen_domain.skill import GOTO, Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.grammars import GrammarError, plan_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import (
     PLAN_STOP,
@@ -99,8 +105,14 @@ class PlanGenerator:
         return self._prompt.render(task, actions, nearest_first[::-1], completed, objects)
 
     def generate(
-        self, task: str, actions: Sequence[str], completed: Sequence[str] = (), objects: Sequence[str] = ()
+        self,
+        task: str,
+        actions: Sequence[str],
+        completed: Sequence[str] = (),
+        objects: Sequence[str] = (),
+        grammar: str | None = None,
     ) -> GeneratedPlan:
+        """One greedy plan; ``grammar`` (a Lark grammar of the plan line) constrains it when given."""
         prompt = self.prompt_for(task, actions, completed, objects)
         result = self._model.generate(
             prompt,
@@ -109,6 +121,7 @@ class PlanGenerator:
             temperature=0.0,
             stop=(PLAN_STOP,),
             logit_bias=self._logit_bias([*actions, *objects]),
+            grammar=grammar,
         )
         return GeneratedPlan(prompt, result.texts[0], float(result.mean_log_probs[0]))
 
@@ -136,7 +149,8 @@ def action_templates(skills: Sequence[Skill]) -> list[str]:
 
 @dataclass(frozen=True)
 class LlmPlannerOptions:
-    """Re-planning triggers (module docstring), the subgoal-to-skill threshold and the table size."""
+    """Re-planning triggers (module docstring), the subgoal-to-skill threshold, the table size, and
+    ``grammar``: plans constrained to the scene's skill texts (False: free text mapped by embeddings)."""
 
     max_failures: int = 1
     stall_steps: int = 3
@@ -144,6 +158,7 @@ class LlmPlannerOptions:
     max_replans: int = 5
     min_similarity: float = 0.5
     top_k: int = 5
+    grammar: bool = True
 
     def __post_init__(self) -> None:
         for name in ("max_failures", "stall_steps", "top_k"):
@@ -250,8 +265,12 @@ class LlmPlanner:
         initial = not self.generations
         if not initial and self._replans >= self.options.max_replans:
             return f"gave up after {self._replans} re-plan(s); last reason: {self._pending}"
+        try:
+            grammar = plan_grammar(skills, self._perceived) if self.options.grammar else None
+        except GrammarError as error:
+            return str(error)
         generated = self._generator.generate(
-            self._instruction, action_templates(skills), self._completed, list(self._perceived)
+            self._instruction, action_templates(skills), self._completed, list(self._perceived), grammar
         )
         self.generations.append(generated)
         self._replans += 0 if initial else 1

@@ -1,9 +1,16 @@
 """ProgPrompt (arXiv 2209.11302): the model writes the whole plan as a program; a safe interpreter runs it.
 
 At the first step the planner renders the program prompt for the current scene (progprompt.prompt),
-takes one greedy completion, and validates it (progprompt.validator). A rejected program never runs:
-the planner proposes nothing and the rejection (each line, and what to write instead) is the reason the
-plan ends. An accepted program is interpreted one skill call per step (progprompt.interpreter):
+takes one greedy completion, and validates it (progprompt.validator). With ``grammar`` on (the
+default) the completion is constrained to the program grammar of the scene (planning.grammars): skill
+calls on the scene's objects and places, asserts with recovery, comments; so it parses and names only
+what exists. The validator stays the second line: a program it still rejects (cut by the token budget
+mid-line, a limit exceeded) runs up to the line before its first problem, and ``cut`` records that
+line and why. A program with no acceptable line never runs: the planner proposes nothing and the
+rejection (each line, and what to write instead) is the reason the plan ends. With ``grammar`` off
+(the paper's free generation) a program runs only when the validator accepts all of it. An accepted
+program is
+interpreted one skill call per step (progprompt.interpreter):
 
 - each assert is decided against the current state (``assert_check``: ``rules`` over the world state,
   or ``llm``, the paper's yes/no question to the model); a failed one runs its recovery steps;
@@ -30,8 +37,9 @@ from kitchen_domain.skill import TERMINATE, Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.grammars import GrammarError, program_grammar
 from llm_planner_ros.planning.progprompt.checks import CHECKERS, MODEL, RULES, ModelChecker, RuleChecker, StateChecker
-from llm_planner_ros.planning.progprompt.errors import ProgramError
+from llm_planner_ros.planning.progprompt.errors import ProgramError, ProgramProblem
 from llm_planner_ros.planning.progprompt.examples import (
     EXAMPLES_FILE,
     PromptExamples,
@@ -41,7 +49,7 @@ from llm_planner_ros.planning.progprompt.examples import (
 from llm_planner_ros.planning.progprompt.interpreter import MAX_CHECKS, MAX_CHECKS_OPTION, ProgramRun
 from llm_planner_ros.planning.progprompt.program import Program
 from llm_planner_ros.planning.progprompt.prompt import STOP, program_text, render_prompt
-from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
+from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program, parse_valid_prefix
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.registry import PlannerResources
 
@@ -51,13 +59,15 @@ class ProgPromptOptions:
     """``assert_check``: how asserts are decided, one of CHECKERS; ``infeasible_below``: a call whose
     affordance is below this is skipped instead of dispatched; ``max_tokens``: budget of the generated
     program; ``max_checks_per_step``: the most asserts decided on the way to one skill call (beyond it
-    the program halts); ``limits``: what size and shape of program the validator accepts."""
+    the program halts); ``limits``: what size and shape of program the validator accepts; ``grammar``:
+    constrain generation to the scene's program grammar (False: the paper's free generation)."""
 
     assert_check: str = RULES
     infeasible_below: float = 0.05
     max_tokens: int = 256
     max_checks_per_step: int = MAX_CHECKS
     limits: ProgramLimits = field(default_factory=ProgramLimits)
+    grammar: bool = True
 
     def __post_init__(self) -> None:
         if self.assert_check not in CHECKERS:
@@ -90,7 +100,8 @@ class ProgPromptPlanner:
     Outcomes of ``next_step``: the program's next skill call (with ``skip`` set when it is infeasible
     now); ``done`` once the program has run to its end; nothing (``skill`` None) when the program was
     rejected or an assert without recovery failed, ``note`` saying which line and why. ``program`` and
-    ``program_text`` show what the model wrote for the current instruction.
+    ``program_text`` show what the model wrote for the current instruction; ``cut`` is None, or the
+    first problem of a program of which only the lines before it run.
     """
 
     name = "progprompt"
@@ -113,6 +124,7 @@ class ProgPromptPlanner:
         self._instruction = instruction
         self.program_text = ""
         self.program: Program | None = None
+        self.cut: ProgramProblem | None = None
         self._run: ProgramRun | None = None
         self._rejected: str | None = None
         self._log_prob = 0.0
@@ -131,7 +143,8 @@ class ProgPromptPlanner:
             terminate = next((skill for skill in env.admissible_skills() if skill.family == TERMINATE), None)
             if terminate is None:
                 return StepDecision(None, note="the program ran to its end, but this scene has no terminate skill")
-            return self._decision(env, terminate, [*checks, "the program ran to its end"])
+            end = "the program ran to its end" if self.cut is None else f"the program ran to its cut ({self.cut})"
+            return self._decision(env, terminate, [*checks, end])
         call = advance.call
         return self._decision(env, call.skill, [*checks, f"line {call.line}: {call.text}"])
 
@@ -142,11 +155,21 @@ class ProgPromptPlanner:
     def _write_program(self, env: PlanningEnvironment) -> None:
         vocabulary = Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
         prompt = render_prompt(self._examples, vocabulary, self._instruction)
-        generation = self._model.generate(prompt, n=1, max_tokens=self.options.max_tokens, temperature=0.0, stop=STOP)
+        try:
+            grammar = program_grammar(vocabulary) if self.options.grammar else None
+        except GrammarError as error:
+            self._rejected = f"no program can be written for this scene: {error}"
+            return
+        generation = self._model.generate(
+            prompt, n=1, max_tokens=self.options.max_tokens, temperature=0.0, stop=STOP, grammar=grammar
+        )
         self.program_text = program_text(self._instruction, generation.texts[0])
         self._log_prob = generation.mean_log_probs[0]
         try:
-            self.program = parse_program(self.program_text, vocabulary, self.options.limits)
+            if grammar is None:
+                self.program = parse_program(self.program_text, vocabulary, self.options.limits)
+            else:
+                self.program, self.cut = parse_valid_prefix(self.program_text, vocabulary, self.options.limits)
         except ProgramError as error:
             self._rejected = f"the generated program was rejected: {error}"
             return

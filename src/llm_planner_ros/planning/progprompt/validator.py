@@ -135,6 +135,29 @@ def parse_program(text: str, vocabulary: Vocabulary, limits: ProgramLimits | Non
     return _Validator(vocabulary, limits, desugared, text).program(tree)
 
 
+def parse_valid_prefix(
+    text: str, vocabulary: Vocabulary, limits: ProgramLimits | None = None
+) -> tuple[Program, ProgramProblem | None]:
+    """The whole program of ``text`` and None, or else the longest program made of its first lines that
+    is accepted, with the first problem of the whole text (where and why the program was cut).
+
+    For a program cut short by the token budget or with one bad line, the steps before that line can
+    still run. ProgramError (the whole text's) when not even one statement before the problem is accepted.
+    """
+    try:
+        return parse_program(text, vocabulary, limits), None
+    except ProgramError as error:
+        whole = error
+    lines = split_lines(text)
+    keep = whole.problems[0].line - 1
+    while keep >= 2:  # the def line and at least one line of its body
+        try:
+            return parse_program("\n".join(lines[:keep]) + "\n", vocabulary, limits), whole.problems[0]
+        except ProgramError as error:
+            keep = min(keep - 1, error.problems[0].line - 1)
+    raise whole
+
+
 def _check_text(text: str, limits: ProgramLimits) -> None:
     """Reject text too large to parse safely, or with characters that could hide what it says."""
     lines = split_lines(text)

@@ -1,8 +1,11 @@
 """SayCan (arXiv 2204.01691, Algorithm 1 and appendix D): pick the skill that is both useful and possible.
 
-At each step every admissible skill text is scored by the language model as the continuation of the
-dialog prompt (Say, one batched call sharing the prompt prefix), each skill's affordance comes from
-the environment (Can), and the greedy choice maximises p_LLM x p_affordance. A skill that ran is
+At each step each admissible skill's affordance comes from the environment (Can), its text is scored
+by the language model as the continuation of the dialog prompt (Say, one batched call sharing the
+prompt prefix), and the greedy choice maximises p_LLM x p_affordance. Since p_LLM <= 1 and every
+further token only lowers it, a skill (or a group of skills sharing their first tokens) whose
+affordance times its partial p_LLM cannot reach the top_k table is never fully scored (``prune``,
+``llm.ranking``); the choice and table are those of scoring every skill. A skill that ran is
 appended to the prompt as "N. skill,"; a failed one is not, so the next step re-scores from the new
 state (SayCan's recovery). Ablations of the paper's Table 2:
 
@@ -44,6 +47,7 @@ from kitchen_domain.paths import config_file, repo_path
 from kitchen_domain.skill import TERMINATE, Skill
 from kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder, LanguageModel
+from llm_planner_ros.llm.ranking import RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
@@ -62,7 +66,8 @@ class SayCanOptions:
     """``ablation``: one of ABLATIONS; ``top_k``: candidates kept in each step's table;
     ``generation_tokens``: budget of one generated step (generative ablation); ``scene_context``,
     ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``: see the module
-    docstring."""
+    docstring; ``prune``: score only the skills that can enter the top_k table (branch and bound on
+    p_LLM x affordance, ``llm.ranking``: the same choice and table as scoring every skill)."""
 
     ablation: str = "none"
     top_k: int = 5
@@ -72,6 +77,7 @@ class SayCanOptions:
     retrieved_examples: int = 4
     terminate_affordance: float | None = None
     avoid_revisits: bool = False
+    prune: bool = True
 
     def __post_init__(self) -> None:
         if self.ablation not in ABLATIONS:
@@ -145,16 +151,21 @@ class SayCanPlanner:
             self._scene = describe_scene(env.snapshot())
         if self.options.ablation == "generative":
             return self._generative_step(skills)
-        log_probs = self._model.score(
-            self.current_prompt(), [self._prompt.completion(s.text) for s in skills]
-        ).log_probs
         if self.options.ablation == "no_affordance":
             affordances = [1.0] * len(skills)
         else:
             affordances = self._affordances(env, skills)
+        prompt, completions = self.current_prompt(), [self._prompt.completion(s.text) for s in skills]
+        if self.options.prune:
+            (ranked,) = self._model.score_ranked([RankRequest(prompt, completions, affordances, self.options.top_k)])
+            log_probs: Sequence[float | None] = ranked.log_probs
+        else:
+            log_probs = self._model.score(prompt, completions).log_probs
+        # A skill left unscored (None) provably ranks below the top_k table (llm.ranking).
         candidates = [
             CandidateScore(skill, llm, affordance, combined=math.exp(llm) * affordance)
             for skill, llm, affordance in zip(skills, log_probs, affordances, strict=True)
+            if llm is not None
         ]
         return self._decide(candidates)
 

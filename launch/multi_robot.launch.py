@@ -1,0 +1,67 @@
+"""Several robots, one language model: `ros2 launch llm_planner_ros multi_robot.launch.py robots:=4`.
+
+One llm_service_node at the root serves /llm/score and /llm/generate; under /robot1 ... /robotN runs
+the sim graph (llm_planner_ros.bringup.SIM_GRAPH) without a model service of its own, each planner
+with ``llm_namespace: /``. The service batches the robots' score requests (docs/llm.md, "Several
+robots, one model"). Arguments: robots:=N (default 2); llm:=false starts no model service, for a
+model service run elsewhere in the same ROS domain (a GPU host: `ros2 run llm_planner_ros
+llm_service_node --ros-args -p device:=cuda`, or one whose backend is a vLLM server: `-p
+backend:=openai -p base_url:=http://gpu:8000/v1 -p model:=...`); params_file:=my.yaml applies to
+every robot's nodes and the model service, after the packaged files.
+"""
+
+import os
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from llm_planner_ros.bringup import SIM_GRAPH, GraphOptions, node_starts
+
+MODEL_SERVICE = "llm_service"
+
+
+def generate_launch_description():  # noqa: ANN201 (launch is only importable on a ROS 2 install)
+    from launch.actions import DeclareLaunchArgument, OpaqueFunction
+
+    from launch import LaunchDescription
+
+    return LaunchDescription(
+        [
+            DeclareLaunchArgument("robots", default_value="2", description="robots, each in /robot<i>"),
+            DeclareLaunchArgument("llm", default_value="true", description="start the shared llm_service_node"),
+            DeclareLaunchArgument(
+                "params_file", default_value="", description="parameters applied after the packaged files"
+            ),
+            OpaqueFunction(function=lambda context: _nodes(context.launch_configurations)),
+        ]
+    )
+
+
+def _nodes(arguments):  # noqa: ANN001, ANN202
+    from launch_ros.actions import Node
+
+    count = int(arguments.get("robots", "2"))
+    if count < 1:
+        raise ValueError(f"robots must be at least 1, got {count}")
+    params_file = arguments.get("params_file", "")
+    scratch = Path(tempfile.gettempdir()) / f"llm_planner_ros_launch_{os.getpid()}"
+    model = tuple(spec for spec in SIM_GRAPH if spec.name == MODEL_SERVICE)
+    robot = tuple(spec for spec in SIM_GRAPH if spec.name != MODEL_SERVICE)
+    starts = []
+    if arguments.get("llm", "true").lower() == "true":
+        starts += node_starts(model, GraphOptions.parse(params_file), scratch)
+    for index in range(1, count + 1):
+        for start in node_starts(robot, GraphOptions.parse(params_file, f"robot{index}"), scratch):
+            shared = {"llm_namespace": "/"} if start.name == "planner" else {}
+            starts.append(replace(start, params={**start.params, **shared}))
+    return [
+        Node(
+            package="llm_planner_ros",
+            executable=start.executable,
+            name=start.name,
+            namespace=start.namespace,
+            parameters=[*map(str, start.param_files), *([dict(start.params)] if start.params else [])],
+            output="screen",
+        )
+        for start in starts
+    ]

@@ -1,0 +1,49 @@
+"""Warm a freshly loaded model for SayCan: one planning step before the first goal arrives.
+
+Why: the first forward of a process pays for kernel initialisation and memory allocation, and the
+first SayCan step computes the whole prompt (preamble, scene line). Run at load time, before the
+model service reports ready, this leaves the configured prompt's preamble (and the default scene's
+line) in the backend's cache, so the first goal is served as fast as the later ones.
+
+``warm_up(model)`` plans one step of a fixed request in the kitchen's default scene with the SayCan
+method of config/planners.yaml (the same call path as a goal: ranked scoring over every skill) and
+returns a one-line report; a configuration that needs more than the model (e.g. retrieved examples,
+which need the sentence embedder) or a model that fails is reported, never raised: warming is an
+optimisation, the service works without it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.llm.base import Embedder, LanguageModel
+from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+WARM_UP_REQUEST = "How would you bring me a coke?"
+
+
+def warm_up(model: LanguageModel) -> str:
+    """One SayCan step on ``model`` (module docstring); a report of what it did or why it did not."""
+    started = time.perf_counter()
+    try:
+        kitchen = load_kitchen()
+        resources = PlannerResources(model, kitchen, _no_embedder, load_planner_options())
+        planner = build_planner("saycan", resources)
+        world = kitchen.world()
+        planner.reset(WARM_UP_REQUEST)
+        decision = planner.next_step(SimulatedEnvironment(world), [])
+    except Exception as error:  # noqa: BLE001 - warming is optional: report why it did not happen
+        return f"skipped ({type(error).__name__}: {error}); the first goal computes the prompt itself"
+    chosen = decision.skill.text if decision.skill else "nothing"
+    return (
+        f"one SayCan step ({len(world.admissible_skills())} skills, chose {chosen!r}) in "
+        f"{time.perf_counter() - started:.1f} s: the prompt's preamble and the default scene are cached"
+    )
+
+
+def _no_embedder() -> Embedder:
+    raise RuntimeError(
+        "the configured SayCan method needs the sentence embedder, which the model service does not load"
+    )
