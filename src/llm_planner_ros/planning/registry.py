@@ -27,6 +27,7 @@ PLANNERS: dict[str, str] = {
     "zero_shot": "llm_planner_ros.planning.zero_shot",
     "llm_planner": "llm_planner_ros.planning.llm_planner.planner",
     "progprompt": "llm_planner_ros.planning.progprompt.planner",
+    "saycanpay": "llm_planner_ros.planning.saycanpay.planner",
 }
 DEFAULT_PLANNER = "saycan"
 

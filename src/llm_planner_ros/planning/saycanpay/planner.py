@@ -1,0 +1,232 @@
+"""SayCanPay as a ``Planner`` of the shared plan loop: plan offline, then execute step by step.
+
+At an instruction's first step the whole plan is made from the goal (the instruction) and the initial
+observation (``env.describe_state()``), with no feedback from the environment (the paper's offline
+planning: the partial plan is the planner's internal world state). The plan loop then executes it one
+action per step; the first action that fails ends the plan (``no_candidate``, with the failed step in
+the note), as an offline plan cannot recover.
+
+Strategies (``strategy``): ``greedy_token`` (the model writes each step, mapped to the admissible
+action nearest in edit distance, as the paper's Greedy-Token baseline), ``greedy_action`` and
+``beam_action`` (``search``); decoding scores (``score``): ``say``, ``say_can``, ``say_can_pay``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from babyai_domain.episodes import load_episodes
+from kitchen_domain.paths import repo_path
+from kitchen_domain.skill import TERMINATE, Skill
+from kitchen_domain.world import World
+from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.llm.ranking import RankRequest
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycanpay.models import Scorer, load_scorer
+from llm_planner_ros.planning.saycanpay.prompt import STEP_END, PlanExample, SayPrompt, pick_examples
+from llm_planner_ros.planning.saycanpay.search import SCORES, ActionScores, Beam, beam_search
+
+STRATEGIES = ("greedy_token", "greedy_action", "beam_action")
+
+
+@dataclass(frozen=True)
+class SayCanPayOptions:
+    """``score``: one of SCORES; ``strategy``: one of STRATEGIES; ``candidates`` (m) and ``beam_size``
+    (k): the paper's Table 6 (6 and 3); ``max_actions``: longest plan made offline; ``max_tokens``:
+    budget of one written step (greedy_token, Table 6's 10); ``top_k``: rows of each step's table."""
+
+    score: str = "say_can_pay"
+    strategy: str = "beam_action"
+    candidates: int = 6
+    beam_size: int = 3
+    max_actions: int = 15
+    max_tokens: int = 10
+    top_k: int = 5
+
+    def __post_init__(self) -> None:
+        if self.score not in SCORES:
+            raise ValueError(f"unknown score {self.score!r}; choose one of {', '.join(SCORES)}")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {self.strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        if self.strategy == "greedy_token" and self.score != "say":
+            raise ValueError("greedy_token writes each step with the language model alone: use score say")
+        if not 1 <= self.beam_size <= self.candidates:
+            raise ValueError(f"need 1 <= beam_size <= candidates, got {self.beam_size} and {self.candidates}")
+        if self.max_actions < 1 or self.max_tokens < 1 or self.top_k < 1:
+            raise ValueError("max_actions, max_tokens and top_k must be at least 1")
+
+    @property
+    def beam(self) -> int:
+        """k of the search: 1 for greedy_action."""
+        return 1 if self.strategy == "greedy_action" else self.beam_size
+
+
+class SayCanPayPlanner:
+    """The SayCanPay method. Outcomes of ``next_step``: the offline plan's next action with the
+    candidate table it was chosen from; nothing (``no_candidate``) once an action failed or when the
+    plan ended without the done action."""
+
+    name = "saycanpay"
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        prompt: SayPrompt,
+        options: SayCanPayOptions | None = None,
+        can: Scorer | None = None,
+        pay: Scorer | None = None,
+    ) -> None:
+        self.options = options or SayCanPayOptions()
+        if self.options.score in ("say_can", "say_can_pay") and can is None:
+            raise ValueError(f"score {self.options.score} needs the Can model: pass can=")
+        if self.options.score == "say_can_pay" and pay is None:
+            raise ValueError("score say_can_pay needs the Pay model: pass pay=")
+        self._model = model
+        self._prompt = prompt
+        self._can = can
+        self._pay = pay
+        self._goal = ""
+        self._plan: Beam | None = None
+        self._failed: str | None = None
+
+    @property
+    def plan(self) -> tuple[str, ...]:
+        """The offline plan of the current instruction (empty before its first step)."""
+        return self._plan.actions if self._plan else ()
+
+    def reset(self, instruction: str) -> None:
+        self._goal = instruction
+        self._plan = None
+        self._failed = None
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        if self._failed is not None:
+            return StepDecision(None, note=self._failed)
+        skills = {skill.text: skill for skill in env.admissible_skills()}
+        if not skills:
+            return StepDecision(None, note="no admissible action in this scene")
+        if self._plan is None:
+            snapshot = env.snapshot()
+            rules = snapshot if isinstance(snapshot, World) else None
+            self._plan = self._make_plan(env.describe_state(), skills, rules)
+        index = len(history)
+        if index >= len(self._plan.actions):
+            return StepDecision(None, note=f"the offline plan of {index} action(s) ended without the done action")
+        table = self._plan.tables[index]
+        candidates = tuple(
+            CandidateScore(skills[s.action], s.say, s.can, s.combined, s.pay) for s in table[: self.options.top_k]
+        )
+        return StepDecision(skills[self._plan.actions[index]], candidates, note=f"{self.options.strategy} plan")
+
+    def observe(self, record: StepRecord) -> None:
+        if not record.succeeded:
+            self._failed = f"offline plan step {record.index + 1} {record.skill.text!r} failed: {record.message}"
+
+    def _make_plan(self, initial_state: str, skills: dict[str, Skill], rules: World | None) -> Beam:
+        """The offline plan. With ``rules`` (the kitchen, which has no trained Can and Pay models yet)
+        Can is the domain's preconditions on the internal world state after the partial plan and Pay is
+        neutral (1.0); otherwise (BabyAI) the learned Can and Pay models score."""
+        done = next((text for text, skill in skills.items() if skill.family == TERMINATE), "")
+        if self.options.strategy == "greedy_token":
+            return self._write_plan(initial_state, list(skills), done)
+
+        def say(histories: Sequence[Sequence[str]]) -> list[list[tuple[str, float]]]:
+            # one ranked request per beam: the model scores only what can enter each beam's top m
+            requests = [
+                RankRequest(
+                    self._prompt.render(self._goal, initial_state, history),
+                    [self._prompt.completion(a) for a in skills],
+                    [1.0] * len(skills),
+                    keep=min(self.options.candidates, len(skills)),
+                )
+                for history in histories
+            ]
+            return [
+                [(a, p) for a, p in zip(skills, answer.log_probs, strict=True) if p is not None]
+                for answer in self._model.score_ranked(requests)
+            ]
+
+        def can(history: Sequence[str], actions: Sequence[str]) -> list[float]:
+            if rules is not None:
+                world = rules.copy()
+                for action in history:
+                    if not world.can_apply(action):  # a beam kept for lack of better ones: nothing follows
+                        return [0.0] * len(actions)
+                    world.apply(action)
+                return [1.0 if world.can_apply(action) else 0.0 for action in actions]
+            assert self._can is not None
+            return self._can.probabilities(self._goal, initial_state, history, actions)
+
+        def pay(history: Sequence[str], actions: Sequence[str]) -> list[float]:
+            if rules is not None:
+                return [1.0] * len(actions)
+            assert self._pay is not None
+            return self._pay.probabilities(self._goal, initial_state, history, actions)
+
+        return beam_search(
+            say,
+            can if self._can is not None else None,
+            pay if self._pay is not None else None,
+            done=done,
+            score=self.options.score,
+            candidates=min(self.options.candidates, len(skills)),
+            beam_size=min(self.options.beam, len(skills)),
+            max_actions=self.options.max_actions,
+        )
+
+    def _write_plan(self, initial_state: str, actions: list[str], done: str) -> Beam:
+        """Greedy-Token: greedy generation of each step, projected to the nearest admissible action."""
+        plan: list[str] = []
+        tables: list[tuple[ActionScores, ...]] = []
+        total = 0.0
+        while len(plan) < self.options.max_actions and (not plan or plan[-1] != done):
+            prompt = self._prompt.render(self._goal, initial_state, plan)
+            generated = self._model.generate(prompt, max_tokens=self.options.max_tokens, stop=[STEP_END])
+            text = generated.texts[0].strip()
+            log_p = generated.mean_log_probs[0]
+            distances = sorted((edit_distance(text, action), action) for action in actions)
+            plan.append(distances[0][1])
+            tables.append(tuple(ActionScores(a, log_p, 1.0, 1.0, -float(d)) for d, a in distances))
+            total += log_p
+        return Beam(tuple(plan), total, tuple(tables), plan[-1] == done)
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance over characters (the paper maps written steps to admissible actions by it)."""
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, start=1):
+        current = [i]
+        for j, char_b in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+        previous = current
+    return previous[-1]
+
+
+DEFAULT_EXAMPLES = "benchmarks/babyai/train.txt"
+DEFAULT_CAN = "data/saycanpay/babyai_can.safetensors"
+DEFAULT_PAY = "data/saycanpay/babyai_pay.safetensors"
+
+
+def load_examples(path: str | Path, count: int) -> SayPrompt:
+    """The Say prompt with ``count`` expert plans of an episode file (``pick_examples``)."""
+    episodes = [PlanExample(e.goal, e.initial_state, e.plan) for e in load_episodes(repo_path(path))]
+    return SayPrompt(pick_examples(episodes, count))
+
+
+def build(resources: PlannerResources) -> SayCanPayPlanner:
+    """SayCanPay from config/planners.yaml's ``saycanpay`` section (examples_file, examples, can_model,
+    pay_model and the fields of SayCanPayOptions); the Can and Pay models load only when the score
+    uses them."""
+    options = resources.options_for("saycanpay")
+    prompt = load_examples(options.pop("examples_file", "") or DEFAULT_EXAMPLES, int(options.pop("examples", 3)))
+    can_path = options.pop("can_model", "") or DEFAULT_CAN
+    pay_path = options.pop("pay_model", "") or DEFAULT_PAY
+    planner_options = SayCanPayOptions(**options)
+    score = planner_options.score
+    can = load_scorer(repo_path(can_path), "can", resources.embedder) if score != "say" else None
+    pay = load_scorer(repo_path(pay_path), "pay", resources.embedder) if score == "say_can_pay" else None
+    return SayCanPayPlanner(resources.model, prompt, planner_options, can, pay)

@@ -1,0 +1,68 @@
+"""The Say model's few-shot prompt for SayCanPay: expert plans of the training split, then the task.
+
+The paper prompts its Say model with 3 examples (goal and initial observation in, plan out) and
+scores each action as the text up to the end of the step; here a step ends with a newline::
+
+    [Goal] pick up the ball.
+    [Initial State] Room 1 has green ball. Room 2 has agent, yellow key. ...
+    [Step 1] pick up yellow key
+    ...
+    [Step 8] done picking up
+
+    [Goal] <the task's goal>
+    [Initial State] <its initial observation>
+    [Step 1] <completion>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+STEP_END = "\n"
+
+
+@dataclass(frozen=True)
+class PlanExample:
+    """One expert plan shown in the prompt."""
+
+    goal: str
+    initial_state: str
+    plan: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SayPrompt:
+    """Renders the prompt for a partial plan and the completions that score candidate actions."""
+
+    examples: tuple[PlanExample, ...]
+
+    def render(self, goal: str, initial_state: str, history: Sequence[str]) -> str:
+        blocks = [_block(e.goal, e.initial_state, e.plan) + STEP_END for e in self.examples]
+        task = _block(goal, initial_state, history)
+        return "\n".join([*blocks, task + (STEP_END if history else "") + f"[Step {len(history) + 1}]"])
+
+    @staticmethod
+    def completion(action: str) -> str:
+        return f" {action}{STEP_END}"
+
+
+def _block(goal: str, initial_state: str, steps: Sequence[str]) -> str:
+    lines = [f"[Goal] {goal.strip()}", f"[Initial State] {initial_state.strip()}"]
+    lines += [f"[Step {i}] {step}" for i, step in enumerate(steps, start=1)]
+    return STEP_END.join(lines)
+
+
+def pick_examples(examples: Sequence[PlanExample], count: int) -> tuple[PlanExample, ...]:
+    """``count`` examples with as many different plan lengths as possible (short and long plans, so
+    the model sees both a direct plan and one that unlocks doors and moves an obstacle), first ones
+    of each length first; deterministic."""
+    by_length: dict[int, list[PlanExample]] = {}
+    for example in examples:
+        by_length.setdefault(len(example.plan), []).append(example)
+    chosen: list[PlanExample] = []
+    while len(chosen) < min(count, len(examples)):
+        for length in sorted(by_length):
+            if by_length[length] and len(chosen) < count:
+                chosen.append(by_length[length].pop(0))
+    return tuple(chosen)

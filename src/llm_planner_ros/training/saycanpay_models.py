@@ -1,0 +1,255 @@
+"""Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert plans, on a CPU.
+
+    python -m llm_planner_ros.training.saycanpay_models can --episodes benchmarks/babyai/train.txt \\
+        --out data/saycanpay/babyai_can.safetensors [--epochs 20] [--seed 0] [--resume]
+    python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \\
+        --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
+
+The episodes are split by episode into training and validation (``--val-fraction``, seeded): the
+validation plans are never trained on. Every step t of an expert plan is a positive (goal, history
+a_1..a_{t-1}, next action a_t).
+
+- Can: each positive comes with a negative from the same plan at another step (a different action
+  text) and one from another plan; the loss is the paper's InfoNCE over the three sigmoid outputs,
+  plus their binary cross-entropy so that one output alone reads as a probability. Validation: F1 of
+  output > 0.5 over the same triples (fixed negatives).
+- Pay: a positive's target is the discounted reward delta^(T-t) (the last action, ``done``, gets 1);
+  each positive comes with a negative action from another plan with target 0; the loss is the mean
+  squared error, reported on the validation triples.
+
+Negatives are drawn again each epoch from ``--seed`` and the epoch, so a run is reproducible. After
+every epoch a checkpoint (network, optimiser, epoch, best score) is written next to ``--out``
+(``.ckpt``); ``--resume`` continues from it. ``--out`` holds the weights of the epoch with the best
+validation score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from babyai_domain.episodes import load_episodes
+from llm_planner_ros.llm.base import Embedder
+from llm_planner_ros.llm.factory import load_embedder
+from llm_planner_ros.planning.saycanpay.models import Scorer, ScorerConfig, model_units, words
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """An expert plan with the goal and initial observation it was made for."""
+
+    goal: str
+    initial_state: str
+    plan: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Example:
+    """One model input (``model_units``) and its target (can: 1 positive / 0 negative; pay: the discounted reward)."""
+
+    units: list[tuple[int, str]]
+    target: float
+
+
+def split_trajectories(
+    trajectories: Sequence[Trajectory], val_fraction: float, seed: int
+) -> tuple[list[Trajectory], list[Trajectory]]:
+    order = list(range(len(trajectories)))
+    random.Random(seed).shuffle(order)
+    cut = round(len(order) * val_fraction)
+    return [trajectories[i] for i in order[cut:]], [trajectories[i] for i in order[:cut]]
+
+
+def groups(kind: str, trajectories: Sequence[Trajectory], delta: float, rng: random.Random) -> list[list[Example]]:
+    """One group per expert step: the positive first, then its negatives (see the module docstring)."""
+    result: list[list[Example]] = []
+    for index, trajectory in enumerate(trajectories):
+        others = [t for i, t in enumerate(trajectories) if i != index] or list(trajectories)
+        steps = len(trajectory.plan)
+        for t, action in enumerate(trajectory.plan):
+
+            def text(candidate: str, t: int = t, trajectory: Trajectory = trajectory) -> list[tuple[int, str]]:
+                return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate)
+
+            other = _different(rng, [a for o in rng.sample(others, min(5, len(others))) for a in o.plan], action)
+            if kind == "can":
+                same = _different(rng, list(trajectory.plan), action)
+                negatives = [n for n in (same, other) if n is not None]
+                result.append([Example(text(action), 1.0), *(Example(text(n), 0.0) for n in negatives)])
+            else:
+                group = [Example(text(action), delta ** (steps - 1 - t))]
+                result.append(group + ([Example(text(other), 0.0)] if other is not None else []))
+    return result
+
+
+def _different(rng: random.Random, actions: list[str], action: str) -> str | None:
+    choices = [a for a in actions if a != action]
+    return rng.choice(choices) if choices else None
+
+
+def group_loss(kind: str, scorer: Scorer, batch: Sequence[Sequence[Example]]) -> torch.Tensor:
+    flat = [example for group in batch for example in group]
+    logits = scorer.logits([e.units for e in flat])
+    targets = torch.tensor([e.target for e in flat])
+    if kind == "pay":
+        return F.mse_loss(torch.sigmoid(logits), targets)
+    loss = F.binary_cross_entropy_with_logits(logits, targets)
+    start = 0
+    info_nce = []
+    for group in batch:
+        log_p = F.logsigmoid(logits[start : start + len(group)])
+        info_nce.append(-(log_p[0] - torch.logsumexp(log_p, dim=0)))
+        start += len(group)
+    return loss + torch.stack(info_nce).mean()
+
+
+@torch.no_grad()
+def validate(kind: str, scorer: Scorer, examples: Sequence[Example]) -> dict[str, float]:
+    """can: precision, recall, F1 of output > 0.5; pay: MSE. Higher ``score`` is better."""
+    scorer.network.eval()
+    outputs: list[float] = []
+    for start in range(0, len(examples), 256):
+        chunk = examples[start : start + 256]
+        outputs += torch.sigmoid(scorer.logits([e.units for e in chunk])).tolist()
+    targets = [e.target for e in examples]
+    if kind == "pay":
+        mse = sum((o - t) ** 2 for o, t in zip(outputs, targets, strict=True)) / len(targets)
+        return {"mse": mse, "score": -mse}
+    tp = sum(o > 0.5 and t == 1.0 for o, t in zip(outputs, targets, strict=True))
+    fp = sum(o > 0.5 and t == 0.0 for o, t in zip(outputs, targets, strict=True))
+    fn = sum(o <= 0.5 and t == 1.0 for o, t in zip(outputs, targets, strict=True))
+    precision = tp / max(tp + fp, 1)
+    recall = tp / max(tp + fn, 1)
+    f1 = 2 * precision * recall / max(precision + recall, 1e-9)
+    return {"precision": precision, "recall": recall, "f1": f1, "score": f1}
+
+
+def all_units(trajectory: Trajectory) -> list[tuple[int, str]]:
+    """Every sentence a plan's inputs contain (to embed them all at once)."""
+    return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan, "done picking up")
+
+
+def babyai_trajectories(path: Path) -> list[Trajectory]:
+    return [Trajectory(e.goal, e.initial_state, e.plan) for e in load_episodes(path)]
+
+
+def train(args: argparse.Namespace) -> dict[str, object]:
+    """Train, checkpointing every epoch; returns the training record stored in the weight file."""
+    torch.set_num_threads(args.threads)
+    trajectories = babyai_trajectories(args.episodes)
+    training_set, validation_set = split_trajectories(trajectories, args.val_fraction, args.seed)
+    embedder: Embedder = load_embedder({})
+    vocabulary = sorted({w for t in training_set for _, text in all_units(t) for w in words(text)})
+    input_dim = embedder.embed(["probe"]).shape[1] + len(vocabulary)
+    config = ScorerConfig(input_dim=input_dim, dim=args.dim, layers=args.layers, heads=args.heads)
+    scorer = Scorer.fresh(args.kind, embedder, vocabulary, config, args.seed)
+    started = time.perf_counter()
+    scorer.sentences.add(sorted({text for t in trajectories for _, text in all_units(t)}))
+    print(f"embedded the sentences of {len(trajectories)} plans in {time.perf_counter() - started:.0f} s", flush=True)
+    optimizer = torch.optim.AdamW(scorer.network.parameters(), lr=args.lr, weight_decay=1e-5)
+    validation = [e for g in groups(args.kind, validation_set, args.delta, random.Random(args.seed)) for e in g]
+    checkpoint = Path(f"{args.out}.ckpt")
+    first_epoch, best, elapsed = 0, float("-inf"), 0.0
+    if args.resume:
+        if not checkpoint.is_file():
+            raise SystemExit(f"no checkpoint at {checkpoint} to resume: run once without --resume")
+        saved = torch.load(checkpoint, weights_only=False)
+        if saved["config"] != asdict(config):
+            raise SystemExit(f"{checkpoint} was trained on other data or another architecture: start without --resume")
+        scorer.network.load_state_dict(saved["network"])
+        optimizer.load_state_dict(saved["optimizer"])
+        first_epoch, best, elapsed = saved["epoch"], saved["best"], saved["seconds"]
+        print(f"resumed from {checkpoint} after epoch {first_epoch} (best {best:.4f})", flush=True)
+    record: dict[str, object] = {
+        "command": " ".join(["python -m llm_planner_ros.training.saycanpay_models", *sys.argv[1:]]),
+        "episodes": str(args.episodes),
+        "train_trajectories": len(training_set),
+        "val_trajectories": len(validation_set),
+        "val_examples": len(validation),
+        "delta": args.delta,
+        "seed": args.seed,
+    }
+    for epoch in range(first_epoch, args.epochs):
+        started = time.perf_counter()
+        rng = random.Random(args.seed * 1000 + epoch + 1)
+        batches = groups(args.kind, training_set, args.delta, rng)
+        rng.shuffle(batches)
+        scorer.network.train()
+        total = 0.0
+        for start in range(0, len(batches), args.batch):
+            loss = group_loss(args.kind, scorer, batches[start : start + args.batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(batches[start : start + args.batch])
+        metrics = validate(args.kind, scorer, validation)
+        elapsed += time.perf_counter() - started
+        improved = metrics["score"] > best
+        if improved:
+            best = metrics["score"]
+            record.update(epoch=epoch + 1, train_groups=len(batches), seconds=round(elapsed, 1), **_rounded(metrics))
+            scorer.save(args.out, record)
+        torch.save(
+            {
+                "network": scorer.network.state_dict(),
+                "optimizer": optimizer.state_dict(),
+                "epoch": epoch + 1,
+                "best": best,
+                "seconds": elapsed,
+                "config": asdict(config),
+            },
+            checkpoint,
+        )
+        shown = " ".join(f"{k} {v:.4f}" for k, v in metrics.items() if k != "score")
+        print(
+            f"epoch {epoch + 1}/{args.epochs} loss {total / len(batches):.4f} val {shown} "
+            f"({elapsed:.0f} s){' saved' if improved else ''}",
+            flush=True,
+        )
+    return record
+
+
+def _rounded(metrics: dict[str, float]) -> dict[str, float]:
+    return {f"val_{k}": round(v, 4) for k, v in metrics.items() if k != "score"}
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("kind", choices=("can", "pay"))
+    parser.add_argument("--episodes", type=Path, default=Path("benchmarks/babyai/train.txt"), help="training split")
+    parser.add_argument("--out", type=Path, required=True, help="weight file (.safetensors)")
+    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=50, help="expert steps per batch (the paper's 50)")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--delta", type=float, default=0.9, help="pay: discount per step before the end")
+    parser.add_argument("--val-fraction", type=float, default=0.2, help="the paper's 80-20 split")
+    parser.add_argument("--dim", type=int, default=64)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--resume", action="store_true", help="continue from OUT.ckpt")
+    args = parser.parse_args(argv)
+    if not 0.0 < args.delta < 1.0:
+        parser.error(f"--delta must be in (0, 1), got {args.delta}")
+    if not 0.0 < args.val_fraction < 1.0:
+        parser.error(f"--val-fraction must be in (0, 1), got {args.val_fraction}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    record = train(parse_args(argv))
+    print(f"best epoch {record.get('epoch')}: {record}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,204 @@
+"""The saycanpay planner in the shared plan loop on BabyAI episodes, with scripted and tiny models,
+and its Can/Pay weight files (saved, loaded, refused when they do not fit)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+from safetensors import safe_open
+from safetensors.torch import save_file
+
+from babyai_domain.episodes import Episode, load_episodes
+from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
+from llm_planner_ros.planning.plan_loop import EndReason, run_plan
+from llm_planner_ros.planning.saycanpay.models import (
+    Scorer,
+    ScorerConfig,
+    ScorerLoadError,
+    load_scorer,
+    model_units,
+)
+from llm_planner_ros.planning.saycanpay.planner import (
+    DEFAULT_CAN,
+    DEFAULT_PAY,
+    SayCanPayOptions,
+    SayCanPayPlanner,
+    edit_distance,
+    load_examples,
+)
+from llm_planner_ros.planning.saycanpay.prompt import SayPrompt
+
+ROOT = Path(__file__).resolve().parents[2]
+EPISODES = list(load_episodes(ROOT / "benchmarks" / "babyai" / "test-executable.txt"))
+PROMPT = load_examples(ROOT / "benchmarks" / "babyai" / "train.txt", 3)
+
+
+class ScriptedSay(LanguageModel):
+    """Gives log-probability 0 to the action ``choose(history)`` names and -5 to every other one."""
+
+    def __init__(self, choose) -> None:  # noqa: ANN001
+        self.choose = choose
+        self.prompts: list[str] = []
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        self.prompts.append(prompt)
+        task = prompt.rsplit("[Goal]", 1)[1]
+        history = re.findall(r"^\[Step \d+\] (.+)$", task, flags=re.M)
+        wanted = self.choose(history)
+        scores = [0.0 if c.strip() == wanted else -5.0 for c in completions]
+        return ScoreResult.from_token_log_probs([[score] for score in scores], per_token)
+
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
+        raise AssertionError("action-level strategies never generate")
+
+
+def oracle_say(episode: Episode) -> ScriptedSay:
+    return ScriptedSay(lambda history: episode.plan[len(history)] if len(history) < len(episode.plan) else "")
+
+
+@pytest.mark.parametrize("strategy", ["greedy_action", "beam_action"])
+def test_an_oracle_say_model_plans_offline_and_the_loop_executes_the_plan(strategy: str) -> None:
+    episode = EPISODES[0]
+    model = oracle_say(episode)
+    planner = SayCanPayPlanner(model, PROMPT, SayCanPayOptions(score="say", strategy=strategy))
+    env = BabyAIEnvironment.for_episode(episode)
+    result = run_plan(planner, episode.goal, env, 20)
+    assert result.reason == EndReason.DONE and env.goal_reached, result.message
+    assert planner.plan == episode.plan
+    assert [step.skill.text for step in result.steps] == list(episode.plan)
+    assert result.steps[0].candidates[0].skill.text == episode.plan[0]
+    # offline: every Say call happens before the first action runs, conditioned on the initial state only
+    assert all(episode.initial_state.strip() in prompt for prompt in model.prompts)
+    expected_calls = len(episode.plan) if strategy == "greedy_action" else None
+    assert expected_calls is None or len(model.prompts) == expected_calls
+
+
+def test_the_first_failing_action_ends_an_offline_plan_without_recovery() -> None:
+    episode = EPISODES[0]  # three rooms: the goal ball is behind two locked doors
+    goal_pick = episode.plan[-2]
+    model = ScriptedSay(lambda history: goal_pick if not history else "done picking up")
+    planner = SayCanPayPlanner(model, PROMPT, SayCanPayOptions(score="say", strategy="greedy_action"))
+    env = BabyAIEnvironment.for_episode(episode)
+    result = run_plan(planner, episode.goal, env, 20)
+    assert result.reason == EndReason.NO_CANDIDATE
+    assert f"step 1 {goal_pick!r} failed" in result.message and "behind a locked door" in result.message
+    assert not env.goal_reached and len(result.steps) == 1
+
+
+def test_greedy_token_with_a_tiny_random_model_maps_each_written_step_to_an_admissible_action() -> None:
+    sys.path.insert(0, str(ROOT / "test" / "llm"))
+    from tiny_llm import build_tiny_model, train_tokenizer
+
+    from llm_planner_ros.llm.hf import HFLanguageModel
+
+    tokenizer = train_tokenizer()
+    model = HFLanguageModel(build_tiny_model(tokenizer), tokenizer, "tiny-llama")
+    options = SayCanPayOptions(score="say", strategy="greedy_token", max_actions=3, max_tokens=4)
+    planner = SayCanPayPlanner(model, SayPrompt(()), options)  # the tiny model's window is 256 tokens
+    env = BabyAIEnvironment.for_episode(EPISODES[1])
+    result = run_plan(planner, EPISODES[1].goal, env, 10)
+    admissible = {skill.text for skill in env.admissible_skills()}
+    assert 1 <= len(planner.plan) <= 3 and set(planner.plan) <= admissible
+    assert result.reason in (EndReason.DONE, EndReason.NO_CANDIDATE)
+
+
+def test_options_and_missing_models_are_refused_with_the_fix() -> None:
+    with pytest.raises(ValueError, match="greedy_token writes each step"):
+        SayCanPayOptions(score="say_can", strategy="greedy_token")
+    with pytest.raises(ValueError, match="beam_size <= candidates"):
+        SayCanPayOptions(candidates=2, beam_size=3)
+    with pytest.raises(ValueError, match="needs the Can model"):
+        SayCanPayPlanner(oracle_say(EPISODES[0]), PROMPT, SayCanPayOptions(score="say_can"))
+    assert edit_distance("pick up red kye", "pick up red key") == 2
+
+
+# ----- the Can / Pay weight files ------------------------------------------------------------------------
+
+
+class Renamed(Embedder):
+    """The project's encoder under another name (a file trained on another encoder)."""
+
+    def __init__(self, inner: Embedder, name: str) -> None:
+        self.inner, self._name = inner, name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def embed(self, texts: Sequence[str]):  # noqa: ANN201
+        return self.inner.embed(texts)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    from llm_planner_ros.llm.factory import load_embedder
+
+    return load_embedder({})
+
+
+@pytest.mark.model
+def test_a_saved_scorer_loads_back_with_the_same_outputs_and_other_files_are_refused(
+    embedder: Embedder, tmp_path: Path
+) -> None:
+    config = ScorerConfig(input_dim=384 + 3, dim=16, layers=1, heads=2)
+    scorer = Scorer.fresh("can", embedder, ["blue", "key", "door"], config, seed=3)
+    path = tmp_path / "can.safetensors"
+    scorer.save(path, {"command": "test"})
+    episode = EPISODES[0]
+    args = (episode.goal, episode.initial_state, episode.plan[:1], list(episode.plan[1:4]))
+    loaded = load_scorer(path, "can", embedder)
+    scorer.network.eval()
+    assert loaded.probabilities(*args) == pytest.approx(scorer.probabilities(*args), abs=1e-6)
+    assert loaded.meta["training"] == {"command": "test"}
+
+    with pytest.raises(ScorerLoadError, match="holds a can model, not a pay model"):
+        load_scorer(path, "pay", embedder)
+    with pytest.raises(ScorerLoadError, match="trained on 'all-MiniLM-L6-v2' sentence vectors"):
+        load_scorer(path, "can", Renamed(embedder, "other-encoder"))
+    with pytest.raises(ScorerLoadError, match="can model not found at .*: train it with"):
+        load_scorer(tmp_path / "missing.safetensors", "can", embedder)
+    # weights of a wider head under the metadata of the narrow one
+    wider = Scorer.fresh("can", embedder, ["blue", "key", "door"], ScorerConfig(387, dim=32, layers=1, heads=2), 0)
+    with safe_open(str(path), framework="pt") as handle:
+        metadata = handle.metadata()
+    save_file(
+        {k: v.contiguous() for k, v in wider.network.state_dict().items()},
+        str(tmp_path / "swapped.safetensors"),
+        metadata,
+    )
+    with pytest.raises(ScorerLoadError, match="do not fit the can architecture"):
+        load_scorer(tmp_path / "swapped.safetensors", "can", embedder)
+    (tmp_path / "corrupt.safetensors").write_bytes(b"not a weight file")
+    with pytest.raises(ScorerLoadError, match="not a readable safetensors file"):
+        load_scorer(tmp_path / "corrupt.safetensors", "can", embedder)
+
+
+@pytest.mark.model
+def test_the_shipped_models_prefer_the_oracle_first_action_over_the_goal_pick(embedder: Embedder) -> None:
+    can = load_scorer(ROOT / DEFAULT_CAN, "can", embedder)
+    pay = load_scorer(ROOT / DEFAULT_PAY, "pay", embedder)
+    assert len(model_units("g.", "A. B.", ["x"], "y")) == 5
+    wins = 0
+    for episode in EPISODES:
+        first, goal_pick = episode.plan[0], episode.plan[-2]
+        feasible, behind_door = can.probabilities(episode.goal, episode.initial_state, (), [first, goal_pick])
+        wins += feasible > behind_door
+        late, done = pay.probabilities(
+            episode.goal, episode.initial_state, episode.plan[:-1], [episode.plan[0], "done picking up"]
+        )
+        wins += done > late
+    assert wins >= 0.9 * 2 * len(EPISODES)
