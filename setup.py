@@ -52,9 +52,11 @@ setup(
             "llm_service_node = llm_planner_ros.nodes.llm_service_node:main",
             "planner_node = llm_planner_ros.nodes.planner_node:main",
             "sim_world_node = kitchen_sim.sim_world_node:main",
+            "physics_sim_node = kitchen_sim.physics_sim_node:main",
             "affordance_server = affordance_servers.affordance_server_node:main",
             "manipulator_executor = skill_executors.executor_node:manipulator_main",
             "mobile_base_executor = skill_executors.executor_node:mobile_base_main",
+            "perception_node = perception.perception_node:main",
         ],
     },
 )

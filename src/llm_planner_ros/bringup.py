@@ -1,8 +1,8 @@
 """The node graphs of this stack, declared once for both ``ros2 launch`` and ``llm-planner up``.
 
-``launch/sim.launch.py`` and ``launch/robot.launch.py`` turn these specs into launch_ros Nodes on a
-machine with a ROS 2 install; ``llm-planner up``/``demo`` start the same executables with the same
-parameter files as processes (launch is not on PyPI). Keeping one list makes the two bring-ups
+``launch/sim.launch.py``, ``launch/physics.launch.py`` and ``launch/robot.launch.py`` turn these specs
+into launch_ros Nodes on a machine with a ROS 2 install; ``llm-planner up``/``demo`` start the same
+executables with the same parameter files as processes (launch is not on PyPI). Keeping one list makes the two bring-ups
 impossible to drift apart; ``node_starts`` is the one translation of the graph options (``params_file``,
 ``namespace``, ``use_sim_time``) into what each node is started with, for both.
 """
@@ -53,7 +53,33 @@ ROBOT_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("planner_node", "planner", ("planner.yaml", "robot.yaml")),
 )
 
-GRAPHS: dict[str, tuple[NodeSpec, ...]] = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH}
+# The PyBullet kitchen in place of the symbolic simulator, driven as a robot is: the executors' nav2 and
+# moveit backends send NavigateToPose, MoveGroup and GripperCommand goals to physics_sim_node
+# (physics.yaml overrides each node's defaults; docs/physics_sim.md).
+PHYSICS_GRAPH: tuple[NodeSpec, ...] = (
+    NodeSpec("physics_sim_node", "physics_sim_node", ("physics.yaml",)),
+    NodeSpec("affordance_server", "affordance_server", ("affordance.yaml", "physics.yaml")),
+    NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml", "physics.yaml")),
+    NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml", "physics.yaml")),
+    NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
+    NodeSpec("planner_node", "planner", ("planner.yaml", "physics.yaml")),
+)
+
+GRAPHS: dict[str, tuple[NodeSpec, ...]] = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH, "physics": PHYSICS_GRAPH}
+
+# Nodes a graph runs only when asked for: `perception` publishes /scene/objects from a camera (on a
+# robot, or beside a simulator that renders images), in place of the simulator's ground truth.
+OPTIONAL_NODES: dict[str, NodeSpec] = {
+    "perception": NodeSpec("perception_node", "perception", ("perception.yaml",)),
+}
+
+
+def with_optional(graph: tuple[NodeSpec, ...], names: tuple[str, ...]) -> tuple[NodeSpec, ...]:
+    """``graph`` plus the OPTIONAL_NODES ``names``; GraphOptionError for an unknown name."""
+    unknown = [name for name in names if name not in OPTIONAL_NODES]
+    if unknown:
+        raise GraphOptionError(f"unknown optional node(s) {unknown}: choose from {', '.join(OPTIONAL_NODES)}")
+    return (*graph, *(OPTIONAL_NODES[name] for name in names))
 
 
 # The launch arguments of launch/*.launch.py: name -> (default, description). `llm-planner up`/`demo` take the

@@ -15,13 +15,13 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Lowest first. A folder is the longest prefix of a module's dotted name listed here.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("kitchen_domain",),
-    ("llm_planner_ros.options", "llm_planner_ros.llm"),
-    ("llm_planner_ros.affordance",),
-    ("llm_planner_ros.planning",),
+    ("kitchen_domain", "babyai_domain"),
+    ("llm_planner_ros.options", "llm_planner_ros.llm", "robot_motion", "physics_sim"),
+    ("llm_planner_ros.affordance", "perception"),
+    ("llm_planner_ros.planning", "value_functions"),
     ("llm_planner_ros.training", "llm_planner_ros.visualization"),
-    ("llm_planner_ros.ros",),
-    ("llm_planner_ros.nodes", "kitchen_sim", "affordance_servers", "skill_executors"),
+    ("llm_planner_ros.ros", "perception.ros_messages"),
+    ("llm_planner_ros.nodes", "kitchen_sim", "affordance_servers", "skill_executors", "perception.perception_node"),
     ("llm_planner_ros.bringup",),
     ("llm_planner_ros.processes",),
     ("llm_planner_ros.evaluation",),
@@ -95,6 +95,7 @@ def test_the_domain_and_the_planners_never_import_ros() -> None:
         "llm_planner_ros/affordance",
         "llm_planner_ros/planning",
         "llm_planner_ros/training",
+        "value_functions",
     ):
         for path in sorted((SRC / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(), str(path))

@@ -7,8 +7,14 @@ only the one that runs.
 
 BENCHMARKS: dict[str, str] = {
     "scoring": "llm_planner_ros.evaluation.scoring_bench",
+    "generation": "llm_planner_ros.evaluation.generation_bench",
     "affordance": "llm_planner_ros.evaluation.affordance_bench",
     "alfred-hlp": "llm_planner_ros.evaluation.alfred_hlp",
     "kitchen": "llm_planner_ros.evaluation.kitchen_command",
     "soak": "llm_planner_ros.evaluation.soak_bench",
+    "serving": "llm_planner_ros.evaluation.serving_bench",
+    "physics": "llm_planner_ros.evaluation.physics_bench",
+    "perception": "llm_planner_ros.evaluation.perception_bench",
+    "babyai": "llm_planner_ros.evaluation.babyai_bench",
+    "value-functions": "llm_planner_ros.evaluation.value_function_bench",
 }

@@ -3,8 +3,11 @@
 ``demo`` starts every node of the sim graph (llm_planner_ros.bringup.SIM_GRAPH, the same nodes and
 parameter files as launch/sim.launch.py), sends one instruction, shows each step's candidate table,
 prints the final world state and the verdict, optionally writes the decision chart, and stops the
-graph. ``up`` starts the graph and waits so other nodes can call the action; ``run`` sends an
-instruction to a graph that is already up.
+graph. ``up`` starts the graph and waits so other nodes can call the action (``up --robot``: the robot
+graph, ROBOT_GRAPH, as launch/robot.launch.py starts it); ``--sim physics`` runs the PyBullet kitchen
+graph (PHYSICS_GRAPH: the executors drive physics_sim_node through NavigateToPose, MoveGroup and
+GripperCommand), and ``demo --record DIR`` keeps its head camera's frames; ``run`` sends an instruction to a graph that
+is already up.
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ from rich.console import Console
 from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import repo_path
-from llm_planner_ros.bringup import SIM_GRAPH, GraphOptionError, GraphOptions, normalize_namespace
+from llm_planner_ros.bringup import (
+    PHYSICS_GRAPH,
+    ROBOT_GRAPH,
+    SIM_GRAPH,
+    GraphOptionError,
+    GraphOptions,
+    normalize_namespace,
+)
+from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
 from llm_planner_ros.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
@@ -30,6 +41,8 @@ from llm_planner_ros.processes import NodeProcess, start_graph
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
 # The first start de-quantizes the embedded model (about 20 s on 2 cores) before the graph is ready.
 READY_TIMEOUT_S = 300.0
+# The head camera of physics_sim_node (its head_camera_ns), relative to the graph's namespace.
+HEAD_CAMERA_TOPIC = "camera/color/image_raw"
 
 
 def add_arguments(commands: argparse._SubParsersAction) -> None:
@@ -40,14 +53,21 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     demo.add_argument("--id", dest="episode_id", help="episode id within --episode")
     demo.add_argument("--plot", type=Path, help="write the decision chart (paper Figure 5) to this PNG")
     demo.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="--sim physics: write the head camera's frames (one per simulated second) and strip.png to DIR",
+    )
+    demo.add_argument(
         "--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)"
     )
     demo.add_argument(
         "--time-scale",
         type=float,
         default=0.1,
-        help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick)",
+        help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick; --sim symbolic only)",
     )
+    _sim_argument(demo)
     _llm_argument(demo)
     _graph_arguments(demo)
     demo.set_defaults(_run=run_demo)
@@ -58,6 +78,12 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     _llm_argument(up)
     up.add_argument("--episode", type=Path)
     up.add_argument("--id", dest="episode_id")
+    up.add_argument(
+        "--robot",
+        action="store_true",
+        help="the robot graph (config/robot.yaml: no simulator, Nav2 and MoveIt 2 executors; docs/robot.md)",
+    )
+    _sim_argument(up)
     _graph_arguments(up)
     up.set_defaults(_run=run_up)
 
@@ -79,6 +105,16 @@ def _goal_arguments(parser: argparse.ArgumentParser) -> None:
         help="step budget (0: the planner's default; the planner refuses more than its max_steps_limit)",
     )
     parser.add_argument("--json", type=Path, help="write the outcome (steps, scores, final state) as JSON")
+
+
+def _sim_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sim",
+        choices=("symbolic", "physics"),
+        default="symbolic",
+        help="symbolic: sim_world_node decides skill outcomes by rule; physics: the PyBullet kitchen "
+        "(physics_sim_node) driven through NavigateToPose, MoveGroup and GripperCommand (docs/physics_sim.md)",
+    )
 
 
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,8 +159,18 @@ def run_demo(args: argparse.Namespace) -> int:
     console = Console()
     episode = _episode(args)
     instruction = args.instruction or (episode.instruction if episode else DEFAULT_INSTRUCTION)
+    if args.record is not None and args.sim != "physics":
+        raise SystemExit("--record saves the physics simulation's camera frames: add --sim physics")
     with _graph(args, console, episode) as client:
+        recorder = FrameRecorder(client.node, HEAD_CAMERA_TOPIC) if args.record is not None else None
         outcome = _send(client, console, instruction, args)
+    if recorder is not None:
+        strip = recorder.write(args.record)
+        console.print(
+            f"{recorder.count} frames of {recorder.topic} and {strip} written"
+            if strip is not None
+            else f"[red]no frame arrived on {recorder.topic}[/red]: is physics_sim_node's camera_rate_hz 0?"
+        )
     _report(console, outcome, episode, args.plot, instruction)
     if args.json:
         _write_json(args.json, instruction, outcome)
@@ -181,18 +227,28 @@ def _episode(args: argparse.Namespace) -> Episode | None:
 
 
 class _graph:
-    """Context manager: the sim graph as processes plus a connected client; stops everything on exit
+    """Context manager: the sim (or robot) graph as processes plus a connected client; stops everything on exit
     and points at the node logs when the graph did not come up."""
 
     def __init__(self, args: argparse.Namespace, console: Console, episode: Episode | None) -> None:
         self._console = console
+        robot, sim = getattr(args, "robot", False), getattr(args, "sim", "symbolic")
+        if robot and sim == "physics":
+            raise SystemExit("--robot runs no simulator: drop --robot or --sim physics")
+        self._specs = ROBOT_GRAPH if robot else PHYSICS_GRAPH if sim == "physics" else SIM_GRAPH
+        if self._specs is ROBOT_GRAPH and episode is not None:
+            raise SystemExit("--episode loads the simulator, which the robot graph has not: drop --robot or --episode")
         self._log_dir = args.log_dir or Path(
             os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")
         ) / "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
-        sim: dict[str, object] = {"time_scale": args.time_scale}
+        # The physics simulation runs on its own clock (real_time_factor in physics.yaml), not time_scale.
+        simulator: dict[str, object] = {} if sim == "physics" else {"time_scale": args.time_scale}
         if episode is not None:
-            sim.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
-        self._overrides = {"sim_world_node": sim, "llm_service": parse_key_values(args.llm)}
+            simulator.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
+        self._overrides = {
+            "physics_sim_node" if sim == "physics" else "sim_world_node": simulator,
+            "llm_service": parse_key_values(args.llm),
+        }
         try:
             self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
         except GraphOptionError as error:
@@ -201,8 +257,8 @@ class _graph:
         self._client: InstructionClient | None = None
 
     def __enter__(self) -> InstructionClient:
-        self._console.print(f"starting {len(SIM_GRAPH)} nodes (logs in {self._log_dir})")
-        self._processes = start_graph(SIM_GRAPH, self._log_dir, overrides=self._overrides, options=self._options)
+        self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
+        self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
         self._client = InstructionClient(load_kitchen(), self._console, self._options.namespace)
         with self._console.status("waiting for the planner (the first start converts the embedded model)"):
             deadline = time.monotonic() + READY_TIMEOUT_S
@@ -212,6 +268,14 @@ class _graph:
                     self.__exit__(None, None, None)
                     culprit = dead[0].log_path if dead else self._log_dir
                     raise SystemExit(f"the graph did not come up; see {culprit}")
+        # A goal sent before the model is loaded and warmed up would wait for it in its first step.
+        with self._console.status("waiting for the language model to load and warm up"):
+            while not self._client.wait_llm_ready(1.0):
+                dead = [p for p in self._processes if p.returncode is not None]
+                if dead or time.monotonic() > deadline:
+                    self.__exit__(None, None, None)
+                    culprit = dead[0].log_path if dead else self._log_dir
+                    raise SystemExit(f"the language model did not become ready; see {culprit}")
         return self._client
 
     def close_client(self) -> None:

@@ -2,11 +2,12 @@
 
     llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \\
         [--ablation no_affordance|generative] [--execution-failures] [--seed N] \\
-        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--limit N] [--ids a,b] \\
+        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--sim physics] [--limit N] [--ids a,b] \\
         [--option KEY=VALUE ...]
 
 By default the planner, affordance model and simulator classes run in this process (fast); with
-``--ros`` every episode goes through the real node graph (evaluation.ros_runner). ``--llm KEY=VALUE``
+``--ros`` every episode goes through the real node graph (evaluation.ros_runner); ``--sim physics`` (implies
+``--ros``) through the physics graph, where the PyBullet kitchen decides every skill's outcome. ``--llm KEY=VALUE``
 sets the language model (the fields of llm_planner_ros.llm.factory.LLMConfig; default: the embedded
 SmolLM2), e.g. ``--llm backend=replay --llm recording=run.jsonl``. ``--option KEY=VALUE`` overrides one
 option of the planner's section of config/planners.yaml for this run (the value is read as YAML), e.g.
@@ -48,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override an option of the planner's section of config/planners.yaml (repeatable)",
     )
     parser.add_argument("--ros", action="store_true", help="run through the real node graph instead of in-process")
+    parser.add_argument(
+        "--sim",
+        choices=("symbolic", "physics"),
+        default="symbolic",
+        help="physics: run through the physics graph (PyBullet kitchen, nav2/moveit executors; implies --ros)",
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N episodes (0: all)")
     parser.add_argument("--ids", default="", help="only these comma-separated episode ids")
     parser.add_argument("--json", type=Path, help="write the summary and every episode as JSON")
@@ -65,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
     from llm_planner_ros.options import parse_key_values
 
+    if args.sim == "physics" and args.execution_failures:
+        raise SystemExit("--sim physics injects no failures (physics decides each outcome): drop --execution-failures")
     console = Console()
     kitchen = load_kitchen()
     episodes = list(load_episodes(args.episodes, kitchen))
@@ -101,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         "ablation": args.ablation or "none",
         "episodes_file": str(args.episodes),
         "model": model.name if model is not None else llm_config.get("backend", "hf"),
-        "ros": args.ros,
+        "ros": args.ros or args.sim == "physics",
+        "sim": args.sim,
         "planner_options": options.get(args.planner, {}),
         "execution_failures": args.execution_failures,
         "seed": args.seed,
@@ -164,7 +174,7 @@ class _runner:
         self._closer: Any = None
 
     def __enter__(self) -> tuple[Any, Any]:
-        if self._args.ros:
+        if self._args.ros or self._args.sim == "physics":
             return self._ros(), None
         from kitchen_domain.failures import FailureInjector
         from llm_planner_ros.evaluation.counting_model import CountingModel
@@ -202,6 +212,7 @@ class _runner:
                 planners_file,
                 self._args.seed,
                 self._args.execution_failures,
+                self._args.sim,
             )
         return self._closer
 

@@ -4,7 +4,9 @@ Two copies of the sim graph run side by side in their own ROS domains: one with 
 (plan success), one with the simulator's seeded failures on (execution success). For each episode
 the runner resets the world with /sim/load_episode, sends the instruction to the planner's action
 and rebuilds the plan and the final world from the result and the state topics, so the same
-scoring code judges in-process and ROS runs.
+scoring code judges in-process and ROS runs. With ``sim="physics"`` one physics graph (PHYSICS_GRAPH:
+the PyBullet kitchen driven by the nav2 / moveit executors) runs instead: physics decides every skill's
+outcome, so there is no separate pass with injected failures.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup import PHYSICS_GRAPH, SIM_GRAPH, NodeSpec
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -37,16 +39,24 @@ from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
 
 ACTION = "/llm_planner/execute_instruction"
+# The physics benchmark graph steps as fast as the CPU allows and renders no camera (nothing reads them).
+PHYSICS_BENCH = {"real_time_factor": 0.0, "camera_rate_hz": 0.0}
 
 
 class SimGraph:
-    """One sim graph in its own domain, with a client node for goals, episode loads and state."""
+    """One simulated graph (``specs``: SIM_GRAPH or PHYSICS_GRAPH) in its own domain, with a client node
+    for goals, episode loads and state."""
 
     def __init__(
-        self, domain_id: int, kitchen: Kitchen, log_dir: Path, overrides: Mapping[str, Mapping[str, Any]]
+        self,
+        domain_id: int,
+        kitchen: Kitchen,
+        log_dir: Path,
+        overrides: Mapping[str, Mapping[str, Any]],
+        specs: tuple[NodeSpec, ...] = SIM_GRAPH,
     ) -> None:
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
-        self.processes: list[NodeProcess] = start_graph(SIM_GRAPH, log_dir, env, overrides)
+        self.processes: list[NodeProcess] = start_graph(specs, log_dir, env, overrides)
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain_id)
         self.node = rclpy.create_node("kitchen_bench_client", context=self.context)
@@ -134,7 +144,8 @@ class SimGraph:
 
 
 class RosKitchenRunner:
-    """An ``EpisodeRunner`` over two sim graphs (failures off / on); use as a context manager.
+    """An ``EpisodeRunner`` over two sim graphs (failures off / on), or one physics graph (``sim``
+    "physics"); use as a context manager.
 
     ``llm`` overrides llm_service_node's parameters (e.g. a replay recording); ``planners_file`` is the
     planner node's per-method options (e.g. with an ablation); ``planner`` its default method.
@@ -150,6 +161,7 @@ class RosKitchenRunner:
         planners_file: Path | None,
         failure_seed: int,
         execution_failures: bool,
+        sim: str = "symbolic",
     ) -> None:
         # The graphs take this process's ROS_DOMAIN_ID and the next one, so concurrent runs set apart by
         # their domain (as the tests do) never see each other's nodes.
@@ -160,15 +172,23 @@ class RosKitchenRunner:
         if planners_file is not None:
             planner_params["planners_file"] = str(planners_file)
         self._graphs: dict[bool, SimGraph] = {}
+        physics = sim == "physics"
         passes = (False, True) if execution_failures else (False,)
         for failures in passes:
-            overrides = {
-                "sim_world_node": {"time_scale": 0.0, "inject_failures": failures, "failure_seed": failure_seed},
-                "llm_service": dict(llm),
-                "planner": planner_params,
-            }
+            simulator = (
+                {"physics_sim_node": PHYSICS_BENCH}
+                if physics
+                else {"sim_world_node": {"time_scale": 0.0, "inject_failures": failures, "failure_seed": failure_seed}}
+            )
+            overrides = {**simulator, "llm_service": dict(llm), "planner": planner_params}
             name = "failures" if failures else "plan"
-            self._graphs[failures] = SimGraph((domain_base + int(failures)) % 233, kitchen, log_dir / name, overrides)
+            self._graphs[failures] = SimGraph(
+                (domain_base + int(failures)) % 233,
+                kitchen,
+                log_dir / name,
+                overrides,
+                PHYSICS_GRAPH if physics else SIM_GRAPH,
+            )
         try:
             for graph in self._graphs.values():
                 graph.wait_ready(300.0, log_dir)
