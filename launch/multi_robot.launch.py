@@ -10,12 +10,9 @@ backend:=openai -p base_url:=http://gpu:8000/v1 -p model:=...`); params_file:=my
 every robot's nodes and the model service, after the packaged files.
 """
 
-import os
-import tempfile
 from dataclasses import replace
-from pathlib import Path
 
-from llm_planner_ros.bringup import SIM_GRAPH, GraphOptions, node_starts
+from llm_planner_ros.bringup import SIM_GRAPH, GraphOptions, launch_ros_nodes, launch_scratch, node_starts
 
 MODEL_SERVICE = "llm_service"
 
@@ -38,13 +35,11 @@ def generate_launch_description():  # noqa: ANN201 (launch is only importable on
 
 
 def _nodes(arguments):  # noqa: ANN001, ANN202
-    from launch_ros.actions import Node
-
     count = int(arguments.get("robots", "2"))
     if count < 1:
         raise ValueError(f"robots must be at least 1, got {count}")
     params_file = arguments.get("params_file", "")
-    scratch = Path(tempfile.gettempdir()) / f"llm_planner_ros_launch_{os.getpid()}"
+    scratch = launch_scratch()
     model = tuple(spec for spec in SIM_GRAPH if spec.name == MODEL_SERVICE)
     robot = tuple(spec for spec in SIM_GRAPH if spec.name != MODEL_SERVICE)
     starts = []
@@ -54,14 +49,4 @@ def _nodes(arguments):  # noqa: ANN001, ANN202
         for start in node_starts(robot, GraphOptions.parse(params_file, f"robot{index}"), scratch):
             shared = {"llm_namespace": "/"} if start.name == "planner" else {}
             starts.append(replace(start, params={**start.params, **shared}))
-    return [
-        Node(
-            package="llm_planner_ros",
-            executable=start.executable,
-            name=start.name,
-            namespace=start.namespace,
-            parameters=[*map(str, start.param_files), *([dict(start.params)] if start.params else [])],
-            output="screen",
-        )
-        for start in starts
-    ]
+    return launch_ros_nodes(starts)

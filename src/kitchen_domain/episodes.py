@@ -86,6 +86,21 @@ class EpisodeFile:
             f"{self.source} has no episode {episode_id!r}; its ids: {quoted_list(e.id for e in self.episodes)}"
         )
 
+    def select(self, episode_id: str) -> Episode:
+        """The episode named ``episode_id``, or the file's only episode when the id is empty; ValueError
+        names the ids to choose from when the id is unknown or missing from a file of several."""
+        if not episode_id:
+            if len(self.episodes) != 1:
+                raise ValueError(
+                    f"{self.source} has {len(self.episodes)} episodes; name one with episode_id: "
+                    f"{', '.join(e.id for e in self.episodes)}"
+                )
+            return self.episodes[0]
+        try:
+            return self.episode(episode_id)
+        except KeyError as error:
+            raise ValueError(error.args[0]) from error
+
 
 def load_episodes(path: str | Path, kitchen: Kitchen | None = None) -> EpisodeFile:
     """Read and validate an episode file against ``kitchen`` (default: the configured kitchen); a relative

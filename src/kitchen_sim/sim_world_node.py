@@ -150,17 +150,7 @@ class SimWorldNode(Node):
             episodes = load_episodes(episode_file, self._kitchen)
         except OSError as error:
             raise ValueError(f"cannot read episode file: {error}") from error
-        if not episode_id:
-            if len(episodes) != 1:
-                raise ValueError(
-                    f"{episode_file} has {len(episodes)} episodes; name one with episode_id: "
-                    f"{', '.join(e.id for e in episodes)}"
-                )
-            episode_id = episodes.episodes[0].id
-        try:
-            episode = episodes.episode(episode_id)
-        except KeyError as error:
-            raise ValueError(error.args[0]) from error
+        episode = episodes.select(episode_id)
         return episode.world(self._kitchen), episode.id
 
     def _on_load(self, request: LoadEpisode.Request, response: LoadEpisode.Response) -> LoadEpisode.Response:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -210,12 +210,21 @@ def launch_description(graph: str):  # noqa: ANN201 (launch is only importable o
 
 def launch_nodes(graph: str, arguments: Mapping[str, str]) -> list:
     """launch_ros Nodes of ``GRAPHS[graph]`` for the launch ``arguments`` (names of LAUNCH_ARGUMENTS)."""
-    from launch_ros.actions import Node
-
     options = GraphOptions.parse(
         **{name: arguments.get(name, default) for name, (default, _) in LAUNCH_ARGUMENTS.items()}
     )
-    scratch = Path(tempfile.gettempdir()) / f"llm_planner_ros_launch_{os.getpid()}"
+    return launch_ros_nodes(node_starts(GRAPHS[graph], options, launch_scratch()))
+
+
+def launch_scratch() -> Path:
+    """Where a launch process writes the parameter files it generates."""
+    return Path(tempfile.gettempdir()) / f"llm_planner_ros_launch_{os.getpid()}"
+
+
+def launch_ros_nodes(starts: Sequence[NodeStart]) -> list:
+    """launch_ros Nodes for ``starts`` (their packaged parameter files, then their own parameters)."""
+    from launch_ros.actions import Node
+
     return [
         Node(
             package="llm_planner_ros",
@@ -225,5 +234,5 @@ def launch_nodes(graph: str, arguments: Mapping[str, str]) -> list:
             parameters=[*map(str, start.param_files), *([dict(start.params)] if start.params else [])],
             output="screen",
         )
-        for start in node_starts(GRAPHS[graph], options, scratch)
+        for start in starts
     ]

@@ -480,18 +480,7 @@ def scene_of(kitchen: Kitchen, episode_file: str, episode_id: str) -> tuple[Scen
         if episode_id:
             raise ValueError(f"episode_id {episode_id!r} given without episode_file")
         return kitchen.world().scene(), ""
-    episodes = load_episodes(episode_file, kitchen)
-    if not episode_id:
-        if len(episodes) != 1:
-            raise ValueError(
-                f"{episode_file} has {len(episodes)} episodes; name one with episode_id: "
-                f"{', '.join(e.id for e in episodes)}"
-            )
-        episode_id = episodes.episodes[0].id
-    try:
-        episode = episodes.episode(episode_id)
-    except KeyError as error:
-        raise ValueError(error.args[0]) from error
+    episode = load_episodes(episode_file, kitchen).select(episode_id)
     return episode.initial, episode.id
 
 
