@@ -100,7 +100,8 @@ class AffordanceServerNode(Node):
             callback_group=MutuallyExclusiveCallbackGroup(),
         )
         # Goals run in parallel with each other and with the state subscriptions, so a goal waiting
-        # for the first state does not block that state from arriving.
+        # for the first state does not block that state from arriving (EXECUTOR_THREADS keeps threads
+        # free for the subscriptions while one goal per family waits).
         group = ReentrantCallbackGroup()
         self._servers = [
             ActionServer(
@@ -167,5 +168,11 @@ class _Refused(Exception):
     """A goal this node cannot answer; the message becomes the result's ``message``."""
 
 
+# A goal waiting for the first state holds an executor thread (a planner sends one goal per family at
+# once, e.g. right after this node restarts mid-plan); with fewer threads than families plus the two
+# subscription groups, the waiting goals starve the very subscriptions that would end their wait.
+EXECUTOR_THREADS = len(FAMILIES) + 2
+
+
 def main(args: list[str] | None = None) -> None:
-    raise SystemExit(run_node(AffordanceServerNode, threads=4, args=args))
+    raise SystemExit(run_node(AffordanceServerNode, threads=EXECUTOR_THREADS, args=args))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ros_harness import RosGraph, wait_until
+from ros_harness import RosGraph, wait_future, wait_until
 
 from kitchen_domain import Kitchen, Skill
 from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
+from llm_planner_ros.ros.messages import skill_to_msg
 
 from .graph_helpers import WorldWatcher, evaluate, load_episode, write_episode
 
@@ -133,3 +134,31 @@ def test_goal_fails_with_a_reason_without_state_or_for_a_family_not_hosted(
     assert not result.success and "no world state from topics /scene/objects and /sim/robot_state" in result.message
     result = evaluate(client, [world.skill("go to the table")])
     assert not result.success and "send them to /affordance/goto" in result.message
+
+
+@pytest.mark.timeout(120)
+def test_goals_of_every_family_waiting_for_the_first_state_get_it(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+    """A planner sends one goal per family at once, e.g. to a server restarted mid-plan that has no state
+    yet. The waiting goals must leave the state subscriptions a thread, so they all end with affordances
+    once the simulator publishes, not with "no world state" when their wait runs out (CI caught a server
+    with four threads starving its subscriptions this way). The drawer's goal needs a drawer scene."""
+    ros_graph.start_node("affordance_server", params={"state_timeout_s": 60.0})
+    world = kitchen.world()
+    skills = {
+        "pick": "pick up the coke",
+        "place": "put down the coke",
+        "goto": "go to the table",
+        "find": "find a coke",
+        "terminate": "done",
+    }
+    handles = []
+    for family, text in skills.items():
+        client = ros_graph.action_client(EvaluateAffordance, f"/affordance/{family}")
+        goal = EvaluateAffordance.Goal(skills=[skill_to_msg(world.skill(text))])
+        handles.append(wait_future(client.send_goal_async(goal), what=f"{family} goal response"))
+    assert all(handle.accepted for handle in handles)
+    ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
+    for family, handle in zip(skills, handles, strict=True):
+        result = wait_future(handle.get_result_async(), timeout=45.0, what=f"{family} result").result
+        assert result.success, (family, result.message)
+        assert len(result.affordances) == 1 and 0.0 <= result.affordances[0] <= 1.0
