@@ -27,3 +27,36 @@ class Pose:
 def yaw_quaternion(yaw: float) -> Quaternion:
     """The rotation by ``yaw`` radians about z (a base heading on the map)."""
     return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
+
+
+Vector = tuple[float, float, float]
+
+
+def frame_quaternion(x_axis: Vector, y_axis: Vector, z_axis: Vector) -> Quaternion:
+    """The rotation whose columns are the given orthonormal axes (right-handed), as a unit quaternion."""
+    (m00, m10, m20), (m01, m11, m21), (m02, m12, m22) = x_axis, y_axis, z_axis
+    trace = m00 + m11 + m22
+    # Shepperd's method: divide by the largest of the four candidates so that no branch loses precision.
+    if trace > 0.0:
+        s = 2.0 * math.sqrt(1.0 + trace)
+        return ((m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s, s / 4.0)
+    if m00 > m11 and m00 > m22:
+        s = 2.0 * math.sqrt(1.0 + m00 - m11 - m22)
+        return (s / 4.0, (m01 + m10) / s, (m02 + m20) / s, (m21 - m12) / s)
+    if m11 > m22:
+        s = 2.0 * math.sqrt(1.0 + m11 - m00 - m22)
+        return ((m01 + m10) / s, s / 4.0, (m12 + m21) / s, (m02 - m20) / s)
+    s = 2.0 * math.sqrt(1.0 + m22 - m00 - m11)
+    return ((m02 + m20) / s, (m12 + m21) / s, s / 4.0, (m10 - m01) / s)
+
+
+def rotate(q: Quaternion, v: Vector) -> Vector:
+    """The vector ``v`` rotated by the unit quaternion ``q``."""
+    x, y, z, w = q
+    # v' = v + 2w (u x v) + 2 u x (u x v), with u the quaternion's vector part.
+    cx, cy, cz = y * v[2] - z * v[1], z * v[0] - x * v[2], x * v[1] - y * v[0]
+    return (
+        v[0] + 2.0 * (w * cx + y * cz - z * cy),
+        v[1] + 2.0 * (w * cy + z * cx - x * cz),
+        v[2] + 2.0 * (w * cz + x * cy - y * cx),
+    )

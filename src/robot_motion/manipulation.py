@@ -86,7 +86,18 @@ class JointMove:
     positions: tuple[float, ...]
 
 
-Motion = ArmMove | GripperMove | JointMove
+@dataclass(frozen=True)
+class LinearMove:
+    """Move the end-effector link in a straight line from ``start`` to ``pose``, its orientation kept (a
+    drawer's pull or push): ``tolerance`` is how far (m) the path may leave that line."""
+
+    phase: str
+    start: Pose
+    pose: Pose
+    tolerance: float
+
+
+Motion = ArmMove | GripperMove | JointMove | LinearMove
 
 
 def stow_motion(settings: ArmSettings) -> list[Motion]:

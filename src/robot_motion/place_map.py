@@ -7,6 +7,13 @@ Format::
       far counter:
         base: {x: 4.5, y: 1.1, yaw: -1.5708}    # where the base stands to work there (NavigateToPose goal)
         surface: {x: 4.5, y: 0.5, z: 0.9}      # where "put down" sets objects (optional: no put down there)
+      drawers:
+        base: {x: 3.0, y: 0.1, yaw: -1.5708}
+        drawer:                                # optional: a drawer the arm opens, closes and fills
+          handle: {x: 3.0, y: -0.53, z: 0.645} # the handle's centre, drawer closed
+          open_yaw: 1.5708                     # the direction it slides out (rad, horizontal)
+          travel: 0.3                          # how far it slides (m)
+          interior: {x: 3.0, y: -0.42, z: 0.59}  # where "put the X in the drawer" sets objects, drawer open
 
 Every place the skill library names (``go to the far counter``, ``bring it to you`` -> ``user``, the
 drawer's ``drawers``) needs an entry; ``missing_places`` says which are absent.
@@ -24,7 +31,7 @@ import yaml
 
 from kitchen_domain.paths import resolve_config
 from kitchen_domain.validation import Checker, ValidationError, join
-from robot_motion.geometry import Pose, yaw_quaternion
+from robot_motion.geometry import Pose, Vector, yaw_quaternion
 
 MAP_FILE = "robot_map.yaml"
 
@@ -34,12 +41,37 @@ class PlaceMapError(ValidationError):
 
 
 @dataclass(frozen=True)
+class Drawer:
+    """A drawer at a place: ``handle`` is the handle's centre with the drawer closed, ``open_yaw`` the
+    horizontal direction it slides out (rad, map frame), ``travel`` how far (m), ``interior`` where
+    objects put in the open drawer go (a point on its bottom)."""
+
+    handle: Pose
+    open_yaw: float
+    travel: float
+    interior: Pose
+
+    @property
+    def direction(self) -> Vector:
+        """The unit vector the drawer opens along."""
+        return (math.cos(self.open_yaw), math.sin(self.open_yaw), 0.0)
+
+    def handle_at(self, is_open: bool) -> Pose:
+        """The handle's centre with the drawer closed or fully open."""
+        ux, uy, _ = self.direction
+        reach = self.travel if is_open else 0.0
+        return self.handle.shifted(dx=ux * reach, dy=uy * reach)
+
+
+@dataclass(frozen=True)
 class Place:
-    """One named place: the base pose to navigate to and, where objects can be set down, the surface point."""
+    """One named place: the base pose to navigate to and, where objects can be set down, the surface point;
+    where there is one, the drawer the arm works."""
 
     name: str
     base: Pose
     surface: Pose | None
+    drawer: Drawer | None = None
 
 
 @dataclass(frozen=True)
@@ -98,17 +130,40 @@ def _parse(data: Any, check: Checker) -> PlaceMap | None:
 
 def _place(name: str, value: Any, frame: str, check: Checker) -> Place | None:
     where = join("places", name)
-    entry = check.mapping(value, where, required=("base",), optional=("surface",))
+    entry = check.mapping(value, where, required=("base",), optional=("surface", "drawer"))
     if entry is None:
         return None
     base = _numbers(entry["base"], join(where, "base"), ("x", "y", "yaw"), check)
     surface = _numbers(entry["surface"], join(where, "surface"), ("x", "y", "z"), check) if "surface" in entry else {}
-    if base is None or surface is None:
+    drawer = _drawer(entry["drawer"], join(where, "drawer"), frame, check) if "drawer" in entry else None
+    if base is None or surface is None or ("drawer" in entry and drawer is None):
         return None
     return Place(
         name,
         Pose(frame, base["x"], base["y"], 0.0, yaw_quaternion(base["yaw"])),
         Pose(frame, surface["x"], surface["y"], surface["z"]) if surface else None,
+        drawer,
+    )
+
+
+def _drawer(value: Any, where: str, frame: str, check: Checker) -> Drawer | None:
+    fields = check.mapping(value, where, required=("handle", "open_yaw", "travel", "interior"))
+    if fields is None:
+        return None
+    handle = _numbers(fields["handle"], join(where, "handle"), ("x", "y", "z"), check)
+    interior = _numbers(fields["interior"], join(where, "interior"), ("x", "y", "z"), check)
+    open_yaw = check.number(fields["open_yaw"], join(where, "open_yaw"))
+    travel = check.number(fields["travel"], join(where, "travel"))
+    if travel is not None and travel <= 0.0:
+        check.reject(travel, join(where, "travel"), "must be positive (how far the drawer slides, m)")
+        travel = None
+    if handle is None or interior is None or open_yaw is None or travel is None:
+        return None
+    return Drawer(
+        Pose(frame, handle["x"], handle["y"], handle["z"]),
+        open_yaw,
+        travel,
+        Pose(frame, interior["x"], interior["y"], interior["z"]),
     )
 
 

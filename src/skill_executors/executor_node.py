@@ -9,7 +9,7 @@ library (empty fields are filled from it), or while another skill runs. Accepted
 backend's progress and phase as feedback; cancel is relayed to the backend, which leaves the robot
 consistent. Backends (``skill_executors.backend.SkillBackend``): ``sim`` (sim_world_node), ``nav2``
 (NavigateToPose to the place map's base poses), ``moveit`` (MoveGroup pose goals and a GripperCommand
-gripper for pick and put down); docs/robot.md describes the robot ones and their parameters.
+gripper for pick, put down and the drawer skills); docs/robot.md describes the robot ones and their parameters.
 """
 
 from __future__ import annotations

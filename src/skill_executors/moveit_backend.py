@@ -1,4 +1,4 @@
-"""The ``moveit`` backend: pick and put down as MoveIt 2 MoveGroup pose goals and gripper commands.
+"""The ``moveit`` backend: pick, put down and the drawer skills as MoveIt 2 MoveGroup goals and gripper commands.
 
 Each skill is a motion sequence (robot_motion.manipulation): every arm waypoint is one MoveGroup goal
 on ``move_group_action`` (plan and execute; the pose is a position constraint, a sphere of
@@ -7,13 +7,18 @@ stow step a joint-constraint goal to ``stow_joints``), every gripper step one co
 GripperCommand goal on ``gripper_action``. Tall objects are grasped ``grasp_depth`` below their top
 (the object's pose and ``size.z`` on ``/scene/objects``). The object to pick comes
 from ``/scene/objects`` (its pose), the surface to put down on from the place map at the robot's
-place. Progress is the share of steps done, the phase the step's name; a cancel is relayed to the
-running goal (the arm stops where it is) and ends the skill CANCELED naming the step; a MoveIt error
-code or a grasp that closed on nothing fails the skill naming the step and the reason.
+place. The drawer skills (robot_motion.drawer) work the drawer of the robot's place in the place map:
+each pull or push segment is a pose goal whose path constraints keep the hand's orientation and its
+position in a thin box around the straight segment (MoveIt samples such paths with IK). Progress is
+the share of steps done, the phase the step's name; a cancel is relayed to the running goal (the arm
+stops where it is) and ends the skill CANCELED naming the step; a MoveIt error code or a grasp that
+closed on nothing fails the skill naming the step and the reason; a pull or push that fails lets go of
+the handle first, so the base is never left tied to the drawer.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -31,15 +36,17 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from shape_msgs.msg import SolidPrimitive
 
-from kitchen_domain.skill import PICK, PLACE, Skill
+from kitchen_domain.skill import DRAWER, PICK, PLACE, Skill
 from llm_planner_ros.ros.node_startup import StartupError
+from robot_motion.drawer import DrawerSettings, drawer_skill_motion
 from robot_motion.error_codes import moveit_failure
-from robot_motion.geometry import Pose
+from robot_motion.geometry import Pose, yaw_quaternion
 from robot_motion.manipulation import (
     ArmMove,
     ArmSettings,
     GripperMove,
     JointMove,
+    LinearMove,
     Motion,
     grasp_failure,
     pick_motion,
@@ -47,7 +54,7 @@ from robot_motion.manipulation import (
 )
 from robot_motion.navigation import MotionError
 from robot_motion.perception import object_to_pick
-from robot_motion.place_map import PlaceMap
+from robot_motion.place_map import Place, PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 from skill_executors.robot_view import RobotView
@@ -78,8 +85,18 @@ def arm_settings(p: dict[str, Any]) -> ArmSettings:
     )
 
 
+def drawer_settings(p: dict[str, Any]) -> DrawerSettings:
+    """How the arm works a drawer's handle, from the executor's parameters."""
+    return DrawerSettings(
+        handle_approach_distance=p["handle_approach_distance"],
+        pull_steps=p["drawer_pull_steps"],
+        path_tolerance=p["drawer_path_tolerance"],
+        handle_roll=p["handle_roll"],
+    )
+
+
 class MoveItBackend(SkillBackend):
-    """Runs pick / put down with MoveIt's MoveGroup action and a GripperCommand action."""
+    """Runs pick / put down and the drawer skills with MoveIt's MoveGroup action and a GripperCommand action."""
 
     def __init__(
         self,
@@ -99,6 +116,7 @@ class MoveItBackend(SkillBackend):
         self._view = view
         self._p = p
         self._settings = arm_settings(p)
+        self._drawer_settings = drawer_settings(p)
         self._default_height = default_object_height
         self._state_timeout_s = p["server_timeout_s"]
 
@@ -118,12 +136,16 @@ class MoveItBackend(SkillBackend):
                 else self._arm_move(motion, should_cancel)
             )
             if ended is not None:
-                return SkillOutcome(ended.status, f"{skill.text!r} stopped at {motion.phase!r}: {ended.message}")
+                message = f"{skill.text!r} stopped at {motion.phase!r}: {ended.message}"
+                if isinstance(motion, LinearMove) and ended.status is Status.FAILED:
+                    message += self._let_go(should_cancel)
+                return SkillOutcome(ended.status, message)
         report(1.0, "done")
         return SkillOutcome(Status.SUCCEEDED, f"{skill.text!r} done ({', '.join(m.phase for m in motions)})")
 
     def motions(self, skill: Skill) -> list[Motion]:
-        """The motion sequence of a pick or put down in the current scene; MotionError says why there is none."""
+        """The motion sequence of a pick, put down or drawer skill in the current scene; MotionError says why
+        there is none."""
         place, why = self._view.place()
         if skill.family == PICK and skill.argument:
             target = object_to_pick(skill.argument, self._view.objects(), place)
@@ -131,18 +153,32 @@ class MoveItBackend(SkillBackend):
                 raise MotionError(f"{skill.text!r}: perception reports no {skill.argument} to pick (on /scene/objects)")
             return pick_motion(target, self._settings)
         if skill.family == PLACE:
-            if place is None:
-                raise MotionError(f"{skill.text!r}: where the robot is is unknown ({why})")
-            entry = self._places.place(place)
+            entry = self._map_entry(skill, place, why)
             if entry is None or entry.surface is None:
                 raise MotionError(
                     f"{skill.text!r}: the {place} has no surface in the place map {self._places.source}: "
                     "add surface: {x, y, z} to put objects down there"
                 )
             return place_motion(entry.surface, self._held_height(), self._settings)
+        if skill.family == DRAWER:
+            entry = self._map_entry(skill, place, why)
+            if entry is None or entry.drawer is None:
+                raise MotionError(
+                    f"{skill.text!r}: the {place} has no drawer in the place map {self._places.source}: add "
+                    "drawer: {handle: {x, y, z}, open_yaw, travel, interior: {x, y, z}} to work one there"
+                )
+            return drawer_skill_motion(skill, entry.drawer, self._held_height(), self._settings, self._drawer_settings)
         raise MotionError(
-            f"{skill.text!r}: the moveit backend runs pick up and put down; {skill.family} skills are not supported"
+            f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
+            "skills are not supported"
         )
+
+    def _map_entry(self, skill: Skill, place: str | None, why: str) -> Place | None:
+        """The place map's entry of the robot's place (None when the map lacks it); MotionError when where
+        the robot is is unknown."""
+        if place is None:
+            raise MotionError(f"{skill.text!r}: where the robot is is unknown ({why})")
+        return self._places.place(place)
 
     def _held_height(self) -> float:
         robot = self._view.robot()
@@ -150,12 +186,23 @@ class MoveItBackend(SkillBackend):
         heights = [obj.height for obj in self._view.objects() if obj.id == held and obj.height > 0.0]
         return heights[0] if heights else self._default_height
 
-    def _arm_move(self, motion: ArmMove | JointMove, should_cancel: Callable[[], bool]) -> SkillOutcome | None:
-        goal = (
-            self.pose_goal(motion.pose, motion.phase)
-            if isinstance(motion, ArmMove)
-            else self.joint_goal(motion.names, motion.positions, motion.phase)
-        )
+    def _let_go(self, should_cancel: Callable[[], bool]) -> str:
+        """Open the gripper on the handle after a failed pull or push; what became of it, for the message."""
+        release = GripperMove("let go", self._settings.gripper_open, self._settings.gripper_max_effort)
+        ended = self._grip(release, should_cancel)
+        if ended is None:
+            return "; the gripper let go of the handle"
+        return f"; letting go of the handle failed too ({ended.message}): the gripper may still hold it"
+
+    def _arm_move(
+        self, motion: ArmMove | JointMove | LinearMove, should_cancel: Callable[[], bool]
+    ) -> SkillOutcome | None:
+        if isinstance(motion, LinearMove):
+            goal = self.linear_goal(motion)
+        elif isinstance(motion, ArmMove):
+            goal = self.pose_goal(motion.pose, motion.phase)
+        else:
+            goal = self.joint_goal(motion.names, motion.positions, motion.phase)
         outcome = self._arm.run(goal, should_cancel)
         if outcome.result is None:
             return SkillOutcome(Status.FAILED, outcome.message)
@@ -190,27 +237,58 @@ class MoveItBackend(SkillBackend):
 
     def pose_goal(self, pose: Pose, phase: str) -> MoveGroup.Goal:
         """A MoveGroup goal (plan and execute) bringing ``ee_link`` to ``pose`` within the tolerances."""
-        p = self._p
+        position = self._region(
+            pose, SolidPrimitive(type=SolidPrimitive.SPHERE, dimensions=[self._p["position_tolerance"]])
+        )
+        return self._goal(
+            Constraints(name=phase, position_constraints=[position], orientation_constraints=[self._keep(pose)])
+        )
+
+    def linear_goal(self, move: LinearMove) -> MoveGroup.Goal:
+        """A pose goal to the segment's end whose path constraints hold ``ee_link`` within ``tolerance`` of
+        the straight segment (a box along it) at the goal's orientation all the way."""
+        start, end = move.start, move.pose
+        length = math.dist((start.x, start.y, start.z), (end.x, end.y, end.z))
+        middle = Pose(
+            start.frame,
+            (start.x + end.x) / 2.0,
+            (start.y + end.y) / 2.0,
+            (start.z + end.z) / 2.0,
+            # The box's x axis along the segment (drawers slide horizontally).
+            yaw_quaternion(math.atan2(end.y - start.y, end.x - start.x)),
+        )
+        box = SolidPrimitive(
+            type=SolidPrimitive.BOX,
+            dimensions=[length + 2.0 * move.tolerance, 2.0 * move.tolerance, 2.0 * move.tolerance],
+        )
+        goal = self.pose_goal(end, move.phase)
+        goal.request.path_constraints = Constraints(
+            name=f"{move.phase} path",
+            position_constraints=[self._region(middle, box)],
+            orientation_constraints=[self._keep(end)],
+        )
+        return goal
+
+    def _region(self, pose: Pose, primitive: SolidPrimitive) -> PositionConstraint:
+        """``ee_link`` inside ``primitive`` placed at ``pose``."""
         target = pose_stamped(pose)
-        region = BoundingVolume(
-            primitives=[SolidPrimitive(type=SolidPrimitive.SPHERE, dimensions=[p["position_tolerance"]])],
-            primitive_poses=[target.pose],
+        region = BoundingVolume(primitives=[primitive], primitive_poses=[target.pose])
+        return PositionConstraint(
+            header=target.header, link_name=self._p["ee_link"], constraint_region=region, weight=1.0
         )
-        position = PositionConstraint(
-            header=target.header, link_name=p["ee_link"], constraint_region=region, weight=1.0
-        )
-        tolerance = p["orientation_tolerance"]
-        orientation = OrientationConstraint(
+
+    def _keep(self, pose: Pose) -> OrientationConstraint:
+        """``ee_link`` at ``pose``'s orientation within ``orientation_tolerance`` per axis."""
+        target = pose_stamped(pose)
+        tolerance = self._p["orientation_tolerance"]
+        return OrientationConstraint(
             header=target.header,
             orientation=target.pose.orientation,
-            link_name=p["ee_link"],
+            link_name=self._p["ee_link"],
             absolute_x_axis_tolerance=tolerance,
             absolute_y_axis_tolerance=tolerance,
             absolute_z_axis_tolerance=tolerance,
             weight=1.0,
-        )
-        return self._goal(
-            Constraints(name=phase, position_constraints=[position], orientation_constraints=[orientation])
         )
 
     def joint_goal(self, names: tuple[str, ...], positions: tuple[float, ...], phase: str) -> MoveGroup.Goal:

@@ -52,10 +52,23 @@ ROBOT_PARAMETERS = {
     "stow_joint_names": Parameter(list(PANDA_JOINTS), "the arm joints of the stow pose"),
     "stow_joints": Parameter(
         list(PANDA_STOW),
-        "stow pose (rad, one per stow_joint_names): after every pick and put down the arm goes there, out "
+        "stow pose (rad, one per stow_joint_names): after every manipulation skill the arm goes there, out "
         "of the way of the next navigation; empty: the arm stays where the skill left it",
     ),
     "joint_tolerance": Parameter(0.01, "stow joint goal tolerance per joint (rad)", minimum=0.0),
+    # The drawer skills (robot_motion/drawer.py; the drawer itself is in the place map)
+    "handle_approach_distance": Parameter(
+        0.1, "pre-grasp / retreat distance in front of a drawer's handle, along the drawer (m)", minimum=0.0
+    ),
+    "drawer_pull_steps": Parameter(
+        3, "MoveGroup goals a drawer's pull or push is split into (straight segments)", minimum=1
+    ),
+    "drawer_path_tolerance": Parameter(
+        0.02, "how far ee_link may leave the straight pull / push line (m; path constraint box)", minimum=0.001
+    ),
+    "handle_roll": Parameter(
+        0.0, "turn of the hand about its approach axis at the handle (rad; 0: fingers close vertically)"
+    ),
     "gripper_open": Parameter(0.04, "GripperCommand position that opens the gripper"),
     "gripper_closed": Parameter(0.0, "GripperCommand position of a fully closed gripper"),
     "gripper_max_effort": Parameter(20.0, "GripperCommand max_effort (N)", minimum=0.0),

@@ -6,8 +6,12 @@ GripperCommand). With ``world: true`` it also plays the robot's perception: a ki
 default scene, or the initial state of ``episode_file``/``episode_id``) published as
 ``scene/objects`` (objects on the place map's surfaces, spread 0.15 m apart) and ``robot/state`` (the
 robot-state record), changed by the servers: a navigation that succeeds puts the robot at the place
-whose base pose the goal names; a gripper close around an object (the last arm goal within 5 cm of
-it) grasps it; opening the gripper puts the held object down at the robot's place.
+whose base pose the goal names; a gripper close around an object (the fingertips of the last arm goal
+within 5 cm of it across) grasps it, around the handle of the drawer at the robot's place (within
+5 cm) holds the handle; opening the gripper puts the held object down at the robot's place (in the
+drawer when it is open there), or lets go of the handle, opening or closing the drawer when the
+fingertips are nearer the handle's open or closed position. The fingertips are ``grasp_offset`` along
+the hand's z axis from the goal's position (the Panda hand's 0.1034 m).
 
 Outcomes are scripted per server by the parameters ``nav2_outcomes``, ``move_group_outcomes`` and
 ``gripper_outcomes``: comma-separated, one per goal, the last repeating:
@@ -48,11 +52,13 @@ from kitchen_domain.skill import GOTO
 from kitchen_domain.world import World
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
 from llm_planner_ros.ros.topics import SCENE_TOPIC, STATE_QOS
-from robot_motion.place_map import load_place_map
+from robot_motion.geometry import rotate
+from robot_motion.place_map import Place, load_place_map
 
 OUTCOMES = ("success", "plan_fail", "abort", "slow", "empty")
 SPREAD_M = 0.15  # objects sharing a surface stand this far apart along x
 GRASP_XY_M = 0.05  # a close grasps the object under the last arm goal within this distance
+HANDLE_M = 0.05  # a close holds the drawer's handle when the fingertips are this near it
 PLACE_XY_M = 0.3  # a navigation goal reaches the place whose base pose is within this distance
 
 
@@ -83,6 +89,7 @@ class RobotDoubles(Node):
         self.declare_parameter("world", True)
         self.declare_parameter("record_file", "")
         self.declare_parameter("robot_state_topic", "robot/state")
+        self.declare_parameter("grasp_offset", 0.1034)
         self._lock = threading.RLock()
         self._scripts = {
             name: Script(self.get_parameter(f"{name}_outcomes").value) for name in ("nav2", "move_group", "gripper")
@@ -91,7 +98,8 @@ class RobotDoubles(Node):
         self._places = load_place_map()
         self._world: World = self._initial_world()
         self._revision = 0
-        self._arm_target: tuple[float, float, float] | None = None
+        self._arm_target: tuple[float, float, float] | None = None  # the fingertips of the last arm goal
+        self._on_handle = False
         group = ReentrantCallbackGroup()
         cancel = lambda _goal: CancelResponse.ACCEPT  # noqa: E731
         self._servers = [
@@ -199,6 +207,14 @@ class RobotDoubles(Node):
             constraints.orientation_constraints[0] if constraints and constraints.orientation_constraints else None
         )
         target = position.constraint_region.primitive_poses[0].position if position else None
+        fingertips = None
+        if target is not None:
+            q = orientation.orientation if orientation else None
+            axis = rotate((q.x, q.y, q.z, q.w), (0.0, 0.0, 1.0)) if q else (0.0, 0.0, -1.0)
+            offset = self.get_parameter("grasp_offset").value
+            fingertips = tuple(c + offset * a for c, a in zip((target.x, target.y, target.z), axis, strict=True))
+        path = request.path_constraints
+        box = path.position_constraints[0].constraint_region if path.position_constraints else None
         outcome = self._outcome("move_group")
         self._record(
             {
@@ -210,6 +226,13 @@ class RobotDoubles(Node):
                 "frame": position.header.frame_id if position else "",
                 "target": [target.x, target.y, target.z] if target else None,
                 "plan_only": handle.request.planning_options.plan_only,
+                "path": {
+                    "box": list(box.primitives[0].dimensions),
+                    "centre": [box.primitive_poses[0].position.x, box.primitive_poses[0].position.y],
+                    "orientations": len(path.orientation_constraints),
+                }
+                if box
+                else None,
                 "outcome": outcome,
             }
         )
@@ -229,7 +252,7 @@ class RobotDoubles(Node):
             handle.abort()
             return result
         with self._lock:
-            self._arm_target = (target.x, target.y, target.z) if target else None
+            self._arm_target = fingertips  # type: ignore[assignment]
         result.error_code.val = MoveItErrorCodes.SUCCESS
         handle.succeed()
         return result
@@ -261,13 +284,25 @@ class RobotDoubles(Node):
         handle.succeed()
         return result
 
+    def _drawer_here(self) -> Place | None:
+        """The robot's place when the scene has a drawer and the place map one there."""
+        place = self._places.place(self._world.robot_at)
+        return place if self._world.has_drawer and place is not None and place.drawer is not None else None
+
     def _grasp(self) -> bool:
-        """Grasp the object under the last arm goal; False when there is none (True without a world)."""
+        """Grasp the object under the last arm goal, or the drawer's handle at it; False when there is none
+        (True without a world)."""
         if not self._publish_world:
             return True
         with self._lock:
             if self._arm_target is None or self._world.holding is not None:
                 return False
+            here = self._drawer_here()
+            if here is not None and here.drawer is not None:
+                handle = here.drawer.handle_at(bool(self._world.drawer_open))
+                if math.dist(self._arm_target, (handle.x, handle.y, handle.z)) <= HANDLE_M:
+                    self._on_handle = True
+                    return True
             x, y, _ = self._arm_target
             under = [obj for obj, pose in self._poses() if math.hypot(pose[0] - x, pose[1] - y) <= GRASP_XY_M]
             skill = f"pick up the {under[0].label}" if under else ""
@@ -281,11 +316,29 @@ class RobotDoubles(Node):
         if not self._publish_world:
             return
         with self._lock:
+            if self._on_handle:
+                self._let_go_of_handle()
             held = self._world.holding
             if held is None:
+                self._publish()
                 return
-            self._world.apply(f"put down the {held.label}")
+            into = f"put the {held.label} in the drawer"
+            self._world.apply(
+                into if self._drawer_here() and self._world.can_apply(into) else f"put down the {held.label}"
+            )
         self._publish()
+
+    def _let_go_of_handle(self) -> None:
+        """The drawer ends open or closed by where the hand let go of its handle."""
+        self._on_handle = False
+        here = self._drawer_here()
+        if here is None or here.drawer is None or self._arm_target is None:
+            return
+        opened, closed = here.drawer.handle_at(True), here.drawer.handle_at(False)
+        hand = self._arm_target
+        now_open = math.dist(hand, (opened.x, opened.y, opened.z)) < math.dist(hand, (closed.x, closed.y, closed.z))
+        if now_open != self._world.drawer_open:
+            self._world.apply("open the drawer" if now_open else "close the drawer")
 
     # -- perception ---------------------------------------------------------------------------------
 
@@ -301,10 +354,11 @@ class RobotDoubles(Node):
                 poses.append((obj, (robot.x, robot.y, 1.0)))
                 continue
             index = seen[place.name] = seen.get(place.name, -1) + 1
-            if place.surface is None:
+            spot = place.surface or (place.drawer.interior if place.drawer else None)
+            if spot is None:
                 poses.append((obj, (place.base.x, place.base.y, height / 2)))
                 continue
-            poses.append((obj, (place.surface.x + SPREAD_M * index, place.surface.y, place.surface.z + height / 2)))
+            poses.append((obj, (spot.x + SPREAD_M * index, spot.y, spot.z + height / 2)))
         return poses
 
     def _publish(self) -> None:

@@ -1,5 +1,5 @@
 """The ROS-free core of the robot executors (robot_motion): the place map, navigation targets, pick and
-place motions, the grasp check and the Nav2/MoveIt error messages."""
+place motions, the drawer motions, the grasp check and the Nav2/MoveIt error messages."""
 
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ import pytest
 
 from kitchen_domain import Kitchen
 from kitchen_domain.skill import Skill
+from robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
 from robot_motion.error_codes import moveit_failure, nav2_failure
-from robot_motion.geometry import Pose
+from robot_motion.geometry import Pose, rotate
 from robot_motion.manipulation import (
     PANDA_STOW,
     ArmMove,
     ArmSettings,
     GripperMove,
     JointMove,
+    LinearMove,
     grasp_failure,
     pick_motion,
     place_motion,
@@ -156,3 +158,56 @@ def test_error_codes_become_clear_messages() -> None:
 
 def test_top_down_grasp_is_a_unit_quaternion() -> None:
     assert math.isclose(sum(c * c for c in ArmSettings().grasp_orientation), 1.0)
+
+
+def test_the_drawer_of_the_robot_map_matches_the_physics_kitchens_cabinet() -> None:
+    """The handle and interior of config/robot_map.yaml where config/physics_kitchen.yaml builds them: the
+    cabinet at the drawers' point (3.0, -0.5) faces -y, its drawer slides 0.3 m towards +y."""
+    drawer = load_place_map().place("drawers").drawer
+    assert drawer is not None and drawer.travel == 0.3
+    assert drawer.direction == pytest.approx((0.0, 1.0, 0.0), abs=1e-5)
+    assert drawer.handle_at(True).y == pytest.approx(drawer.handle.y + 0.3)
+    assert drawer.handle_at(False) == drawer.handle
+
+
+def test_the_hand_faces_the_handle_with_its_fingers_vertical() -> None:
+    drawer = load_place_map().place("drawers").drawer
+    q = handle_orientation(drawer, 0.0)
+    assert math.isclose(sum(c * c for c in q), 1.0)
+    assert rotate(q, (0.0, 0.0, 1.0)) == pytest.approx((0.0, -1.0, 0.0), abs=1e-5)  # into the cabinet
+    assert rotate(q, (0.0, 1.0, 0.0)) == pytest.approx((0.0, 0.0, 1.0), abs=1e-5)  # fingers close vertically
+    turned = handle_orientation(drawer, math.pi / 2)  # a vertical bar: fingers close horizontally
+    assert rotate(turned, (0.0, 0.0, 1.0)) == pytest.approx((0.0, -1.0, 0.0), abs=1e-5)
+    assert rotate(turned, (0.0, 1.0, 0.0))[2] == pytest.approx(0.0, abs=1e-5)
+
+
+def test_drawer_motions_open_close_and_put_in(kitchen: Kitchen) -> None:
+    world = kitchen.world({"robot": {"at": "drawers", "holding": None}, "objects": [], "drawer": {"open": False}})
+    drawer, arm, settings = load_place_map().place("drawers").drawer, ArmSettings(), DrawerSettings(pull_steps=2)
+    opening = drawer_skill_motion(world.skill("open the drawer"), drawer, 0.12, arm, settings)
+    pulls = [m for m in opening if isinstance(m, LinearMove)]
+    assert [m.phase for m in pulls] == ["pull 1/2", "pull 2/2"]
+    assert pulls[0].start.y == pytest.approx(drawer.handle.y + arm.grasp_offset, abs=1e-6)
+    assert pulls[-1].pose.y - pulls[0].start.y == pytest.approx(drawer.travel, abs=1e-6)
+    assert [m.phase for m in opening if isinstance(m, GripperMove) and m.grasp] == ["close on handle"]
+    closing = drawer_skill_motion(world.skill("close the drawer"), drawer, 0.12, arm, settings)
+    pushes = [m for m in closing if isinstance(m, LinearMove)]
+    assert pushes[0].start.y == pytest.approx(drawer.handle.y + arm.grasp_offset + drawer.travel, abs=1e-6)
+    assert pushes[-1].pose.y == pytest.approx(drawer.handle.y + arm.grasp_offset, abs=1e-6)
+    putting = drawer_skill_motion(world.skill("put the coke in the drawer"), drawer, 0.12, arm, settings)
+    assert putting == place_motion(drawer.interior, 0.12, arm)
+    with pytest.raises(MotionError, match="not a drawer skill"):
+        drawer_action(world.skill("pick up the coke"))
+
+
+def test_a_bad_drawer_entry_lists_its_problems(tmp_path: Path) -> None:
+    path = tmp_path / "map.yaml"
+    path.write_text(
+        "places:\n  drawers:\n    base: {x: 3, y: 0, yaw: 0}\n"
+        "    drawer: {handle: {x: 3, y: 0}, open_yaw: 1.57, travel: -0.3}\n"
+    )
+    with pytest.raises(PlaceMapError) as error:
+        load_place_map(path)
+    text = str(error.value)
+    assert "places.drawers.drawer.handle.z" in text and "places.drawers.drawer.interior" in text
+    assert "places.drawers.drawer.travel" in text and "must be positive" in text

@@ -6,27 +6,27 @@ SayCan plans with its model replayed from a recording made offline (test/replaye
 person's approval (require_confirmation, as on a robot) comes from this test's ConfirmPlan service.
 MoveIt fails the first pick's approach with PLANNING_FAILED: the step fails with that reason and the
 planner re-plans from the unchanged state (same prompt, so the same recorded answer), picks again and
-finishes; the coke ends at the user in the doubles' world. ``llm-planner up --robot`` brings up the same
+finishes; the coke ends at the user in the doubles' world. With the coke in the closed drawer, the plan
+opens the drawer (the moveit backend's drawer skill) first. ``llm-planner up --robot`` brings up the same
 graph for ``llm-planner run``.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
 import yaml
 from action_msgs.msg import GoalStatus
+from kitchen.graph_helpers import WorldWatcher
 from replayed_planner_graph import execute_instruction, record_plan, wait_for_affordance_state
 from ros_harness import RosGraph, wait_until
 from saycan_quality.saycan_doubles import PreferringModel
 
-from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
+from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.bringup import ROBOT_GRAPH
 from llm_planner_ros.processes import entry_point
-from llm_planner_ros.ros.topics import SCENE_TOPIC, STATE_QOS
 
 from .robot_graph import records, start_doubles
 
@@ -41,6 +41,13 @@ INITIAL = {
     ],
 }
 PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
+DRAWER_INSTRUCTION = "Bring me the coke from the drawer."
+DRAWER_INITIAL = {
+    "robot": {"at": "drawers", "holding": None},
+    "objects": [{"id": "coke_1", "label": "coke", "at": "drawer"}],
+    "drawer": {"open": False},
+}
+DRAWER_PLAN = ["open the drawer", "pick up the coke", "bring it to you", "put down the coke", "done"]
 
 
 @pytest.fixture(scope="module")
@@ -49,34 +56,18 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return record_plan(path, "saycan", PreferringModel(PLAN), INSTRUCTION, INITIAL)
 
 
+@pytest.fixture(scope="module")
+def drawer_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("replay") / "saycan_drawer.jsonl"
+    return record_plan(path, "saycan", PreferringModel(DRAWER_PLAN), DRAWER_INSTRUCTION, DRAWER_INITIAL)
+
+
 def test_the_robot_graph_executes_an_instruction_and_replans_after_a_failed_pick(
     ros_graph: RosGraph, tmp_path: Path, recording: Path
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, INITIAL, move_group_outcomes="success,plan_fail,success")
-    approvals: list[str] = []
-
-    def approve(request: ConfirmPlan.Request, response: ConfirmPlan.Response) -> ConfirmPlan.Response:
-        approvals.append(request.steps[0].skill)
-        response.approved = True
-        return response
-
-    ros_graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", approve)
-    where: dict[str, str] = {}
-    lock = threading.Lock()
-
-    def on_objects(msg: SceneObjectArray) -> None:
-        with lock:
-            where.update({obj.id: obj.location for obj in msg.objects})
-
-    ros_graph.node.create_subscription(SceneObjectArray, SCENE_TOPIC, on_objects, STATE_QOS)
-    replay = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording), "planner": "saycan"}
-    for spec in ROBOT_GRAPH:
-        if spec.executable == "llm_service_node":
-            continue  # the planner replays the recording in-process
-        params = replay if spec.executable == "planner_node" else {}
-        ros_graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
-    ros_graph.ping("planner")
-    wait_for_affordance_state(ros_graph)
+    watcher = WorldWatcher(ros_graph)
+    approvals = start_robot_graph(ros_graph, recording)
 
     response = execute_instruction(ros_graph, INSTRUCTION)
     steps = [(step.skill, step.status) for step in response.result.executed]
@@ -94,12 +85,47 @@ def test_the_robot_graph_executes_an_instruction_and_replans_after_a_failed_pick
     assert "stopped at 'approach'" in failure and "PLANNING_FAILED" in failure, failure
     assert approvals[:3] == ["find a coke", "pick up the coke", "pick up the coke"]
     assert [goal["outcome"] for goal in records(record, "nav2")] == ["success", "success"]
+    watcher.wait_for(lambda w: w.location_of("coke_1") == "user", "the coke put down at the user", 10.0)
 
-    def coke_location() -> str | None:
-        with lock:
-            return where.get("coke_1")
 
-    wait_until(lambda: coke_location() == "user", 10.0, "the coke put down at the user")
+def test_the_robot_graph_opens_the_drawer_for_an_instruction_that_needs_it(
+    ros_graph: RosGraph, tmp_path: Path, drawer_recording: Path
+) -> None:
+    """The coke is in the closed drawer: the arm opens it by its handle (the moveit backend's drawer
+    skill), picks the coke out of it and the robot brings it to the user."""
+    _, record = start_doubles(ros_graph, tmp_path, DRAWER_INITIAL)
+    watcher = WorldWatcher(ros_graph)
+    start_robot_graph(ros_graph, drawer_recording)
+    response = execute_instruction(ros_graph, DRAWER_INSTRUCTION)
+    steps = [(step.skill, step.status) for step in response.result.executed]
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, (response.result.message, steps)
+    assert [skill for skill, _ in steps] == DRAWER_PLAN
+    assert {status for _, status in steps} == {PlanStep.STATUS_SUCCEEDED}
+    phases = [m["phase"] for m in records(record, "move_group")]
+    assert phases[:6] == ["pre-grasp handle", "approach handle", "pull 1/3", "pull 2/3", "pull 3/3", "retreat"]
+    watcher.wait_for(lambda w: w.location_of("coke_1") == "user", "the coke from the drawer at the user", 10.0)
+
+
+def start_robot_graph(ros_graph: RosGraph, recording: Path) -> list[str]:
+    """The robot graph with SayCan replaying ``recording`` in-process, every step approved by this test's
+    ConfirmPlan service; returns the approved skills (filled as the planner asks)."""
+    approvals: list[str] = []
+
+    def approve(request: ConfirmPlan.Request, response: ConfirmPlan.Response) -> ConfirmPlan.Response:
+        approvals.append(request.steps[0].skill)
+        response.approved = True
+        return response
+
+    ros_graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", approve)
+    replay = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording), "planner": "saycan"}
+    for spec in ROBOT_GRAPH:
+        if spec.executable == "llm_service_node":
+            continue  # the planner replays the recording in-process
+        params = replay if spec.executable == "planner_node" else {}
+        ros_graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
+    ros_graph.ping("planner")
+    wait_for_affordance_state(ros_graph)
+    return approvals
 
 
 def test_llm_planner_up_robot_runs_the_robot_graph_for_llm_planner_run(
