@@ -51,6 +51,9 @@ class LLMConfig:
     threads: int = _option(0, "hf: torch CPU threads, 0 = every CPU this process may use")
     seed: int = _option(0, "hf: seed of the sampling generator")
     context_window: int = _option(0, "hf: context window in tokens, 0 = the model's max_position_embeddings")
+    cache_slots: int = _option(
+        4, "hf: prompts whose K/V cache is kept between calls (one per robot sharing the model; 1 = batch robots)"
+    )
     cache_dir: str = _option("", "hf: cache of converted GGUF weights, empty = $XDG_CACHE_HOME/llm_planner_ros")
     adapter: str = _option(
         AUTO_ADAPTER,
@@ -137,6 +140,8 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
     from llm_planner_ros.llm.hf import HFLanguageModel
     from llm_planner_ros.llm.hf_loading import load_causal_lm
 
+    if settings.cache_slots < 1:
+        raise ModelLoadError(f"cache_slots must be at least 1, got {settings.cache_slots}")
     cache_dir = Path(settings.cache_dir).expanduser() if settings.cache_dir else None
     loaded = load_causal_lm(settings.model, settings.device, settings.threads, cache_dir, report)
     name = loaded.name
@@ -146,7 +151,14 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
 
         report(f"merged the adapter {adapter} into {merge_adapter(loaded.model, adapter, loaded.name)} layers")
         name = f"{loaded.name}+{adapter.stem}"
-    return HFLanguageModel(loaded.model, loaded.tokenizer, name, settings.context_window or None, settings.seed)
+    return HFLanguageModel(
+        loaded.model,
+        loaded.tokenizer,
+        name,
+        settings.context_window or None,
+        settings.seed,
+        cache_slots=settings.cache_slots,
+    )
 
 
 def adapter_file(settings: LLMConfig) -> Path | None:

@@ -1,8 +1,10 @@
 """The ``hf`` backend: a local Hugging Face causal LM, scored and sampled in this process.
 
 Scoring shares the prompt's K/V cache across candidates and across calls (``prefix_scorer``);
-sampling runs as branches of the same cache (``sampling``). One lock serialises calls, because the
-cache is state shared by both. Loading (folders, GGUF, the embedded default) is ``hf_loading``.
+sampling runs as branches of the same cache (``sampling``). The cache keeps ``cache_slots`` prompts,
+so clients with different prompts (several robots) each find theirs cached (``tree_cache``). One lock
+serialises calls, because the cache is state shared by all of them. Loading (folders, GGUF, the
+embedded default) is ``hf_loading``.
 """
 
 from __future__ import annotations
@@ -31,9 +33,12 @@ class HFLanguageModel(LanguageModel):
     """A loaded causal LM (float32, eval mode) with its fast tokenizer.
 
     ``context_window`` defaults to the model's ``max_position_embeddings``; ``seed`` seeds sampling, so
-    the same sequence of calls gives the same samples. ``score_batch_tokens`` and
-    ``sample_batch_tokens`` bound the tokens of one scoring forward and of one batch of samples (the
-    memory of a call; ``prefix_scorer``, ``sampling``).
+    the same sequence of calls gives the same samples. ``cache_slots``: prompts whose K/V are kept
+    between calls (``tree_cache``); with more than one, ranked requests with different prompts run
+    one after the other, each continuing its own cached prompt, instead of in shared forwards that
+    recompute every prompt's tail (the better trade on a CPU; 1 batches them, which suits a GPU).
+    ``score_batch_tokens`` and ``sample_batch_tokens`` bound the tokens of one scoring forward and of
+    one batch of samples (the memory of a call; ``prefix_scorer``, ``sampling``).
     """
 
     def __init__(
@@ -45,13 +50,14 @@ class HFLanguageModel(LanguageModel):
         seed: int = 0,
         score_batch_tokens: int = SCORE_BATCH_TOKENS,
         sample_batch_tokens: int = SAMPLE_BATCH_TOKENS,
+        cache_slots: int = 1,
     ) -> None:
         self._name = name
         self._lock = threading.Lock()
         window = context_window or getattr(model.config, "max_position_embeddings", None)
         if not window:
             raise ValueError(f"{name} does not state its context window: pass context_window")
-        self._cache = TreeKVCache(model.eval(), int(window))
+        self._cache = TreeKVCache(model.eval(), int(window), cache_slots)
         self._scorer = PrefixSharingScorer(self._cache, tokenizer, score_batch_tokens)
         self._ranked = RankedScorer(self._cache, tokenizer, score_batch_tokens)
         generator = torch.Generator().manual_seed(seed)
@@ -67,6 +73,11 @@ class HFLanguageModel(LanguageModel):
     def context_window(self) -> int:
         return self._cache.context_window
 
+    @property
+    def cached_prompts(self) -> int:
+        """How many prompts' K/V the cache holds now (at most ``cache_slots``)."""
+        return self._cache.slots_used
+
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         check_score_request(prompt, completions)
         with self._lock:
@@ -80,8 +91,17 @@ class HFLanguageModel(LanguageModel):
             check_rank_request(request)
         if not requests:
             return []
+        if self._cache.slots == 1:
+            with self._lock:
+                return self._ranked.rank(requests)
+        by_prompt: dict[str, list[int]] = {}
+        for index, request in enumerate(requests):
+            by_prompt.setdefault(request.prompt, []).append(index)
+        answers: dict[int, RankedScores] = {}
         with self._lock:
-            return self._ranked.rank(requests)
+            for indices in by_prompt.values():
+                answers.update(zip(indices, self._ranked.rank([requests[i] for i in indices]), strict=True))
+        return [answers[index] for index in range(len(requests))]
 
     def generate(
         self,
