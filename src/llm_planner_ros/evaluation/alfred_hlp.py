@@ -7,6 +7,12 @@ one greedy generation) writes a plan from the instruction of the chosen variant;
 correct when the normalized plan equals the normalized gold ``action_sequence`` exactly (LLM-Planner,
 arXiv 2212.04088, section 5.2, "HLP ACC", static).
 The training examples are shown in the same normalized vocabulary (llm_planner_ros.evaluation.alfred_plans).
+The data default to the repository's copy in ``benchmarks/alfred_hlp/`` (its PROVENANCE.md).
+
+``--grammar`` constrains the plan line (evaluation.alfred_grammar): ``none`` is the paper's free
+generation; ``alfred`` allows ALFRED's actions on any of ALFRED's 108 object types (``--objects``), which
+uses nothing of the task; ``episode`` allows only the objects of the task's gold plan, an oracle object
+list (what a perfect detector that sees exactly the task's objects would give), an upper bound.
 
 Prints accuracy, LLM calls per task and wall time (overall and per task type); ``--json`` writes them
 with every task's instruction, gold, prediction and raw generation, ``accuracy`` at the top level.
@@ -28,6 +34,12 @@ from llm_planner_ros.planning.llm_planner.prompt import PlanExample
 
 if TYPE_CHECKING:
     from llm_planner_ros.planning.llm_planner.planner import PlanGenerator
+
+DATA_DIR = Path("benchmarks/alfred_hlp")
+DEFAULT_DATA = DATA_DIR / "refined_valid_seen_commands.json"
+DEFAULT_EXAMPLES = DATA_DIR / "llm_planner_knn_set.json"
+DEFAULT_OBJECTS = DATA_DIR / "alfred_objects.txt"
+GRAMMARS = ("none", "alfred", "episode")
 
 # Variant name -> field of the refined-commands file holding that instruction.
 VARIANTS = {
@@ -51,8 +63,20 @@ class AlfredTask:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", required=True, type=Path, help="refined-commands JSON (tasks with gold plans)")
-    parser.add_argument("--examples", required=True, type=Path, help="LLM-Planner training set JSON (retrieval pool)")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="refined-commands JSON (tasks with gold plans)")
+    parser.add_argument(
+        "--examples", type=Path, default=DEFAULT_EXAMPLES, help="LLM-Planner training set JSON (retrieval pool)"
+    )
+    parser.add_argument(
+        "--grammar",
+        choices=GRAMMARS,
+        default="none",
+        help="constrain the plan line: none (free text), alfred (every ALFRED object type), "
+        "episode (the objects of the task's gold plan: an oracle)",
+    )
+    parser.add_argument(
+        "--objects", type=Path, default=DEFAULT_OBJECTS, help="ALFRED object types, one a line (--grammar alfred)"
+    )
     parser.add_argument("--variant", choices=sorted(VARIANTS), default="refined", help="which instruction to plan from")
     parser.add_argument("--k", type=int, default=9, help="in-context examples retrieved per task (paper: 9)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N tasks (0: all)")
@@ -123,6 +147,8 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from kitchen_domain.paths import repo_path
+    from llm_planner_ros.evaluation.alfred_grammar import load_object_types
     from llm_planner_ros.evaluation.alfred_plans import ACTIONS
     from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
@@ -131,9 +157,11 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
     from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
 
+    args.data, args.examples = repo_path(args.data), repo_path(args.examples)
     tasks = load_tasks(args.data, args.variant)
     tasks = tasks[: args.limit] if args.limit > 0 else tasks
     examples = load_examples(args.examples)
+    object_types = load_object_types(repo_path(args.objects)) if args.grammar == "alfred" else []
     options = GenerationOptions(examples=args.k, max_tokens=args.max_tokens, logit_bias=args.logit_bias)
     llm_config = {"backend": "hf", **parse_key_values(args.llm)}
     loading = time.perf_counter()
@@ -149,6 +177,7 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
         "k": args.k,
         "max_tokens": args.max_tokens,
         "logit_bias": args.logit_bias,
+        "grammar": args.grammar,
         "llm": llm_config,
         "model": model.name,
         "load_seconds": round(time.perf_counter() - loading, 3),
@@ -164,14 +193,27 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     with Progress(*columns, console=console) as progress:
         bar = progress.add_task(f"alfred-hlp {args.variant}", total=len(tasks))
         for task in tasks:
-            results.append(_plan_task(task, generator, ACTIONS))
+            results.append(_plan_task(task, generator, ACTIONS, _grammar_for(task, args.grammar, object_types)))
             if args.json:  # long runs on shared machines get cut: keep what is done so far
                 _write(args.json, report(finished=False))
             progress.advance(bar)
     return report(finished=True)
 
 
-def _plan_task(task: AlfredTask, generator: PlanGenerator, actions: Sequence[str]) -> dict[str, Any]:
+def _grammar_for(task: AlfredTask, mode: str, object_types: Sequence[str]) -> str | None:
+    """The plan grammar of ``mode`` for ``task`` (module docstring), None for free generation."""
+    from llm_planner_ros.evaluation.alfred_grammar import alfred_plan_grammar
+
+    if mode == "none":
+        return None
+    if mode == "alfred":
+        return alfred_plan_grammar(object_types)
+    return alfred_plan_grammar(name for step in task.gold for name in step.arguments)
+
+
+def _plan_task(
+    task: AlfredTask, generator: PlanGenerator, actions: Sequence[str], grammar: str | None = None
+) -> dict[str, Any]:
     """One task's result: gold, prediction, raw generation, correctness, seconds (and the error, if any)."""
     from llm_planner_ros.llm.base import LLMError
 
@@ -183,7 +225,7 @@ def _plan_task(task: AlfredTask, generator: PlanGenerator, actions: Sequence[str
         "gold": render_plan(task.gold),
     }
     try:
-        generated = generator.generate(task.instruction, actions)
+        generated = generator.generate(task.instruction, actions, grammar=grammar)
     except LLMError as error:  # one bad request (say, a prompt over the context window) fails one task
         result.update(predicted="", generated="", correct=False, error=str(error))
     else:
@@ -201,7 +243,8 @@ def _print_summary(report: dict[str, Any], data_name: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"ALFRED-HLP static plan accuracy ({report['variant']}, {data_name}, {report['model']})")
+    title = f"ALFRED-HLP static plan accuracy ({report['variant']}, grammar {report['grammar']}, {data_name}, "
+    table = Table(title=f"{title}{report['model']})")
     for column in ("task type", "tasks", "correct", "accuracy"):
         table.add_column(column, justify="left" if column == "task type" else "right")
     for task_type, row in report["by_task_type"].items():
