@@ -19,7 +19,7 @@ from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from value_functions.analytic import world_of
 from value_functions.features import LEARNED_FAMILIES, Featurizer
-from value_functions.network import REBUILD, FamilyNetwork, WeightFileError, load_value_functions
+from value_functions.network import REBUILD, FamilyEnsemble, WeightFileError, load_value_functions
 from value_functions.observation import Observation
 
 DEFAULT_WEIGHTS = Path("data/value_functions/value_functions.npz")
@@ -31,7 +31,7 @@ class LearnedAffordance:
     def __init__(self, weights: str | Path, kitchen: Kitchen, calibration: Calibration | None = None) -> None:
         self.kitchen = kitchen
         self.featurizer = Featurizer(kitchen.config)
-        self.networks: dict[str, FamilyNetwork]
+        self.networks: dict[str, FamilyEnsemble]
         self.networks, self.meta = load_value_functions(weights, self.featurizer)
         missing = [f for f in LEARNED_FAMILIES if f not in self.networks]
         if missing:

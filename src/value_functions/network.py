@@ -1,11 +1,11 @@
-"""The value-function networks as plain arrays: a small MLP per family, its weight file, and a batched
-numpy forward pass (so a server needs no torch; ``training`` fits them with torch).
+"""The value-function networks as plain arrays: per family an ensemble of small MLPs, its weight file,
+and a batched numpy forward pass (so a server needs no torch; ``training`` fits them with torch).
 
-A weight file is one ``.npz`` (``np.load`` with ``allow_pickle=False``): for each family ``<family>/W0``,
-``<family>/b0``, ... (layer weights), ``<family>/mean`` and ``<family>/std`` (input standardisation), and
-``meta``: JSON with the format, ``feature_version``, each family's feature names and the training
-record. ``load_value_functions`` refuses a file whose format, feature version or feature names differ
-from the code's, with the command that rebuilds it.
+A weight file is one ``.npz`` (``np.load`` with ``allow_pickle=False``): for each family and member k
+``<family>/<k>/W0``, ``<family>/<k>/b0``, ... (layer weights), ``<family>/<k>/mean`` and
+``<family>/<k>/std`` (input standardisation), and ``meta``: JSON with the format, ``feature_version``,
+each family's feature names and the training record. ``load_value_functions`` refuses a file whose
+format, feature version or feature names differ from the code's, with the command that rebuilds it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from value_functions.features import FEATURE_VERSION, Featurizer
 
-FORMAT = "llm_planner_ros.value_functions/1"
+FORMAT = "llm_planner_ros.value_functions/2"
 REBUILD = "rebuild it with `python -m value_functions.training` (docs/value_functions.md)"
 
 
@@ -45,13 +45,26 @@ class FamilyNetwork:
         return 1.0 / (1.0 + np.exp(-hidden[:, 0]))
 
 
-def save_value_functions(path: Path, networks: dict[str, FamilyNetwork], featurizer: Featurizer, record: Any) -> None:
+@dataclass(frozen=True)
+class FamilyEnsemble:
+    """A family's MLPs fitted from different seeds; its probability is their mean. Averaging removes
+    part of each network's variance, which lowers the Brier score (docs/value_functions.md)."""
+
+    members: tuple[FamilyNetwork, ...]
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        return np.mean([member.probabilities(features) for member in self.members], axis=0)
+
+
+def save_value_functions(path: Path, networks: dict[str, FamilyEnsemble], featurizer: Featurizer, record: Any) -> None:
     arrays: dict[str, np.ndarray] = {}
-    for family, network in networks.items():
-        for index, (weight, bias) in enumerate(zip(network.weights, network.biases, strict=True)):
-            arrays[f"{family}/W{index}"] = weight
-            arrays[f"{family}/b{index}"] = bias
-        arrays[f"{family}/mean"], arrays[f"{family}/std"] = network.mean, network.std
+    for family, ensemble in networks.items():
+        for k, network in enumerate(ensemble.members):
+            prefix = f"{family}/{k}"
+            for index, (weight, bias) in enumerate(zip(network.weights, network.biases, strict=True)):
+                arrays[f"{prefix}/W{index}"] = weight
+                arrays[f"{prefix}/b{index}"] = bias
+            arrays[f"{prefix}/mean"], arrays[f"{prefix}/std"] = network.mean, network.std
     meta = {
         "format": FORMAT,
         "feature_version": FEATURE_VERSION,
@@ -64,7 +77,7 @@ def save_value_functions(path: Path, networks: dict[str, FamilyNetwork], featuri
         np.savez(file, **arrays)
 
 
-def load_value_functions(path: str | Path, featurizer: Featurizer) -> tuple[dict[str, FamilyNetwork], dict[str, Any]]:
+def load_value_functions(path: str | Path, featurizer: Featurizer) -> tuple[dict[str, FamilyEnsemble], dict[str, Any]]:
     """The networks of a weight file and its metadata; WeightFileError when it cannot serve ``featurizer``."""
     path = Path(path)
     if not path.is_file():
@@ -89,14 +102,22 @@ def load_value_functions(path: str | Path, featurizer: Featurizer) -> tuple[dict
                 f"{path}: the {family} network was trained on {len(names)} features, this kitchen has "
                 f"{len(expected)} (differing: {', '.join(differing)}); {REBUILD} for this world file"
             )
-        layers = sum(1 for name in arrays if name.startswith(f"{family}/W"))
-        network = FamilyNetwork(
-            tuple(arrays[f"{family}/W{i}"] for i in range(layers)),
-            tuple(arrays[f"{family}/b{i}"] for i in range(layers)),
-            arrays[f"{family}/mean"],
-            arrays[f"{family}/std"],
-        )
-        if layers == 0 or network.weights[0].shape[0] != len(expected):
-            raise WeightFileError(f"{path}: the {family} network's input width does not match its features: {REBUILD}")
-        networks[family] = network
+        members = []
+        for k in range(sum(1 for name in arrays if name.startswith(f"{family}/") and name.endswith("/mean"))):
+            prefix = f"{family}/{k}"
+            layers = sum(1 for name in arrays if name.startswith(f"{prefix}/W"))
+            network = FamilyNetwork(
+                tuple(arrays[f"{prefix}/W{i}"] for i in range(layers)),
+                tuple(arrays[f"{prefix}/b{i}"] for i in range(layers)),
+                arrays[f"{prefix}/mean"],
+                arrays[f"{prefix}/std"],
+            )
+            if layers == 0 or network.weights[0].shape[0] != len(expected):
+                raise WeightFileError(
+                    f"{path}: the {family} network's input width does not match its features: {REBUILD}"
+                )
+            members.append(network)
+        if not members:
+            raise WeightFileError(f"{path}: no {family} network in the file: {REBUILD}")
+        networks[family] = FamilyEnsemble(tuple(members))
     return networks, meta

@@ -1,9 +1,11 @@
 """Fits the per-family value-function MLPs on collector rollouts, with a fixed held-out split.
 
 Each rollout falls in ``train``, ``val`` (early stopping) or ``test`` (only the bench reads it) by a
-hash of its (seed, index), so a rollout keeps its split as a file grows or is resumed. Training is
-staged by family: after each family the weight file is written, and ``--resume`` keeps the families
-already in it that were trained on the same number of rollouts.
+hash of its (seed, index), so a rollout keeps its split as a file grows or is resumed. Each family is
+an ensemble of ``--members`` networks fitted from seeds ``seed``, ``seed + 1``, ...; their mean has a
+lower Brier score than any one of them (docs/value_functions.md). Training is staged by family:
+after each family the weight file is written, and ``--resume`` keeps the families already in it that
+were trained on the same number of rollouts and members.
 
     nice -n 10 python -m value_functions.training --rollouts data/value_functions/rollouts.jsonl \
         data/value_functions/rollouts_seed1.jsonl --out data/value_functions/value_functions.npz --seed 0
@@ -24,7 +26,13 @@ from kitchen_domain.kitchen import load_kitchen
 from value_functions.collector import Rollout, load_rollouts
 from value_functions.features import LEARNED_FAMILIES, Featurizer
 from value_functions.metrics import brier, roc_auc
-from value_functions.network import FamilyNetwork, WeightFileError, load_value_functions, save_value_functions
+from value_functions.network import (
+    FamilyEnsemble,
+    FamilyNetwork,
+    WeightFileError,
+    load_value_functions,
+    save_value_functions,
+)
 
 SPLIT_SALT = 0x5A1C
 TEST_FRACTION = 0.2
@@ -100,10 +108,20 @@ def fit(
         mean.astype(np.float32),
         std,
     )
-    val_p = network.probabilities(val[0])
-    return network, {
-        "best_epoch": best[1],
-        "val_loss": round(best[0], 4),
+    return network, {"best_epoch": best[1], "val_loss": round(best[0], 4)}
+
+
+def fit_ensemble(
+    train: tuple[np.ndarray, np.ndarray], val: tuple[np.ndarray, np.ndarray], seed: int, members: int, label: str
+) -> tuple[FamilyEnsemble, dict[str, object]]:
+    """``members`` networks from seeds ``seed``, ``seed + 1``, ...; the summary has each member's best
+    epoch and the ensemble's validation ROC-AUC and Brier score."""
+    fitted = [fit(train, val, seed + k, f"{label} member {k}") for k in range(members)]
+    ensemble = FamilyEnsemble(tuple(network for network, _ in fitted))
+    val_p = ensemble.probabilities(val[0])
+    return ensemble, {
+        "members": members,
+        "best_epochs": [summary["best_epoch"] for _, summary in fitted],
         "val_roc_auc": round(roc_auc(val[1], val_p) or float("nan"), 4),
         "val_brier": round(brier(val[1], val_p), 4),
     }
@@ -114,17 +132,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rollouts", type=Path, nargs="+", required=True, help="collector JSONL files")
     parser.add_argument("--out", type=Path, required=True, help="weight file (.npz) to write")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--members", type=int, default=5, help="networks per family (their mean is served)")
     parser.add_argument("--resume", action="store_true", help="keep families already trained on the same data")
     args = parser.parse_args(argv)
     kitchen = load_kitchen()
     featurizer = Featurizer(kitchen.config)
     rollouts = [r for path in args.rollouts for r in load_rollouts(path)]
-    networks: dict[str, FamilyNetwork] = {}
+    networks: dict[str, FamilyEnsemble] = {}
     record: dict[str, object] = {
         "command": "python -m value_functions.training " + " ".join(sys.argv[1:] if argv is None else argv),
         "rollout_files": [p.name for p in args.rollouts],
         "seed": args.seed,
         "hidden": list(HIDDEN),
+        "members": args.members,
         "families": {},
     }
     if args.resume and args.out.exists():
@@ -138,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         train = family_arrays(rollouts, featurizer, family, "train")
         val = family_arrays(rollouts, featurizer, family, "val")
         done = record["families"].get(family, {})  # type: ignore[attr-defined]
-        if family in networks and done.get("train") == len(train[1]):
+        if family in networks and done.get("train") == len(train[1]) and done.get("members") == args.members:
             print(f"training {family}: kept from {args.out} ({len(train[1])} train rollouts)", flush=True)
             continue
         if len(train[1]) < 20 or len(set(val[1].tolist())) < 2:
@@ -148,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"training {family}: {len(train[1])} train, {len(val[1])} val rollouts, {train[1].mean():.2f} succeed",
             flush=True,
         )
-        networks[family], summary = fit(train, val, args.seed, family)
+        networks[family], summary = fit_ensemble(train, val, args.seed, args.members, family)
         summary.update(train=len(train[1]), val=len(val[1]), seconds=round(time.perf_counter() - started, 1))
         record["families"][family] = summary  # type: ignore[index]
         print(f"training {family}: {summary}", flush=True)

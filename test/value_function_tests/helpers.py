@@ -8,22 +8,30 @@ import numpy as np
 
 from kitchen_domain import Kitchen
 from value_functions.features import LEARNED_FAMILIES, Featurizer
-from value_functions.network import FamilyNetwork, save_value_functions
+from value_functions.network import FamilyEnsemble, FamilyNetwork, save_value_functions
 from value_functions.observation import Observation, PerceivedObject
 
 
-def random_weights(path: Path, kitchen: Kitchen, seed: int = 0, families: tuple[str, ...] = LEARNED_FAMILIES) -> Path:
-    """A weight file of one 8-unit hidden layer per family with random weights (mechanics, not quality)."""
+def random_weights(
+    path: Path, kitchen: Kitchen, seed: int = 0, families: tuple[str, ...] = LEARNED_FAMILIES, members: int = 2
+) -> Path:
+    """A weight file of ``members`` networks per family, each one 8-unit hidden layer with random
+    weights (mechanics, not quality)."""
     rng = np.random.default_rng(seed)
     featurizer = Featurizer(kitchen.config)
     networks = {}
     for family in families:
         width = len(featurizer.names(family))
-        networks[family] = FamilyNetwork(
-            (rng.normal(size=(width, 8)).astype(np.float32), rng.normal(size=(8, 1)).astype(np.float32)),
-            (np.zeros(8, np.float32), np.zeros(1, np.float32)),
-            np.zeros(width, np.float32),
-            np.ones(width, np.float32),
+        networks[family] = FamilyEnsemble(
+            tuple(
+                FamilyNetwork(
+                    (rng.normal(size=(width, 8)).astype(np.float32), rng.normal(size=(8, 1)).astype(np.float32)),
+                    (np.zeros(8, np.float32), np.zeros(1, np.float32)),
+                    np.zeros(width, np.float32),
+                    np.ones(width, np.float32),
+                )
+                for _ in range(members)
+            )
         )
     save_value_functions(path, networks, featurizer, {"test": True})
     return path

@@ -17,4 +17,5 @@ BENCHMARKS: dict[str, str] = {
     "perception": "llm_planner_ros.evaluation.perception_bench",
     "babyai": "llm_planner_ros.evaluation.babyai_bench",
     "value-functions": "llm_planner_ros.evaluation.value_function_bench",
+    "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",
 }

@@ -33,7 +33,12 @@ paper's method is what ``SayCanOptions()`` runs; config/planners.yaml switches t
   paper caps the affordance of skills whose effect already holds (appendix D.2); this extends the cap
   to effects the plan already had and undid ("put down the coke" right after "pick up the coke"), which
   a greedy planner otherwise repeats forever. A shortest plan never revisits a state, so the cap never
-  removes a step some shortest plan needs.
+  removes a step some shortest plan needs;
+- ``llm_temperature``: ranks by p_LLM^(1/T) x affordance (a temperature T on the log-probabilities; 1
+  is the paper's product). The adapted model's first choice leads its second by many nats (a median
+  7.6 on generated tasks), so with T = 1 an affordance overturns it only near 0; T is fitted on
+  generated tasks (``training.saycan_temperature``, docs/value_functions.md). Normalising p_LLM over
+  the skills (a softmax) divides every skill by the same sum and changes no decision.
 """
 
 from __future__ import annotations
@@ -65,9 +70,10 @@ EXAMPLE_SOURCES = ("file", "retrieved", "none")
 class SayCanOptions:
     """``ablation``: one of ABLATIONS; ``top_k``: candidates kept in each step's table;
     ``generation_tokens``: budget of one generated step (generative ablation); ``scene_context``,
-    ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``: see the module
-    docstring; ``prune``: score only the skills that can enter the top_k table (branch and bound on
-    p_LLM x affordance, ``llm.ranking``: the same choice and table as scoring every skill)."""
+    ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``,
+    ``llm_temperature``: see the module docstring; ``prune``: score only the skills that can enter the
+    top_k table (branch and bound on p_LLM x affordance, ``llm.ranking``: the same choice and table as
+    scoring every skill)."""
 
     ablation: str = "none"
     top_k: int = 5
@@ -78,6 +84,7 @@ class SayCanOptions:
     terminate_affordance: float | None = None
     avoid_revisits: bool = False
     prune: bool = True
+    llm_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         if self.ablation not in ABLATIONS:
@@ -92,6 +99,10 @@ class SayCanOptions:
             raise ValueError(
                 f"terminate_affordance must be a probability in [0, 1] (or null: the environment's), "
                 f"got {self.terminate_affordance}"
+            )
+        if not self.llm_temperature > 0.0 or math.isinf(self.llm_temperature):
+            raise ValueError(
+                f"llm_temperature must be a positive number (1 = the paper's product), got {self.llm_temperature}"
             )
 
 
@@ -156,14 +167,17 @@ class SayCanPlanner:
         else:
             affordances = self._affordances(env, skills)
         prompt, completions = self.current_prompt(), [self._prompt.completion(s.text) for s in skills]
+        temperature = self.options.llm_temperature
         if self.options.prune:
-            (ranked,) = self._model.score_ranked([RankRequest(prompt, completions, affordances, self.options.top_k)])
+            # p^(1/T) x a orders the skills as p x a^T does, so the exact pruning of llm.ranking holds.
+            weights = affordances if temperature == 1.0 else [a**temperature for a in affordances]
+            (ranked,) = self._model.score_ranked([RankRequest(prompt, completions, weights, self.options.top_k)])
             log_probs: Sequence[float | None] = ranked.log_probs
         else:
             log_probs = self._model.score(prompt, completions).log_probs
         # A skill left unscored (None) provably ranks below the top_k table (llm.ranking).
         candidates = [
-            CandidateScore(skill, llm, affordance, combined=math.exp(llm) * affordance)
+            CandidateScore(skill, llm, affordance, combined=math.exp(llm / temperature) * affordance)
             for skill, llm, affordance in zip(skills, log_probs, affordances, strict=True)
             if llm is not None
         ]

@@ -1,0 +1,111 @@
+"""``llm-planner bench saycan-temperature``: does the affordance change SayCan's decisions, per temperature.
+
+For each ``--temperature`` T, the configured SayCan planner (config/planners.yaml, ``llm_temperature``
+set to T) plans every episode of the suite in process (symbolic kitchen, skills never failing).
+Reported per T: plan success, steps, and the steps where the affordance overturned the language
+model's first choice, split by that choice's affordance (0: SayCan's caps, impossible skills; above 0:
+a graded affordance decided). With ``--all-skills`` every admissible skill is scored, so the first
+choice is the model's over all skills; without it (the configured pruning, same decisions, several
+times faster) it is the first among the skills pruning scored, so the counts are lower bounds.
+``--option KEY=VALUE`` overrides a saycan option for every T (e.g. ``terminate_affordance=1.0``).
+Progress: one line per episode; the JSON is rewritten after each episode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_EPISODES = "benchmarks/kitchen/dev.yaml"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--episodes", default=DEFAULT_EPISODES, help="episode file")
+    parser.add_argument("--temperature", type=float, nargs="+", default=[1.0], help="llm_temperature values")
+    parser.add_argument("--ids", help="comma-separated episode ids to run (default: all)")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="override a saycan option (YAML value)"
+    )
+    parser.add_argument("--all-skills", action="store_true", help="score every skill (no pruning): exact counts")
+    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting")
+    parser.add_argument(
+        "--json", nargs="?", const="-", default=None, metavar="PATH", help="print the numbers as JSON (and write PATH)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import yaml
+
+    from kitchen_domain.episodes import load_episodes
+    from kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
+    from llm_planner_ros.evaluation.metrics import plan_metrics
+    from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+
+    kitchen = load_kitchen()
+    episodes = list(load_episodes(args.episodes, kitchen))
+    if args.ids:
+        wanted = set(args.ids.split(","))
+        episodes = [e for e in episodes if e.id in wanted]
+    model = load_language_model(parse_key_values(args.llm, "--llm"))
+    report: dict[str, Any] = {
+        "options": args.option,
+        "episodes_file": args.episodes,
+        "episodes": len(episodes),
+        "by_temperature": {},
+    }
+    for temperature in args.temperature:
+        options = load_planner_options()
+        overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
+        options["saycan"] = {**options.get("saycan", {}), **overrides, "llm_temperature": temperature}
+        if args.all_skills:
+            options["saycan"].update(prune=False, top_k=100_000)
+        planner = build_planner("saycan", PlannerResources(model, kitchen, lambda: load_embedder({}), options))
+        tally = {"plan_success": 0, "steps": 0, "overturned_at_zero": 0, "overturned_above_zero": 0}
+        failed: list[str] = []
+        started = time.perf_counter()
+        for episode in episodes:
+            result, world = plan_in_process(planner, episode, kitchen)
+            if plan_metrics(result, episode, world).plan_success:
+                tally["plan_success"] += 1
+            else:
+                failed.append(episode.id)
+            for step in result.steps:
+                if not step.candidates:
+                    continue
+                tally["steps"] += 1
+                first = max(step.candidates, key=lambda c: c.llm)
+                if first.skill.text != step.skill.text:
+                    tally["overturned_at_zero" if first.affordance == 0.0 else "overturned_above_zero"] += 1
+            done = tally["plan_success"] + len(failed)
+            print(f"T={temperature:g} {episode.id}: {done}/{len(episodes)}, {tally}", flush=True)
+            report["by_temperature"][f"{temperature:g}"] = _entry(tally, failed, done, time.perf_counter() - started)
+            _write(args, report)
+        entry = report["by_temperature"][f"{temperature:g}"]
+        print(f"T={temperature:g}: {json.dumps({k: v for k, v in entry.items() if k != 'failed'})}", flush=True)
+    if args.json is not None:
+        print(json.dumps(report, indent=2))
+    return 0
+
+
+def _entry(tally: dict[str, int], failed: list[str], done: int, seconds: float) -> dict[str, Any]:
+    overturned = tally["overturned_at_zero"] + tally["overturned_above_zero"]
+    return {
+        **tally,
+        "episodes_done": done,
+        "plan_success_rate": round(tally["plan_success"] / done, 4),
+        "overturn_rate": round(overturned / max(tally["steps"], 1), 4),
+        "failed": failed,
+        "s_per_episode": round(seconds / done, 2),
+    }
+
+
+def _write(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    if args.json not in (None, "-"):
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

@@ -1,0 +1,129 @@
+"""The temperature on SayCan's language-model term: its fit, and what it changes in the planner's choice."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import pytest
+
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.paths import config_file
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.planning.saycan.llm_temperature import (
+    StepSample,
+    fit_temperature,
+    mean_log_likelihood,
+    overturn_affordance,
+)
+from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+
+class FixedModel(LanguageModel):
+    """Gives each completion a fixed log-probability (``log_probs``; others -40 nats): a model far surer
+    of its first choice than of anything else, as the adapted 135M model is."""
+
+    def __init__(self, log_probs: Mapping[str, float]) -> None:
+        self.log_probs = dict(log_probs)
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        return ScoreResult.from_token_log_probs(
+            [[self.log_probs.get(c.strip(), -40.0)] for c in completions], per_token
+        )
+
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
+        raise AssertionError("SayCan scores skills; it does not generate")
+
+
+def _samples(gap: float, right_first: int, wrong_first: int) -> list[StepSample]:
+    """Steps of two skills where the model's first choice leads by ``gap`` nats; it is right in
+    ``right_first`` of them and the second choice is the right one in ``wrong_first``."""
+    log_probs = (0.0, -gap)
+    return [StepSample(log_probs, (True, False))] * right_first + [StepSample(log_probs, (False, True))] * wrong_first
+
+
+def test_fitted_temperature_matches_how_often_the_first_choice_is_right() -> None:
+    # First choice 12 nats ahead but right only 3 times in 4: the calibrated softmax puts 3/4 on it,
+    # i.e. exp(12 / T) = 3, T = 12 / ln 3 ~ 10.9 (within the grid's 3 % steps).
+    samples = _samples(12.0, right_first=30, wrong_first=10)
+    temperature = fit_temperature(samples)
+    assert temperature == pytest.approx(12.0 / math.log(3.0), rel=0.04)
+    assert mean_log_likelihood(samples, temperature) > mean_log_likelihood(samples, 1.0) + 1.0
+    # A model that is always right is best left sharp: the fit goes to the sharp end of the grid.
+    assert fit_temperature(_samples(12.0, right_first=20, wrong_first=0)) < 1.0
+    # At the fitted T an affordance of 0.2 on the first choice loses to a feasible second (0.9).
+    assert overturn_affordance(12.0, temperature, 0.9) > 0.2 > overturn_affordance(12.0, 1.0, 0.9)
+    with pytest.raises(ValueError, match="no step samples"):
+        fit_temperature([])
+    with pytest.raises(ValueError, match="at least one right skill"):
+        StepSample((0.0, -1.0), (False, False))
+
+
+def test_temperature_lets_a_graded_affordance_overturn_the_models_first_choice() -> None:
+    kitchen = load_kitchen()
+    world = kitchen.world(
+        {
+            "robot": {"at": "table", "holding": None},
+            "objects": [
+                {"id": "coke_1", "label": "coke", "at": "table"},
+                {"id": "apple_1", "label": "apple", "at": "table"},
+            ],
+        }
+    )
+    # The model: "pick up the coke" first, "pick up the apple" 12 nats behind. The environment: the coke
+    # pick succeeds with 0.2, the apple pick with 0.9 (say the coke lies at the back of the table).
+    model = FixedModel({"pick up the coke": -0.01, "pick up the apple": -12.01})
+    graded = {"pick up the coke": 0.2, "pick up the apple": 0.9}
+
+    class GradedEnvironment(SimulatedEnvironment):
+        def affordances(self, skills):  # type: ignore[no-untyped-def]
+            return [graded.get(s.text, 0.0) for s in skills]
+
+    prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
+    chosen = {}
+    for temperature in (1.0, 10.0):
+        for prune in (True, False):
+            planner = SayCanPlanner(model, prompt, SayCanOptions(llm_temperature=temperature, prune=prune))
+            planner.reset("bring me something to eat")
+            decision = planner.next_step(GradedEnvironment(world.copy()), [])
+            assert decision.skill is not None
+            chosen[(temperature, prune)] = decision.skill.text
+            top = decision.candidates[0]
+            assert top.combined == pytest.approx(math.exp(top.llm / temperature) * top.affordance)
+    # Without a temperature the sure model wins even at 0.2; with T = 10 the feasible second choice does,
+    # and pruning (exact branch and bound on p x a^T) chooses as scoring every skill does.
+    assert chosen[(1.0, True)] == chosen[(1.0, False)] == "pick up the coke"
+    assert chosen[(10.0, True)] == chosen[(10.0, False)] == "pick up the apple"
+    with pytest.raises(ValueError, match="llm_temperature must be a positive number"):
+        SayCanOptions(llm_temperature=0.0)
+
+
+def test_step_samples_walk_the_oracle_plan_of_a_generated_task() -> None:
+    from llm_planner_ros.training.saycan_bank import generate_examples
+    from llm_planner_ros.training.saycan_temperature import SAY_ONLY, step_samples
+
+    kitchen = load_kitchen()
+    (example,) = generate_examples(kitchen, 1, seed=17)
+    # A model that knows only the plan's first step: sure of it, -40 nats for everything else.
+    model = FixedModel({example.steps[0]: -0.01})
+    options = SayCanOptions(**{**SAY_ONLY, "top_k": 1000})
+    planner = SayCanPlanner(model, SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml")), options)
+    samples = list(step_samples(planner, example, kitchen))
+    assert len(samples) == len(example.steps)  # one per step, "done" included
+    first = samples[0]
+    assert len(first.log_probs) == len(kitchen.world(example.initial).admissible_skills())
+    best = max(range(len(first.log_probs)), key=first.log_probs.__getitem__)
+    assert first.right[best]  # the oracle's first step is among the right skills
+    assert all(sum(s.right) >= 1 for s in samples)
+    assert sum(samples[-1].right) == 1  # at the end only "done" is right
