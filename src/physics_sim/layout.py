@@ -93,9 +93,11 @@ class ObjectModel:
 
 @dataclass(frozen=True)
 class Placement:
-    """How objects of one place are set out in rows along the near edge."""
+    """How objects of one place are set out in rows along the near edge (``KitchenLayout.slots``)."""
 
     spacing: float
+    min_spacing: float
+    max_offset: float
     row_inset: float
     row_pitch: float
 
@@ -110,18 +112,28 @@ class KitchenLayout:
     placement: Placement
 
     def slots(self, place: str, count: int) -> list[tuple[float, float]]:
-        """``count`` local (x, y) spots on the furniture of ``place`` for objects, nearest row first."""
+        """``count`` local (x, y) spots on the furniture of ``place`` for objects, nearest row first.
+
+        The first row leaves the place's point free: "put down" sets the held object there (the robot
+        map's surface point), and an object standing on that spot made a put-down bottle stand on it
+        and topple. Spots alternate right and left of the point, ``spacing`` apart, closing up to
+        ``min_spacing`` so that a row holds more objects within ``max_offset`` of the point (beyond it
+        the top-down hand is out of the arm's reach on one side); the rest go to the rows behind."""
         piece = self.furniture[place]
         if piece.kind == "bin":
             return [(0.0, 0.0)] * count
-        per_row = max(1, int((piece.width - 0.1) / self.placement.spacing))
+        spec = self.placement
+        # Objects reach up to 0.1 m from their centre: keep them on the top.
+        reach = min(piece.width / 2 - 0.1, spec.max_offset)
+        capacity = max(1, int(reach / spec.min_spacing + 1e-9))
+        per_side = max(1, min(capacity, math.ceil(count / 2)))
+        step = min(spec.spacing, reach / per_side)
+        columns = [sign * k * step for k in range(1, per_side + 1) for sign in (1, -1)]
         spots = []
         for index in range(count):
-            row, column = divmod(index, per_row)
-            in_row = min(per_row, count - row * per_row)
-            local_y = (column - (in_row - 1) / 2) * self.placement.spacing
-            local_x = -piece.depth / 2 + self.placement.row_inset + row * self.placement.row_pitch
-            spots.append((local_x, local_y))
+            row, column = divmod(index, len(columns))
+            local_x = -piece.depth / 2 + spec.row_inset + row * spec.row_pitch
+            spots.append((local_x, columns[column]))
         return spots
 
 
@@ -161,10 +173,11 @@ def _parse(data: Any, config: KitchenConfig, check: Checker) -> KitchenLayout | 
         if model is not None:
             models[label] = model
     travel = check.number(top["drawer_travel"], "drawer_travel")
-    spec = check.mapping(top["placement"], "placement", required=("spacing", "row_inset", "row_pitch"))
+    keys = ("spacing", "min_spacing", "max_offset", "row_inset", "row_pitch")
+    spec = check.mapping(top["placement"], "placement", required=keys)
     placement = None
     if spec is not None:
-        numbers = [check.number(spec[key], join("placement", key)) for key in ("spacing", "row_inset", "row_pitch")]
+        numbers = [check.number(spec[key], join("placement", key)) for key in keys]
         if None not in numbers:
             placement = Placement(*numbers)  # type: ignore[arg-type]
     if check.problems or travel is None or placement is None or standoff is None:

@@ -30,10 +30,14 @@ ARM_FORCES = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)
 FINGER_OPEN = 0.04
 FINGER_FORCE = 40.0
 # Folded low at the side of the base, hand down: clear of furniture while driving, out of the head
-# camera's view, and the start pose of every episode.
-TUCKED = (math.pi / 2, -1.7, 0.0, -3.0, 0.0, 1.3, math.pi / 4)
+# camera's view, and the start pose of every episode. The wrist turns a held object's long side along
+# the folded arm: at +pi/4 a 16 cm snack bag reached across the shoulder (panda_link1) and stopped the fold.
+TUCKED = (math.pi / 2, -1.7, 0.0, -3.0, 0.0, 1.3, -math.pi / 4)
 # Arm in front, elbow up: where every IK solve starts (and the null-space rest pose).
 IK_SEED = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, math.pi / 4)
+# The arm joints' limits as the IK keeps to them (inside the URDF's, which stop the motors).
+IK_LOWER = (-2.9, -1.76, -2.9, -3.07, -2.9, -0.02, -2.9)
+IK_UPPER = (2.9, 1.76, 2.9, -0.07, 2.9, 3.75, 2.9)
 JOINT_NAMES = tuple(f"panda_joint{i}" for i in range(1, 8)) + ("panda_finger_joint1", "panda_finger_joint2")
 
 
@@ -142,23 +146,27 @@ class MobileManipulator:
         return tuple(state[4]), tuple(state[5])  # type: ignore[return-value]
 
     def solve_ik(self, link: int, position: Sequence[float], orientation: Sequence[float]) -> list[float]:
-        """Joint angles that put ``link`` at the pose (best effort; the caller checks the error)."""
-        lower = [-2.9, -1.76, -2.9, -3.07, -2.9, -0.02, -2.9]
-        upper = [2.9, 1.76, 2.9, -0.07, 2.9, 3.75, 2.9]
+        """Joint angles within the joint limits that put ``link`` at the pose (best effort; the caller
+        checks the error).
+
+        PyBullet's null-space IK may answer beyond a limit (the wrist at 3.9 rad for a top-down hand
+        facing the bin), which the motor then stops short of: an angle 2 pi away is the same pose and
+        is taken when it is within the limits; what still lies outside is clamped, so the caller's
+        forward check sees the pose the arm can really reach."""
         solution = pb.calculateInverseKinematics(
             self.arm,
             link,
             list(position),
             list(orientation),
-            lowerLimits=lower,
-            upperLimits=upper,
-            jointRanges=[u - lo for u, lo in zip(upper, lower, strict=True)],
+            lowerLimits=list(IK_LOWER),
+            upperLimits=list(IK_UPPER),
+            jointRanges=[u - lo for u, lo in zip(IK_UPPER, IK_LOWER, strict=True)],
             restPoses=list(IK_SEED),
             maxNumIterations=200,
             residualThreshold=1e-4,
             physicsClientId=self.client,
         )
-        return list(solution[:7])
+        return [within_limits(a, lo, u) for a, lo, u in zip(solution[:7], IK_LOWER, IK_UPPER, strict=True)]
 
     # ----- gripper ------------------------------------------------------------------------------------------
     def command_fingers(self, opening: float, force: float = FINGER_FORCE) -> None:
@@ -174,3 +182,11 @@ class MobileManipulator:
     def finger_opening(self) -> float:
         """Distance between the fingers (metres)."""
         return sum(s[0] for s in pb.getJointStates(self.arm, FINGER_JOINTS, physicsClientId=self.client))
+
+
+def within_limits(angle: float, lower: float, upper: float) -> float:
+    """``angle`` turned by a whole turn into [lower, upper] when that fits, else clamped to the nearer limit."""
+    for turned in (angle, angle - 2 * math.pi, angle + 2 * math.pi):
+        if lower <= turned <= upper:
+            return turned
+    return min(upper, max(lower, angle))

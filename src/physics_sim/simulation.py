@@ -10,7 +10,10 @@ cameras and ground truth. ROS-free; ``physics_sim_node`` is a thin adapter aroun
 Grasping: closing the gripper drives the fingers with a bounded force until they stop. If both fingers
 then touch the same object (or the drawer's handle), a fixed constraint attaches it to the hand; the
 fingers closing on nothing, or on two different things, attach nothing. Opening removes the
-constraint, so a released object falls, topples or rolls where physics takes it.
+constraint, so a released object falls, topples or rolls where physics takes it. The fingers ignore a
+released object until they are clear of it: the constraint lets it sink a little into a finger's
+mesh while held, and that contact otherwise kept a can hanging from the open finger, lifted it
+with the retreating hand and dropped it off the table.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ class PhysicsKitchen:
         self._motions: dict[str, Motion] = {}
         self._obstacles: list[int] = []
         self._grasp: tuple[int, str, int] | None = None  # (constraint, what, body)
+        self._releasing: list[int] = []  # released bodies the fingers ignore until they are clear of them
         self._robot: MobileManipulator | None = None
         # Called after every step (a camera publisher, a bench's frame clock); they may render.
         self.step_listeners: list[Callable[[PhysicsKitchen], None]] = []
@@ -115,7 +119,10 @@ class PhysicsKitchen:
             pb.setTimeStep(self.time_step, physicsClientId=c)
             pb.setPhysicsEngineParameter(numSolverIterations=30, physicsClientId=c)
         else:
-            self._release()
+            self._drop_grasp()
+            # A collision filter outlives its body, and a rebuilt body may get the id of a released one.
+            for body in self._releasing:
+                self._set_finger_collisions(body, True)
             for body in (
                 self.built.floor,
                 *self.built.furniture.values(),
@@ -138,6 +145,7 @@ class PhysicsKitchen:
         self.steps = 0
         self._motions = {}
         self._obstacles = []
+        self._releasing = []
         self._places = self.kitchen.config.places(scene.has_drawer)
         self._visited = [scene.robot_at]
         self._body_names = {body: object_id for object_id, body in self.built.objects.items()}
@@ -171,6 +179,8 @@ class PhysicsKitchen:
             self.time += self.time_step
             self.steps += 1
             self._motions = {kind: m for kind, m in self._motions.items() if not m.done}
+            if self._releasing:
+                self._collide_with_fingers_once_clear()
             for listener in self.step_listeners:
                 listener(self)
 
@@ -375,9 +385,35 @@ class PhysicsKitchen:
         self.robot.command_fingers(self.robot.finger_opening() / 2, force=10.0)
 
     def _release(self) -> None:
-        if self._grasp is not None:
-            pb.removeConstraint(self._grasp[0], physicsClientId=self.client)
-            self._grasp = None
+        """Let go of what is held; the fingers ignore it until they are clear of it."""
+        body = self._drop_grasp()
+        if body is not None:
+            self._set_finger_collisions(body, False)
+            self._releasing.append(body)
+
+    def _drop_grasp(self) -> int | None:
+        """Remove the grasp constraint; returns the body that was held (None: nothing was)."""
+        if self._grasp is None:
+            return None
+        constraint, _name, body = self._grasp
+        pb.removeConstraint(constraint, physicsClientId=self.client)
+        self._grasp = None
+        return body
+
+    def _collide_with_fingers_once_clear(self) -> None:
+        for body in list(self._releasing):
+            near = [
+                pb.getClosestPoints(self.robot.arm, body, 0.002, linkIndexA=finger, physicsClientId=self.client)
+                for finger in FINGER_JOINTS
+            ]
+            if not any(near):
+                self._set_finger_collisions(body, True)
+                self._releasing.remove(body)
+
+    def _set_finger_collisions(self, body: int, enable: bool) -> None:
+        for finger in FINGER_JOINTS:
+            for link in range(-1, pb.getNumJoints(body, physicsClientId=self.client)):
+                pb.setCollisionFilterPair(self.robot.arm, body, finger, link, int(enable), physicsClientId=self.client)
 
     def _put_in_hand(self, object_id: str) -> None:
         """Start an episode with the object held: placed between the open fingers and attached."""

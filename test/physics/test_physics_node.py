@@ -211,7 +211,7 @@ def test_unreachable_pose_fails_with_no_ik_and_a_released_object_drops(ros_graph
     assert _move(arm, (x, y, grasp[2] + 0.12)).result.error_code.val == MoveItErrorCodes.SUCCESS
     assert _move(arm, grasp).result.error_code.val == MoveItErrorCodes.SUCCESS
     assert _grip(gripper, 0.0).result.stalled
-    lifted = (x + 0.4, y + 0.35, grasp[2] + 0.25)  # lifted, out beside the base, over the floor
+    lifted = (1.5, y + 0.35, grasp[2] + 0.25)  # lifted, out beside the base (x 0.75 to 1.25), over the floor
     assert _move(arm, lifted).result.error_code.val == MoveItErrorCodes.SUCCESS
     wait_until(lambda: truth.robot is not None and truth.robot.holding == "redbull_1", 20.0, "holding the redbull")
     assert _grip(gripper, 0.04).status == GoalStatus.STATUS_SUCCEEDED

@@ -6,8 +6,10 @@ import pytest
 
 from kitchen_domain import Kitchen, World
 from kitchen_domain.episodes import Episode, parse_episodes
+from kitchen_domain.scene import Scene
 from llm_planner_ros.evaluation.metrics import (
     PlanMetrics,
+    RecordedPlanResult,
     executability,
     goal_condition_recall,
     plan_metrics,
@@ -114,3 +116,52 @@ def test_a_plan_from_another_episode_cannot_be_replayed(episode: Episode, kitche
     result = plan(world, [("pick up the coke", S)])
     with pytest.raises(ValueError, match="step 0 \\('pick up the coke'\\) succeeded but cannot be replayed"):
         executability(result, episode, world)
+
+
+def worlds_along(world: World, skills: list[str | None]) -> list[World]:
+    """The world before each step when each skill (None: nothing) changed it, as a physics runner records."""
+    worlds = []
+    for text in skills:
+        worlds.append(world.copy())
+        if text is not None:
+            world.apply(world.skill(text))
+    return worlds
+
+
+def test_physics_exec_judges_each_step_in_the_world_it_ran_in(episode: Episode, kitchen: Kitchen) -> None:
+    # The pick reported a failure (the stow after the grasp stopped short) yet the coke is in the hand:
+    # the delivery that followed succeeded in physics but cannot be replayed on the symbolic world.
+    world = episode.world(kitchen)
+    steps = [
+        ("find a coke", S),
+        ("pick up the coke", F),
+        ("bring it to you", S),
+        ("put down the coke", S),
+        ("done", S),
+    ]
+    records = plan(world, steps).steps
+    changes = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", None]
+    recorded = RecordedPlanResult(EndReason.DONE, "", records, worlds=worlds_along(world.copy(), changes))
+    final = recorded.worlds[-1]
+    assert executability(recorded, episode, final) == 1.0
+    assert plan_metrics(recorded, episode, final) == PlanMetrics(plan_success=True, exec=1.0, gcr=1.0)
+    # The symbolic simulator's semantics are unchanged: the same steps without recorded worlds do not replay.
+    with pytest.raises(ValueError, match="step 3 \\('put down the coke'\\) succeeded but cannot be replayed"):
+        executability(plan(world, steps), episode, final)
+
+
+def test_physics_exec_sees_what_a_failed_skill_changed(episode: Episode, kitchen: Kitchen) -> None:
+    # The first pick knocked the coke off the counter (the physics state then has no coke anywhere a
+    # skill can reach): the second pick could not run, although the symbolic replay says it could.
+    world = episode.world(kitchen)
+    steps = [("find a coke", S), ("pick up the coke", F), ("pick up the coke", F), ("done", S)]
+    result = plan(world, steps)
+    found = world.copy()
+    found.apply(found.skill("find a coke"))
+    knocked_off = Scene(found.scene().robot_at, tuple(o for o in found.scene().objects if o.label != "coke"))
+    recorded_worlds = [world.copy(), found, World(kitchen, knocked_off, found.visited), found]
+    recorded = RecordedPlanResult(EndReason.DONE, "", result.steps, worlds=recorded_worlds)
+    assert executability(recorded, episode, recorded_worlds[-1]) == pytest.approx(2 / 3)
+    assert executability(result, episode, replayed(episode, kitchen, result)) == 1.0
+    with pytest.raises(ValueError, match="3 recorded worlds for 4 steps"):
+        executability(RecordedPlanResult(EndReason.DONE, "", result.steps, worlds=recorded_worlds[:3]), episode, found)

@@ -12,17 +12,30 @@ ones the method itself skipped as infeasible (ProgPrompt), so skipping cannot hi
 not have run. A step is executable when it succeeded, or when its preconditions held in the world
 replayed from the episode's initial state through the steps that succeeded before it (so a step that
 failed only by an injected failure counts as executable, one that could never have run does not).
+
+The replay is exact for the symbolic simulator, whose failed skills change nothing. In a physics
+simulation a failed skill can change the world (an object dropped or knocked over) and a skill can
+succeed where the replayed world says it could not run; its runner records the world each step was
+chosen in (``RecordedPlanResult``), and Exec then checks each step's preconditions in that world.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kitchen_domain.conditions import goal_condition_recall as _goal_condition_recall
 from kitchen_domain.episodes import Episode
 from kitchen_domain.skill import TERMINATE
 from kitchen_domain.world import World
 from llm_planner_ros.planning.plan_loop import PlanResult
+
+
+@dataclass
+class RecordedPlanResult(PlanResult):
+    """A plan result with ``worlds``: for each of ``steps``, the world as the simulator showed it when the
+    step was chosen (recorded by a runner whose world is physics, not the symbolic replay)."""
+
+    worlds: list[World] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -59,8 +72,11 @@ def executability(result: PlanResult, episode: Episode, final_world: World) -> f
     """Exec: executable steps / steps, ``done`` excluded; 0.0 for a plan without a step (it executed nothing).
 
     ``final_world`` supplies the kitchen the episode is replayed in. ValueError when a step that succeeded
-    cannot be replayed: the plan did not run on this episode's world.
+    cannot be replayed: the plan did not run on this episode's world. A ``RecordedPlanResult`` is judged
+    on its recorded worlds instead of a replay.
     """
+    if isinstance(result, RecordedPlanResult):
+        return _recorded_executability(result)
     world = episode.world(final_world.kitchen)
     steps = [step for step in result.steps if step.skill.family != TERMINATE]
     executable = 0
@@ -75,3 +91,15 @@ def executability(result: PlanResult, episode: Episode, final_world: World) -> f
             world.apply(step.skill)
         executable += why_not is None
     return executable / len(steps) if steps else 0.0
+
+
+def _recorded_executability(result: RecordedPlanResult) -> float:
+    """Exec on the worlds the steps were chosen in: a step is executable when it succeeded or its
+    preconditions held in its world (it failed physically, not for want of a precondition)."""
+    if len(result.worlds) != len(result.steps):
+        raise ValueError(
+            f"{len(result.worlds)} recorded worlds for {len(result.steps)} steps: record one world per step"
+        )
+    recorded = [(s, w) for s, w in zip(result.steps, result.worlds, strict=True) if s.skill.family != TERMINATE]
+    executable = sum(step.succeeded or world.why_not(step.skill) is None for step, world in recorded)
+    return executable / len(recorded) if recorded else 0.0

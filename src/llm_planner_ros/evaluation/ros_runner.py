@@ -6,11 +6,16 @@ the runner resets the world with /sim/load_episode, sends the instruction to the
 and rebuilds the plan and the final world from the result and the state topics, so the same
 scoring code judges in-process and ROS runs. With ``sim="physics"`` one physics graph (PHYSICS_GRAPH:
 the PyBullet kitchen driven by the nav2 / moveit executors) runs instead: physics decides every skill's
-outcome, so there is no separate pass with injected failures.
+outcome, so there is no separate pass with injected failures. There a failed skill can change the world
+(an object dropped), so the runner records the world each step was chosen in (the state topics when the
+planner announces the step on /llm_planner/scores) and returns a RecordedPlanResult, which Exec judges
+on those worlds instead of a symbolic replay; each episode's steps, their messages and those worlds'
+summaries are appended to ``steps.jsonl`` in the log folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -26,9 +31,11 @@ from kitchen_domain.episodes import Episode
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
+from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
 from llm_planner_ros.bringup import PHYSICS_GRAPH, SIM_GRAPH, NodeSpec
+from llm_planner_ros.evaluation.metrics import RecordedPlanResult
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -39,13 +46,15 @@ from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
 
 ACTION = "/llm_planner/execute_instruction"
+SCORES_TOPIC = "/llm_planner/scores"
 # The physics benchmark graph steps as fast as the CPU allows and renders no camera (nothing reads them).
 PHYSICS_BENCH = {"real_time_factor": 0.0, "camera_rate_hz": 0.0}
 
 
 class SimGraph:
     """One simulated graph (``specs``: SIM_GRAPH or PHYSICS_GRAPH) in its own domain, with a client node
-    for goals, episode loads and state."""
+    for goals, episode loads and state; with ``record_steps`` it records the world each step was chosen
+    in and logs every episode's steps to ``log_dir``/steps.jsonl."""
 
     def __init__(
         self,
@@ -54,8 +63,11 @@ class SimGraph:
         log_dir: Path,
         overrides: Mapping[str, Mapping[str, Any]],
         specs: tuple[NodeSpec, ...] = SIM_GRAPH,
+        record_steps: bool = False,
     ) -> None:
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
+        self._step_log = log_dir / "steps.jsonl" if record_steps else None
+        self._step_worlds: dict[int, World | None] = {}
         self.processes: list[NodeProcess] = start_graph(specs, log_dir, env, overrides)
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain_id)
@@ -64,6 +76,8 @@ class SimGraph:
         self.load = self.node.create_client(LoadEpisode, LOAD_EPISODE_SERVICE)
         self.affordances: dict[str, RaceFreeActionClient] = {}
         self.state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
+        if record_steps:
+            self.node.create_subscription(PlanStep, SCORES_TOPIC, self._on_step, 100)
         self.executor = MultiThreadedExecutor(num_threads=3, context=self.context)
         self.executor.add_node(self.node)
         threading.Thread(target=self.executor.spin, daemon=True).start()
@@ -85,6 +99,7 @@ class SimGraph:
         if not reply.success:
             raise RuntimeError(f"could not load episode {episode.id}: {reply.message}")
         self._wait_for_scene(episode)
+        self._step_worlds = {}
         goal = ExecuteInstruction.Goal(
             instruction=episode.instruction, max_steps=episode.max_steps, planner=planner, plan_only=plan_only
         )
@@ -95,7 +110,46 @@ class SimGraph:
         world = self.state.wait(5.0)
         if world is None:
             raise RuntimeError(f"no world state after episode {episode.id}")
-        return result, world
+        if self._step_log is None:
+            return result, world
+        return self._recorded(episode, result, world), world
+
+    def _on_step(self, msg: PlanStep) -> None:
+        # The first announcement of a step comes before it runs (RUNNING, or SKIPPED / done, which run
+        # nothing): the state topics then show the world the planner chose it in.
+        self._step_worlds.setdefault(msg.index, self.state.current())
+
+    def _recorded(self, episode: Episode, result: PlanResult, final: World) -> RecordedPlanResult:
+        """``result`` with the world of every step, after its announcements arrived; logged to steps.jsonl."""
+        deadline = time.monotonic() + 5.0
+        while any(self._step_worlds.get(step.index) is None for step in result.steps):
+            if time.monotonic() > deadline:
+                missing = [step.index for step in result.steps if self._step_worlds.get(step.index) is None]
+                raise RuntimeError(
+                    f"episode {episode.id}: no world recorded for step(s) {missing}: {SCORES_TOPIC} or the "
+                    "state topics did not arrive"
+                )
+            time.sleep(0.02)
+        worlds = [world for step in result.steps if (world := self._step_worlds[step.index]) is not None]
+        assert self._step_log is not None
+        with self._step_log.open("a") as log:
+            entry = {
+                "id": episode.id,
+                "end_reason": result.reason.value,
+                "message": result.message,
+                "steps": [
+                    {
+                        "skill": step.skill.text,
+                        "status": step.status.name.lower(),
+                        "message": step.message,
+                        "world": before.summary(),
+                    }
+                    for step, before in zip(result.steps, worlds, strict=True)
+                ],
+                "final": final.summary(),
+            }
+            log.write(json.dumps(entry) + "\n")
+        return RecordedPlanResult(result.reason, result.message, result.steps, worlds=worlds)
 
     def _wait_for_scene(self, episode: Episode) -> None:
         """Block until the state topics show the episode's initial scene and the affordance server
@@ -188,6 +242,7 @@ class RosKitchenRunner:
                 log_dir / name,
                 overrides,
                 PHYSICS_GRAPH if physics else SIM_GRAPH,
+                record_steps=physics,
             )
         try:
             for graph in self._graphs.values():
