@@ -3,7 +3,9 @@
 Needs no detector weights beyond the project's small region encoder: regions come from
 ``perception.proposals``, their embeddings from ``perception.region_encoder``, and each query's score is
 the cosine similarity of the region's embedding and the query's sentence embedding (clipped to [0, 1]),
-so any name or synonym can be asked for without retraining.
+so any name or synonym can be asked for without retraining. With an encoder that learned a background
+embedding (ViLD's background class), a region more similar to it than to every query is dropped: the
+proposals also find parts of the robot and furniture edges that are no object.
 """
 
 from __future__ import annotations
@@ -55,8 +57,14 @@ class EmbeddedDetector:
         if not found:
             return []
         embeddings = self._encoder.embed(np.stack([features for _, features in found]))
-        scores = np.clip(embeddings @ self._text(list(queries)).T, 0.0, 1.0)
+        similarity = embeddings @ self._text(list(queries)).T
+        background = self._encoder.background_embedding()
+        is_object = (
+            np.ones(len(found), bool) if background is None else similarity.max(axis=1) > embeddings @ background
+        )
+        scores = np.clip(similarity, 0.0, 1.0)
         return [
             Detection(proposal.box, scores[index], tuple(queries), proposal.mask)
             for index, (proposal, _) in enumerate(found)
+            if is_object[index]
         ]

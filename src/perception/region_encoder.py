@@ -4,7 +4,8 @@ In the spirit of ViLD (Gu et al., "Open-vocabulary Object Detection via Vision a
 Distillation", arXiv 2104.13921): a region's embedding is trained to match the text embedding of its
 object's name, so labelling is a cosine similarity to any text query. Here the region is described by
 hand-made features (hue-saturation and value histograms, the mean colour of five height slices, the
-metric extent from depth) and a small MLP maps them to the 384-d space of all-MiniLM-L6-v2.
+metric extent from depth) and a small MLP maps them to the 384-d space of all-MiniLM-L6-v2. As in ViLD,
+an encoder may also learn a background embedding: a region nearer to it than to every query is no object.
 """
 
 from __future__ import annotations
@@ -56,11 +57,13 @@ def region_features(view: View, mask: np.ndarray) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class EncoderShape:
-    """The encoder's sizes, stored next to its weights."""
+    """The encoder's sizes, stored next to its weights; ``background``: it has a learned background
+    embedding (encoders trained before it existed have none)."""
 
     features: int = FEATURES
     hidden: int = 256
     embedding: int = 384
+    background: bool = False
 
 
 class RegionEncoder(nn.Module):
@@ -76,6 +79,8 @@ class RegionEncoder(nn.Module):
             nn.ReLU(),
             nn.Linear(shape.hidden, shape.embedding),
         )
+        if shape.background:
+            self.background = nn.Parameter(torch.randn(shape.embedding) / shape.embedding**0.5)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         return nn.functional.normalize(self.net(features), dim=-1)
@@ -91,6 +96,13 @@ class RegionEncoder(nn.Module):
             if index < len(layers) - 1:
                 x = np.maximum(x, 0.0)
         return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
+    def background_embedding(self) -> np.ndarray | None:
+        """The unit-length background embedding, or None for an encoder without one."""
+        if not self.shape.background:
+            return None
+        vector = self.background.detach().numpy()
+        return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
     def save(self, path: Path, info: dict[str, object]) -> None:
         """Weights to ``path`` (safetensors) and sizes plus ``info`` to the ``.json`` beside it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -75,21 +76,25 @@ def test_region_features_and_encoder_round_trip(tmp_path: Path) -> None:
     view, frame = _view(4)
     features = region_features(view, frame.segmentation == 1)  # type: ignore[attr-defined]
     assert features is not None and features.shape == (FEATURES,) and np.isfinite(features).all()
-    encoder = RegionEncoder(EncoderShape())
+    encoder = RegionEncoder(EncoderShape(background=True))
     encoder.save(tmp_path / "enc.safetensors", {"note": "test"})
     again = RegionEncoder.load(tmp_path / "enc.safetensors")
     assert np.allclose(encoder.embed(features[None]), again.embed(features[None]))
     assert np.linalg.norm(again.embed(features[None])) == pytest.approx(1.0)
+    assert np.allclose(encoder.background_embedding(), again.background_embedding())  # type: ignore[arg-type]
+    assert RegionEncoder(EncoderShape()).background_embedding() is None
 
 
 @pytest.mark.model
 def test_training_is_seeded_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    common = ["--scenes", "3", "--work-dir", str(tmp_path / "work"), "--seed", "1"]
+    common = ["--scenes", "3", "--physics-scenes", "2", "--work-dir", str(tmp_path / "work"), "--seed", "1"]
     assert train_main([*common, "--epochs", "1", "--out", str(tmp_path / "a.safetensors")]) == 0
     assert train_main([*common, "--epochs", "2", "--resume", "--out", str(tmp_path / "b.safetensors")]) == 0
     out = capsys.readouterr().out
-    assert "data: shard 1/1" in out and out.count("data: shard 1/1") == 1, "the resumed run re-rendered its shard"
+    for source in ("synthetic", "physics"):
+        assert out.count(f"data: {source} shard 1/1") == 1, f"the resumed run re-rendered its {source} shard"
     assert "resuming after epoch 1" in out and "epoch 2/2" in out
     assert train_main([*common, "--epochs", "2", "--out", str(tmp_path / "c.safetensors")]) == 0
     b, c = RegionEncoder.load(tmp_path / "b.safetensors"), RegionEncoder.load(tmp_path / "c.safetensors")
     assert all(np.allclose(x.detach(), y.detach()) for x, y in zip(b.parameters(), c.parameters(), strict=True))
+    assert json.loads((tmp_path / "c.json").read_text())["physics_scenes"] == 2

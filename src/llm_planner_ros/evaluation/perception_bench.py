@@ -6,7 +6,11 @@ Scenes come from ``--renderer``:
               saw in training), one support with 1-6 objects, a random head-camera pose, 320x240
   physics     the PyBullet kitchen (``physics_sim``): for each episode of ``--episodes``, the robot goes to
               the close counter, the far counter and the table and renders its head camera (320x240);
-              other objects, textures and renderer than the encoder was trained on
+              (fixed layouts, the shipped object models, the renderer's fixed light)
+  physics-random  randomised scenes of the PyBullet kitchen (``perception.physics_scenes``, ``eval`` split:
+              object instances and layouts the region encoder never saw in training): 1-6 objects at
+              random poses on a counter or table, clutter elsewhere, a jittered robot and head camera,
+              relit images; seeds from ``--first-seed``
 Each frame runs through ``ScenePerception`` twice: with the kitchen's 15 labels as queries
 (``vocabulary``) and with one synonym per label instead (``synonyms``). A lifted object matches the
 nearest unmatched true object within ``--match-m`` of its centre; true objects with fewer than
@@ -61,7 +65,7 @@ class TruthFrame:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenes", type=int, default=200, help="rendered evaluation scenes")
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first scene of the eval stream")
-    parser.add_argument("--renderer", choices=("synthetic", "physics"), default="synthetic")
+    parser.add_argument("--renderer", choices=("synthetic", "physics", "physics-random"), default="synthetic")
     parser.add_argument(
         "--episodes", default="benchmarks/kitchen/dev.yaml", help="episode file of the physics renderer's scenes"
     )
@@ -136,6 +140,26 @@ def physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[Truth
         sim.close()
 
 
+def random_physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[TruthFrame]:
+    """Randomised physics-kitchen scenes of the ``eval`` split, seeds ``--first-seed`` on."""
+    from perception.physics_scenes import PhysicsSceneRenderer
+    from physics_sim import load_layout
+
+    renderer = PhysicsSceneRenderer(kitchen, load_layout(kitchen.config), "eval")
+    try:
+        for index in range(args.scenes):
+            scene = renderer.scene(args.first_seed + index)
+            visible = {
+                k for k in range(len(scene.objects)) if int((scene.segmentation == k + 1).sum()) >= args.min_pixels
+            }
+            yield TruthFrame(scene.view, scene.objects, visible, scene.place)
+    finally:
+        renderer.close()
+
+
+FRAMES = {"synthetic": synthetic_frames, "physics": physics_frames, "physics-random": random_physics_frames}
+
+
 def run(args: argparse.Namespace) -> int:
     kitchen = load_kitchen()
     labels = list(kitchen.config.labels)
@@ -155,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     latency_ms: list[float] = []
     cpu_ms: list[float] = []
     started = time.monotonic()
-    frames = synthetic_frames(args, kitchen) if args.renderer == "synthetic" else physics_frames(args, kitchen)
+    frames = FRAMES[args.renderer](args, kitchen)
     for truth in frames:
         counts["frames"] += 1
         for name, queries in (("vocabulary", labels), ("synonyms", synonyms)):
@@ -190,9 +214,10 @@ def run(args: argparse.Namespace) -> int:
     report = {
         "benchmark": "perception",
         "backend": args.backend,
+        "encoder": args.encoder or "data/perception/region_encoder.safetensors",
         "renderer": args.renderer,
         "frames": counts["frames"],
-        "first_seed": args.first_seed if args.renderer == "synthetic" else None,
+        "first_seed": args.first_seed if args.renderer != "physics" else None,
         "episodes": args.episodes if args.renderer == "physics" else None,
         "visible_objects": counts["visible"],
         "lifted_objects": counts["lifted"],

@@ -1,0 +1,49 @@
+"""Randomised physics-kitchen scenes (perception.physics_scenes): seeded, split apart, with true masks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kitchen_domain.kitchen import load_kitchen
+from perception.physics_scenes import TOPS, PhysicsSceneRenderer, instance_layout, relight
+from physics_sim import load_layout
+
+
+@pytest.fixture(scope="module")
+def kitchen_and_layout():  # type: ignore[no-untyped-def]
+    kitchen = load_kitchen()
+    return kitchen, load_layout(kitchen.config)
+
+
+def test_a_seed_gives_the_same_scene_and_the_masks_are_the_objects(kitchen_and_layout) -> None:  # type: ignore[no-untyped-def]
+    kitchen, layout = kitchen_and_layout
+    renderer = PhysicsSceneRenderer(kitchen, layout, "train")
+    try:
+        first, other, again = renderer.scene(3), renderer.scene(4), renderer.scene(3)
+    finally:
+        renderer.close()
+    assert np.array_equal(first.view.rgb, again.view.rgb) and np.allclose(first.view.depth, again.view.depth)
+    assert not np.array_equal(first.view.rgb, other.view.rgb)
+    assert first.place in TOPS and first.view.rgb.shape == (240, 320, 3)
+    assert int(first.segmentation.max()) <= len(first.objects)
+    seen = [k for k in range(len(first.objects)) if (first.segmentation == k + 1).sum() >= 40]
+    assert seen, "no object of the scene is in view"
+    for k in seen:
+        # A seen object's pixels lie about as far from the camera as its true centre.
+        _, centre = first.objects[k]
+        distance = float(np.linalg.norm(centre - first.view.camera.translation))
+        depth = float(np.median(first.view.depth[first.segmentation == k + 1]))
+        assert 0.5 * distance < depth < 1.1 * distance
+
+
+def test_the_splits_use_other_instances_and_relighting_keeps_the_image(kitchen_and_layout) -> None:  # type: ignore[no-untyped-def]
+    _, layout = kitchen_and_layout
+    train, held_out = instance_layout(layout, "train", 0), instance_layout(layout, "eval", 0)
+    assert all(train.models[label].color != held_out.models[label].color for label in layout.models)
+    assert train.models["coke"].shape == layout.models["coke"].shape
+    image = np.full((24, 32, 3), 120, np.uint8)
+    lit = relight(image, np.random.default_rng(0))
+    assert lit.shape == image.shape and lit.dtype == np.uint8 and 60 < lit.mean() < 160
+    with pytest.raises(ValueError, match="unknown split"):
+        PhysicsSceneRenderer(*kitchen_and_layout, "test")
