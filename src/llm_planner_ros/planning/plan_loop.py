@@ -3,10 +3,18 @@
 A method (``Planner``) only decides the next step; this loop owns the safety gates (allow-list,
 human confirmation, cancel / e-stop), the step budget and the bookkeeping, so the five methods
 cannot differ in how safely they act.
+
+Between steps the loop also checks the scene (``planning.scene_change``): when an object the remaining
+plan depends on is gone or was moved so that a step can no longer run, or a new object the instruction
+names appears, a method that holds a plan (``PlanHolder``) is asked to re-plan from the current world.
+The next step's message starts with "re-planned: <why>" ("scene changed: <why>" for a method that does
+not re-plan: SayCan and zero-shot decide every step from the current state anyway, SayCanPay keeps its
+offline plan), the reason is logged, and ``PlanResult.replans`` lists every re-plan.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +24,9 @@ from typing import Protocol
 from kitchen_domain.skill import TERMINATE, Skill
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome
+from llm_planner_ros.planning.scene_change import PlanHolder, ScenePlanCheck
+
+_log = logging.getLogger(__name__)
 
 
 class EndReason(StrEnum):
@@ -75,11 +86,13 @@ class PlanHooks:
 
 @dataclass
 class PlanResult:
-    """How a plan ended: ``success`` only when the method terminated with ``done`` in budget."""
+    """How a plan ended: ``success`` only when the method terminated with ``done`` in budget;
+    ``replans`` the reasons of the re-plans the scene changes caused, in order."""
 
     reason: EndReason
     message: str
     steps: list[StepRecord] = field(default_factory=list)
+    replans: list[str] = field(default_factory=list)
 
     @property
     def success(self) -> bool:
@@ -107,19 +120,28 @@ def run_plan(
     """
     hooks = hooks or PlanHooks()
     steps: list[StepRecord] = []
+    replans: list[str] = []
+    scene = ScenePlanCheck(instruction)
+
+    def result(reason: EndReason, message: str) -> PlanResult:
+        return PlanResult(reason, message, steps, replans)
+
     try:
         planner.reset(instruction)
         for index in range(max_steps):
             if (reason := hooks.canceled()) is not None:
-                return PlanResult(EndReason.CANCELED, reason, steps)
+                return result(EndReason.CANCELED, reason)
+            note = _check_scene(planner, env, scene, replans)
             started = time.perf_counter()
             decision = planner.next_step(env, steps)
             if decision.skill is None:
-                return PlanResult(EndReason.NO_CANDIDATE, decision.note or "the method proposed no skill", steps)
+                why = decision.note or "the method proposed no skill"
+                return result(EndReason.NO_CANDIDATE, f"{why} ({note})" if note else why)
             record = StepRecord(
                 index=index,
                 skill=decision.skill,
                 candidates=decision.candidates,
+                message=note,
                 planning_s=time.perf_counter() - started,
             )
             steps.append(record)
@@ -129,30 +151,48 @@ def run_plan(
                 continue
             if (ended := _gate(record, hooks)) is not None:
                 planner.observe(record)
-                return PlanResult(ended[0], ended[1], steps)
+                return result(*ended)
             if decision.skill.family == TERMINATE:
                 _finish(record, StepStatus.SUCCEEDED, "plan complete", hooks)
                 planner.observe(record)
                 executed = sum(step.succeeded for step in steps) - 1
-                return PlanResult(EndReason.DONE, f"done after {executed} executed skill(s)", steps)
+                replanned = f", {len(replans)} re-plan(s) on scene changes" if replans else ""
+                return result(EndReason.DONE, f"done after {executed} executed skill(s){replanned}")
             record.status = StepStatus.RUNNING
             hooks.on_step(record)
+            scene.dispatched(decision.skill)
             outcome = env.execute(decision.skill)
             if (reason := hooks.canceled()) is not None:
                 _finish(record, StepStatus.CANCELED, reason, hooks)
                 planner.observe(record)
-                return PlanResult(EndReason.CANCELED, reason, steps)
+                return result(EndReason.CANCELED, reason)
             status = StepStatus.SUCCEEDED if outcome.success else StepStatus.FAILED
             _finish(record, status, outcome.message, hooks)
             planner.observe(record)
     except PlanAborted as aborted:
         _finish_interrupted(steps, aborted.reason, str(aborted), aborted.outcome, hooks)
-        return PlanResult(aborted.reason, str(aborted), steps)
+        return result(aborted.reason, str(aborted))
     except Exception as error:  # noqa: BLE001 (a failed dependency ends the plan, never the steps it ran)
         message = f"{type(error).__name__}: {error}"
         _finish_interrupted(steps, EndReason.ERROR, message, None, hooks)
-        return PlanResult(EndReason.ERROR, message, steps)
-    return PlanResult(EndReason.MAX_STEPS, f"no `done` within {max_steps} steps", steps)
+        return result(EndReason.ERROR, message)
+    return result(EndReason.MAX_STEPS, f"no `done` within {max_steps} steps")
+
+
+def _check_scene(planner: Planner, env: PlanningEnvironment, scene: ScenePlanCheck, replans: list[str]) -> str:
+    """Compare the world with the previous step's; the note for the next step's message ("" when the
+    scene did not change in a way that matters). A method holding a plan is asked to re-plan."""
+    holder = planner if isinstance(planner, PlanHolder) else None
+    why = scene.check(env.snapshot(), holder.remaining_plan() if holder is not None else ())
+    if why is None:
+        return ""
+    if holder is None:
+        _log.info("%s goes on without re-planning: %s", planner.name, why.reason)
+        return why.reason
+    holder.replan(why)
+    replans.append(why.reason)
+    _log.warning("%s re-plans: %s", planner.name, why.reason)
+    return f"re-planned: {why.reason}"
 
 
 def _finish_interrupted(
@@ -184,6 +224,7 @@ def _gate(record: StepRecord, hooks: PlanHooks) -> tuple[EndReason, str] | None:
 
 
 def _finish(record: StepRecord, status: StepStatus, message: str, hooks: PlanHooks) -> None:
+    """End the step; a note it was chosen with (a re-plan) stays first in its message."""
     record.status = status
-    record.message = message
+    record.message = f"{record.message}; {message}" if record.message and message else record.message or message
     hooks.on_step(record)

@@ -18,7 +18,10 @@ every object perceived so far (``env.observed_objects()``, ``/scene/objects`` on
   still pending after n steps is one whose skill keeps failing or does nothing);
 - the plan ran out without ``done``, or its next subgoal maps to no skill;
 - (``replan_on_new_objects``, off by default) an object was perceived that the current plan was made
-  without: the plan may be stale, and the model decides whether the new object matters.
+  without: the plan may be stale, and the model decides whether the new object matters;
+- the plan loop saw the scene change under the plan (``planning.scene_change``: an object the rest of
+  the plan needs is gone or moved so that a subgoal can no longer run, or a new object the instruction
+  names appeared); a label of which no instance is left is no longer listed among the perceived objects.
 
 After ``max_replans`` re-plans the planner gives up (the loop ends with ``no_candidate``).
 
@@ -49,6 +52,7 @@ from llm_planner_ros.planning.llm_planner.prompt import (
     split_plan,
 )
 from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.scene_change import Replan
 from llm_planner_ros.planning.skill_projection import SkillProjector, require_skill_texts
 
 OBJECT_PLACEHOLDER = "<object>"
@@ -214,6 +218,17 @@ class LlmPlanner:
     def completed(self) -> list[str]:
         """Skill texts of the subgoals completed so far, in order."""
         return list(self._completed)
+
+    def remaining_plan(self) -> list[str]:
+        """The subgoals not yet completed, the current one first (``PlanHolder``)."""
+        return self._plan[self._cursor :]
+
+    def replan(self, why: Replan) -> None:
+        """Re-plan at the next step from the world now (``PlanHolder``); labels gone from the scene are
+        forgotten, so the new plan is not grounded in them."""
+        for label in why.gone_labels:
+            self._perceived.pop(label, None)
+        self._pending = why.reason
 
     def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
         skills = list(env.admissible_skills())

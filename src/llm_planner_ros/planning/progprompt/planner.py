@@ -23,12 +23,15 @@ interpreted one skill call per step (progprompt.interpreter):
   canceled between calls).
 
 As in the paper the program is written once per instruction: a step that fails is not re-planned, the
-program's asserts are how it recovers.
+program's asserts are how it recovers. The scene changing under the program is another matter: when the
+plan loop finds that an object the program's remaining calls need is gone or moved so that a call can no
+longer run, or that a new object the instruction names appeared (``planning.scene_change``), the
+program is dropped and a new one is written for the current scene.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -47,11 +50,12 @@ from llm_planner_ros.planning.progprompt.examples import (
     load_examples,
 )
 from llm_planner_ros.planning.progprompt.interpreter import MAX_CHECKS, MAX_CHECKS_OPTION, ProgramRun
-from llm_planner_ros.planning.progprompt.program import Program
+from llm_planner_ros.planning.progprompt.program import Program, Repeat, SkillCall, Statement
 from llm_planner_ros.planning.progprompt.prompt import STOP, program_text, render_prompt
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program, parse_valid_prefix
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.scene_change import Replan
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,18 @@ class ProgPromptPlanner:
         self._run: ProgramRun | None = None
         self._rejected: str | None = None
         self._log_prob = 0.0
+        self._line = 0  # line of the call proposed last
+
+    def remaining_plan(self) -> list[str]:
+        """Skill texts of the calls after the one proposed last, in program order, loops once, recovery
+        statements left out (they run only when an assert fails) (``PlanHolder``)."""
+        if self.program is None:
+            return []
+        return [call.skill.text for call in _calls(self.program.body) if call.line > self._line]
+
+    def replan(self, why: Replan) -> None:
+        """Drop the program: the next step writes a new one for the current scene (``PlanHolder``)."""
+        self.reset(self._instruction)
 
     def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
         if self._run is None and self._rejected is None:
@@ -146,6 +162,7 @@ class ProgPromptPlanner:
             end = "the program ran to its end" if self.cut is None else f"the program ran to its cut ({self.cut})"
             return self._decision(env, terminate, [*checks, end])
         call = advance.call
+        self._line = call.line
         return self._decision(env, call.skill, [*checks, f"line {call.line}: {call.text}"])
 
     def observe(self, record: StepRecord) -> None:
@@ -183,6 +200,14 @@ class ProgPromptPlanner:
             reason = f"{notes[-1]} is infeasible now (affordance {affordance:.2f} < {self.options.infeasible_below})"
             return StepDecision(skill, (candidate,), note, skip=reason)
         return StepDecision(skill, (candidate,), note)
+
+
+def _calls(statements: Sequence[Statement]) -> Iterator[SkillCall]:
+    for statement in statements:
+        if isinstance(statement, SkillCall):
+            yield statement
+        elif isinstance(statement, Repeat):
+            yield from _calls(statement.body)
 
 
 def build(resources: PlannerResources) -> ProgPromptPlanner:
