@@ -279,6 +279,35 @@ def admissible_actions(world: BabyAIWorld) -> list[str]:
     return [*dict.fromkeys(actions), DONE]
 
 
+def judged_actions(world: BabyAIWorld) -> tuple[list[str], list[str]]:
+    """The episode's actions the rules surely allow now and those they surely reject (Can's labels).
+
+    A toggle of the key in hand counts as neither while a reachable locked door's colour is unknown
+    (``world_for_episode`` learns only the colours the oracle plan opens): the real door may match.
+    """
+    reachable = world.reachable_rooms()
+    unknown_door = any(d.locked and d.colour is None and bool(set(d.rooms) & reachable) for d in world.doors)
+    allowed: list[str] = []
+    rejected: list[str] = []
+    for action in admissible_actions(world):
+        reason = world.check(action)
+        if reason is None:
+            allowed.append(action)
+        elif not (unknown_door and _TOGGLE.match(action) and world.holding == Thing(action.split()[1], "key")):
+            rejected.append(action)
+    return allowed, rejected
+
+
+def judged_along_plan(episode: Episode) -> list[tuple[list[str], list[str]]]:
+    """``judged_actions`` in the state before each oracle step (WorldTextError as ``world_for_episode``)."""
+    world = world_for_episode(episode)
+    judged = []
+    for action in episode.plan:
+        judged.append(judged_actions(world))
+        world.apply(action)
+    return judged
+
+
 def world_for_episode(episode: Episode) -> BabyAIWorld:
     """The episode's initial world with each locked door's colour read off the oracle plan.
 

@@ -13,6 +13,7 @@ from babyai_domain.world import (
     BabyAIWorld,
     WorldTextError,
     admissible_actions,
+    judged_along_plan,
     run_plan_text,
     world_for_episode,
 )
@@ -90,6 +91,18 @@ def test_admissible_actions_cover_every_oracle_action() -> None:
         vocabulary = admissible_actions(world_for_episode(episode))
         assert set(episode.plan) <= set(vocabulary), episode.id
         assert vocabulary[-1] == DONE
+
+
+def test_judged_actions_allow_each_oracle_step_and_reject_the_far_rooms_key() -> None:
+    three_rooms = next(e for e in EPISODES["train"] if e.id == "seed-1")
+    judged = judged_along_plan(three_rooms)
+    assert all(step in allowed for step, (allowed, _) in zip(three_rooms.plan, judged, strict=True))
+    allowed, rejected = judged[0]
+    assert allowed == ["pick up yellow key", DONE]
+    assert "pick up red key" in rejected and "pick up green ball" in rejected and "drop key in void" in rejected
+    assert not set(allowed) & set(rejected)
+    # once the yellow door is open and the key dropped, the red key of Room 3 can be picked up
+    assert "pick up red key" in judged[3][0]
 
 
 def test_malformed_text_is_refused_with_the_part_quoted() -> None:

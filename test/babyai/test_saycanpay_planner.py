@@ -13,10 +13,12 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 
 from babyai_domain.episodes import Episode, load_episodes
+from babyai_domain.world import judged_along_plan
 from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
 from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycanpay.models import (
+    ROLES,
     Scorer,
     ScorerConfig,
     ScorerLoadError,
@@ -202,3 +204,30 @@ def test_the_shipped_models_prefer_the_oracle_first_action_over_the_goal_pick(em
         )
         wins += done > late
     assert wins >= 0.9 * 2 * len(EPISODES)
+
+
+def test_a_located_input_adds_the_observation_sentence_of_the_actions_object() -> None:
+    state = "Room 1 has agent, red key. Room 2 has blue key. The door connecting Room 1 and Room 2 is locked."
+    plain = model_units("pick up the ball.", state, ["pick up red key"], "toggle blue door")
+    located = model_units("pick up the ball.", state, ["pick up red key"], "toggle blue door", locate=True)
+    assert located == [*plain, (ROLES.index("next"), "Room 2 has blue key.")]
+    assert model_units("g.", state, [], "pick up red key", locate=True)[-1][1] == "Room 1 has agent, red key."
+    assert model_units("g.", state, [], "drop key in void", locate=True) == model_units(
+        "g.", state, [], "drop key in void"
+    )
+
+
+@pytest.mark.model
+def test_the_shipped_can_model_prefers_the_key_in_the_agents_room_to_one_behind_a_locked_door(
+    embedder: Embedder,
+) -> None:
+    can = load_scorer(ROOT / DEFAULT_CAN, "can", embedder)
+    train = load_episodes(ROOT / "benchmarks" / "babyai" / "train.txt")
+    three_rooms = [e for e in train if "Room 3 has" in e.initial_state][:30]
+    wins = 0
+    for episode in three_rooms:
+        _, rejected = judged_along_plan(episode)[0]
+        far_keys = [a for a in rejected if a.startswith("pick up") and a.endswith(" key")]
+        first, *others = can.probabilities(episode.goal, episode.initial_state, (), [episode.plan[0], *far_keys])
+        wins += first > 0.5 and all(p < 0.5 for p in others)
+    assert wins >= 0.9 * len(three_rooms)

@@ -1,7 +1,7 @@
 """Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert plans, on a CPU.
 
     python -m llm_planner_ros.training.saycanpay_models can --episodes benchmarks/babyai/train.txt \\
-        --out data/saycanpay/babyai_can.safetensors [--epochs 20] [--seed 0] [--resume]
+        --out data/saycanpay/babyai_can.safetensors [--epochs 20] [--seed 0] [--state-negatives 2] [--resume]
     python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \\
         --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
 
@@ -10,12 +10,20 @@ validation plans are never trained on. Every step t of an expert plan is a posit
 a_1..a_{t-1}, next action a_t).
 
 - Can: each positive comes with a negative from the same plan at another step (a different action
-  text) and one from another plan; the loss is the paper's InfoNCE over the three sigmoid outputs,
-  plus their binary cross-entropy so that one output alone reads as a probability. Validation: F1 of
-  output > 0.5 over the same triples (fixed negatives).
+  text) and one from another plan, as in the paper, and with up to ``--state-negatives`` hard
+  negatives: actions of the episode that the environment's rules reject in the state before the step
+  (``babyai_domain.world.judged_actions``: e.g. picking up an object in a room behind a locked door, or
+  with full hands), so that feasibility has to be read off the initial observation and the history.
+  A paper-style negative that the rules allow in that state is not used (it is no negative). The loss
+  is the paper's InfoNCE over each group's sigmoid outputs, plus their binary cross-entropy so that
+  one output alone reads as a probability. Validation: F1 of output > 0.5 over the same groups (fixed
+  negatives), and the fraction of the state-rejected negatives scored <= 0.5.
 - Pay: a positive's target is the discounted reward delta^(T-t) (the last action, ``done``, gets 1);
   each positive comes with a negative action from another plan with target 0; the loss is the mean
   squared error, reported on the validation triples.
+
+Can's input carries the observation sentence of the action's object (``model_units(..., locate=True)``,
+recorded in the weight file's architecture); Pay's does not.
 
 Negatives are drawn again each epoch from ``--seed`` and the epoch, so a run is reproducible. After
 every epoch a checkpoint (network, optimiser, epoch, best score) is written next to ``--out``
@@ -37,6 +45,7 @@ import torch
 import torch.nn.functional as F
 
 from babyai_domain.episodes import load_episodes
+from babyai_domain.world import judged_along_plan
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.planning.saycanpay.models import Scorer, ScorerConfig, model_units, words
@@ -44,11 +53,14 @@ from llm_planner_ros.planning.saycanpay.models import Scorer, ScorerConfig, mode
 
 @dataclass(frozen=True)
 class Trajectory:
-    """An expert plan with the goal and initial observation it was made for."""
+    """An expert plan with the goal and initial observation it was made for, and per step the actions
+    the environment's rules allow and reject in the state before it (empty when not known)."""
 
     goal: str
     initial_state: str
     plan: tuple[str, ...]
+    allowed: tuple[frozenset[str], ...] = ()
+    rejected: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,6 +69,7 @@ class Example:
 
     units: list[tuple[int, str]]
     target: float
+    state_negative: bool = False
 
 
 def split_trajectories(
@@ -68,22 +81,34 @@ def split_trajectories(
     return [trajectories[i] for i in order[cut:]], [trajectories[i] for i in order[:cut]]
 
 
-def groups(kind: str, trajectories: Sequence[Trajectory], delta: float, rng: random.Random) -> list[list[Example]]:
+def groups(
+    kind: str, trajectories: Sequence[Trajectory], delta: float, rng: random.Random, state_negatives: int = 0
+) -> list[list[Example]]:
     """One group per expert step: the positive first, then its negatives (see the module docstring)."""
     result: list[list[Example]] = []
+    locate = kind == "can"
     for index, trajectory in enumerate(trajectories):
         others = [t for i, t in enumerate(trajectories) if i != index] or list(trajectories)
         steps = len(trajectory.plan)
         for t, action in enumerate(trajectory.plan):
 
             def text(candidate: str, t: int = t, trajectory: Trajectory = trajectory) -> list[tuple[int, str]]:
-                return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate)
+                return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate)
 
             other = _different(rng, [a for o in rng.sample(others, min(5, len(others))) for a in o.plan], action)
             if kind == "can":
                 same = _different(rng, list(trajectory.plan), action)
-                negatives = [n for n in (same, other) if n is not None]
-                result.append([Example(text(action), 1.0), *(Example(text(n), 0.0) for n in negatives)])
+                allowed = trajectory.allowed[t] if trajectory.allowed else frozenset()
+                negatives = [n for n in (same, other) if n is not None and n not in allowed]
+                rejected = list(trajectory.rejected[t]) if trajectory.rejected else []
+                hard = rng.sample(rejected, min(state_negatives, len(rejected)))
+                result.append(
+                    [
+                        Example(text(action), 1.0),
+                        *(Example(text(n), 0.0) for n in negatives),
+                        *(Example(text(n), 0.0, state_negative=True) for n in hard),
+                    ]
+                )
             else:
                 group = [Example(text(action), delta ** (steps - 1 - t))]
                 result.append(group + ([Example(text(other), 0.0)] if other is not None else []))
@@ -113,7 +138,8 @@ def group_loss(kind: str, scorer: Scorer, batch: Sequence[Sequence[Example]]) ->
 
 @torch.no_grad()
 def validate(kind: str, scorer: Scorer, examples: Sequence[Example]) -> dict[str, float]:
-    """can: precision, recall, F1 of output > 0.5; pay: MSE. Higher ``score`` is better."""
+    """can: precision, recall, F1 of output > 0.5 and the fraction of state-rejected negatives at
+    <= 0.5 (``state_rejected``); pay: MSE. Higher ``score`` is better (F1, or -MSE)."""
     scorer.network.eval()
     outputs: list[float] = []
     for start in range(0, len(examples), 256):
@@ -129,16 +155,26 @@ def validate(kind: str, scorer: Scorer, examples: Sequence[Example]) -> dict[str
     precision = tp / max(tp + fp, 1)
     recall = tp / max(tp + fn, 1)
     f1 = 2 * precision * recall / max(precision + recall, 1e-9)
-    return {"precision": precision, "recall": recall, "f1": f1, "score": f1}
+    hard = [o for o, e in zip(outputs, examples, strict=True) if e.state_negative]
+    rejected = sum(o <= 0.5 for o in hard) / max(len(hard), 1)
+    return {"precision": precision, "recall": recall, "f1": f1, "state_rejected": rejected, "score": f1}
 
 
 def all_units(trajectory: Trajectory) -> list[tuple[int, str]]:
-    """Every sentence a plan's inputs contain (to embed them all at once)."""
+    """Every sentence a plan's inputs contain (to embed them all at once; a located sentence is one of
+    the observation's)."""
     return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan, "done picking up")
 
 
 def babyai_trajectories(path: Path) -> list[Trajectory]:
-    return [Trajectory(e.goal, e.initial_state, e.plan) for e in load_episodes(path)]
+    """The episodes of a BabyAI split with the rules' verdicts along each oracle plan."""
+    trajectories = []
+    for episode in load_episodes(path):
+        judged = judged_along_plan(episode)
+        allowed = tuple(frozenset(a) for a, _ in judged)
+        rejected = tuple(tuple(r) for _, r in judged)
+        trajectories.append(Trajectory(episode.goal, episode.initial_state, episode.plan, allowed, rejected))
+    return trajectories
 
 
 def train(args: argparse.Namespace) -> dict[str, object]:
@@ -149,20 +185,24 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     embedder: Embedder = load_embedder({})
     vocabulary = sorted({w for t in training_set for _, text in all_units(t) for w in words(text)})
     input_dim = embedder.embed(["probe"]).shape[1] + len(vocabulary)
-    config = ScorerConfig(input_dim=input_dim, dim=args.dim, layers=args.layers, heads=args.heads)
+    config = ScorerConfig(
+        input_dim=input_dim, dim=args.dim, layers=args.layers, heads=args.heads, locate=args.kind == "can"
+    )
     scorer = Scorer.fresh(args.kind, embedder, vocabulary, config, args.seed)
     started = time.perf_counter()
     scorer.sentences.add(sorted({text for t in trajectories for _, text in all_units(t)}))
     print(f"embedded the sentences of {len(trajectories)} plans in {time.perf_counter() - started:.0f} s", flush=True)
     optimizer = torch.optim.AdamW(scorer.network.parameters(), lr=args.lr, weight_decay=1e-5)
-    validation = [e for g in groups(args.kind, validation_set, args.delta, random.Random(args.seed)) for e in g]
+    state_negatives = args.state_negatives if args.kind == "can" else 0
+    validation_groups = groups(args.kind, validation_set, args.delta, random.Random(args.seed), state_negatives)
+    validation = [e for g in validation_groups for e in g]
     checkpoint = Path(f"{args.out}.ckpt")
     first_epoch, best, elapsed = 0, float("-inf"), 0.0
     if args.resume:
         if not checkpoint.is_file():
             raise SystemExit(f"no checkpoint at {checkpoint} to resume: run once without --resume")
         saved = torch.load(checkpoint, weights_only=False)
-        if saved["config"] != asdict(config):
+        if saved["config"] != asdict(config) or saved.get("state_negatives", 0) != state_negatives:
             raise SystemExit(f"{checkpoint} was trained on other data or another architecture: start without --resume")
         scorer.network.load_state_dict(saved["network"])
         optimizer.load_state_dict(saved["optimizer"])
@@ -174,13 +214,14 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         "train_trajectories": len(training_set),
         "val_trajectories": len(validation_set),
         "val_examples": len(validation),
+        "state_negatives": state_negatives,
         "delta": args.delta,
         "seed": args.seed,
     }
     for epoch in range(first_epoch, args.epochs):
         started = time.perf_counter()
         rng = random.Random(args.seed * 1000 + epoch + 1)
-        batches = groups(args.kind, training_set, args.delta, rng)
+        batches = groups(args.kind, training_set, args.delta, rng, state_negatives)
         rng.shuffle(batches)
         scorer.network.train()
         total = 0.0
@@ -205,6 +246,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
                 "best": best,
                 "seconds": elapsed,
                 "config": asdict(config),
+                "state_negatives": state_negatives,
             },
             checkpoint,
         )
@@ -230,6 +272,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=50, help="expert steps per batch (the paper's 50)")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--delta", type=float, default=0.9, help="pay: discount per step before the end")
+    parser.add_argument(
+        "--state-negatives", type=int, default=2, help="can: hard negatives per step that the rules reject in its state"
+    )
     parser.add_argument("--val-fraction", type=float, default=0.2, help="the paper's 80-20 split")
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--layers", type=int, default=2)

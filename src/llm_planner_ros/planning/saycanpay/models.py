@@ -9,8 +9,10 @@ sentence, reads one logit at a leading summary slot. The step order is kept, whi
 pooled vector of the whole text would lose. Each sentence vector is extended by the sentence's words
 as a 0/1 vector over the training plans' vocabulary: the encoder's vectors of "pick up blue key" and
 "pick up green key" are close, and feasibility turns on exactly that colour matching the key held or
-the room the agent is in. Can's output is p(preconditions of a_t hold), Pay's the
-estimated discounted payoff in [0, 1]; both are the sigmoid of that logit.
+the room the agent is in. A model whose architecture has ``locate`` (the shipped Can model) also gets,
+after the next action, the observation sentence that names the action's object (``object_sentence``).
+Can's output is p(preconditions of a_t hold), Pay's the estimated discounted payoff in [0, 1]; both
+are the sigmoid of that logit.
 
 A weight file (safetensors) carries its ``kind`` (can or pay), the encoder's name and dimension, the
 head's architecture and how it was trained in its metadata; ``load_scorer`` refuses a file of the
@@ -46,27 +48,48 @@ class ScorerLoadError(RuntimeError):
     """A Can/Pay weight file is missing, of the other kind, or does not fit the architecture."""
 
 
-def model_units(goal: str, initial_state: str, history: Sequence[str], action: str) -> list[tuple[int, str]]:
-    """The input as (role, sentence) pairs: goal, each observation sentence, each step, next action."""
+def model_units(
+    goal: str, initial_state: str, history: Sequence[str], action: str, locate: bool = False
+) -> list[tuple[int, str]]:
+    """The input as (role, sentence) pairs: goal, each observation sentence, each step, next action;
+    with ``locate``, then the observation sentence that names the action's object (``object_sentence``)."""
     state = [s.strip() + "." for s in initial_state.split(".") if s.strip()]
+    located = object_sentence(state, action) if locate else None
     return [
         (ROLES.index("goal"), goal.strip()),
         *((ROLES.index("state"), sentence) for sentence in state),
         *((ROLES.index("step"), step) for step in history),
         (ROLES.index("next"), action),
+        *([(ROLES.index("next"), located)] if located else []),
     ]
+
+
+def object_sentence(state: Sequence[str], action: str) -> str | None:
+    """The first observation sentence naming the action's object ("pick up red key": "red key"; a door
+    is opened by the key of its colour, so "toggle red door": "red key"), or None.
+
+    A text lookup, not a rule: it puts where the object was (its room, and "agent" when the agent was
+    there) next to the action, which a Can model trained without it did not learn to find among the
+    observation's sentences (it scored the key in the agent's room and the one behind a locked door
+    alike)."""
+    parts = words(action)
+    if len(parts) < 2:
+        return None
+    phrase = f"{parts[-2]} {'key' if parts[-1] == 'door' else parts[-1]}"
+    return next((sentence for sentence in state if phrase in sentence.lower()), None)
 
 
 @dataclass(frozen=True)
 class ScorerConfig:
     """Architecture of the head over sentence vectors of ``input_dim`` (encoder dimension plus the
-    vocabulary's size)."""
+    vocabulary's size); ``locate``: the input carries the action's object sentence (``model_units``)."""
 
     input_dim: int = 384
     dim: int = 64
     layers: int = 2
     heads: int = 4
     max_units: int = 48
+    locate: bool = False
 
 
 class ScorerNetwork(nn.Module):
@@ -159,7 +182,8 @@ class Scorer:
         if not actions:
             return []
         self.network.eval()
-        inputs = [model_units(goal, initial_state, history, action) for action in actions]
+        locate = self.network.config.locate
+        inputs = [model_units(goal, initial_state, history, action, locate) for action in actions]
         return torch.sigmoid(self.logits(inputs)).tolist()
 
     def save(self, path: str | Path, training: dict[str, Any]) -> None:
