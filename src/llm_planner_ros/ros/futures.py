@@ -63,9 +63,10 @@ def wait_for(
     """
     done = threading.Event()
     future.add_done_callback(lambda _f: done.set())
-    # Always in slices: a SIGINT that the kernel hands to another thread (an executor's) only sets
-    # Python's flag, and the main thread raises KeyboardInterrupt when it next runs Python code; one
-    # long wait would sleep through a Ctrl-C until the answer came (`llm-planner run` did, in a test run).
+    if interrupted is None and liveness is None:
+        if not done.wait(timeout_s):
+            raise WaitTimeout(f"{what} did not answer within {timeout_s:.1f} s")
+        return future.result()
     deadline = time.monotonic() + timeout_s
     lost_at: float | None = None
     while not done.wait(_POLL_S):
