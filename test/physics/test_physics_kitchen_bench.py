@@ -27,6 +27,9 @@ PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke
 LLM_PLANNER = Path(sys.executable).parent / "llm-planner"
 
 
+# The whole physics graph in a subprocess on two shared cores: one full-suite run of several ended with
+# an empty plan under load while the test passes alone in 30 s; one rerun, a real regression fails twice.
+@pytest.mark.flaky(reruns=1)
 def test_bench_kitchen_sim_physics_scores_a_fetch_on_the_physics_state(tmp_path: Path) -> None:
     recording = record_plan(tmp_path / "saycan.jsonl", "saycan", PreferringModel(PLAN), INSTRUCTION, INITIAL)
     episodes = tmp_path / "episodes.yaml"
