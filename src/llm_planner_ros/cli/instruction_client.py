@@ -17,6 +17,7 @@ from rclpy.action.client import ClientGoalHandle
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.task import Future
 from rich.console import Console
 from rich.live import Live
 from std_msgs.msg import Bool
@@ -35,6 +36,7 @@ from llm_planner_ros.visualization.score_table import step_table
 LLM_READY_TOPIC = "llm/ready"
 
 CANCEL_WAIT_S = 5.0
+PLANNER_CANCELS = "the planner cancels the goal itself once this client is gone (client_grace_s)"
 
 
 @dataclass
@@ -113,7 +115,13 @@ class InstructionClient:
                     printed.add(record.index)
                     live.console.print(step_table(record))
 
-            handle = wait_for(self._client.send_goal_async(goal, feedback_callback=on_feedback), 30.0, self.action)
+            sent = self._client.send_goal_async(goal, feedback_callback=on_feedback)
+            try:
+                handle = wait_for(sent, 30.0, self.action)
+            except KeyboardInterrupt:
+                # Ctrl-C before the acceptance came back: the planner may already run the goal.
+                self._cancel_once_accepted(sent)
+                raise
             if not handle.accepted:
                 return InstructionOutcome(GoalStatus.STATUS_ABORTED, False, "the planner rejected the goal")
             try:
@@ -138,10 +146,24 @@ class InstructionClient:
         """Cancel the goal this client stops waiting for (Ctrl-C, no result in time): left running, it would
         keep the planner busy until it ends or the planner notices the client is gone (client_grace_s)."""
         self._console.print("[yellow]canceling the goal[/yellow]")
+        self._request_cancel(handle)
+
+    def _cancel_once_accepted(self, sent: Future) -> None:
+        """Cancel a goal whose acceptance had not come back yet: wait for it (CANCEL_WAIT_S), then cancel."""
+        self._console.print("[yellow]canceling the goal[/yellow]")
+        try:
+            handle = wait_for(sent, CANCEL_WAIT_S, f"{self.action} acceptance")
+        except WaitTimeout as timeout:
+            self._console.print(f"[red]{timeout}[/red]: {PLANNER_CANCELS}")
+            return
+        if handle.accepted:
+            self._request_cancel(handle)
+
+    def _request_cancel(self, handle: ClientGoalHandle) -> None:
         try:
             wait_for(handle.cancel_goal_async(), CANCEL_WAIT_S, f"{self.action} cancel")
         except WaitTimeout as timeout:
-            self._console.print(f"[red]{timeout}[/red]: the planner cancels the goal itself once this client is gone")
+            self._console.print(f"[red]{timeout}[/red]: {PLANNER_CANCELS}")
 
     def close(self) -> None:
         self._executor.shutdown(timeout_sec=5)
