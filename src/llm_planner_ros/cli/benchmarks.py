@@ -13,6 +13,7 @@ BENCHMARKS: dict[str, str] = {
     "kitchen": "llm_planner_ros.evaluation.kitchen_command",
     "soak": "llm_planner_ros.evaluation.soak_bench",
     "serving": "llm_planner_ros.evaluation.serving_bench",
+    "device-batching": "llm_planner_ros.evaluation.device_batching_bench",
     "physics": "llm_planner_ros.evaluation.physics_bench",
     "perception": "llm_planner_ros.evaluation.perception_bench",
     "babyai": "llm_planner_ros.evaluation.babyai_bench",
