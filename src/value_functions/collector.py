@@ -149,7 +149,7 @@ class RolloutCollector:
         here = [o for o in present if o.at == robot_at]
         # Mostly labels at the robot's place (the interesting cases); some elsewhere or on the floor.
         target_label = rng.choice(here if here and rng.random() < 0.8 else present).label
-        observation = self._observe(rng, truth)
+        observation = self.observe(rng, truth)
         robot = self.sim.robot.pose
         target = min(
             (o for o in present if o.label == target_label),
@@ -166,7 +166,7 @@ class RolloutCollector:
         scene = self._scene(rng, robot_at, local, holding=held)
         self._set_up(rng, scene)
         truth = self.sim.truth()
-        observation = self._observe(rng, truth)
+        observation = self.observe(rng, truth)
         argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
         skill = f"put down the {argument}"
         holding = self.sim.holding()
@@ -189,7 +189,7 @@ class RolloutCollector:
         self._jitter_robot(rng)
         self._obstacles(rng, self.sim.standing_pose(target))
         truth = self.sim.truth()
-        observation = self._observe(rng, truth)
+        observation = self.observe(rng, truth)
         run = self.skills.go_to(target)
         return f"go to the {target}", target, observation, run.success, run.message
 
@@ -261,8 +261,9 @@ class RolloutCollector:
                 self._obstacle_bodies.append(self.sim.add_obstacle((x, y), size))
 
     # ----- perception ---------------------------------------------------------------------------------------
-    def _observe(self, rng: random.Random, truth: Truth) -> Observation:
-        """The state as the robot's perception and localization would report it (noisy, partial)."""
+    def observe(self, rng: random.Random, truth: Truth) -> Observation:
+        """The state as the robot's perception and localization would report it (noisy, partial; exact
+        with ``Noise(0.0, 0.0, 0.0, 0.0, 1.0)``)."""
         noise, sim = self.noise, self.sim
         objects = []
         for o in truth.objects:

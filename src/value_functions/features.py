@@ -1,27 +1,38 @@
 """Feature vectors of (observation, skill) per skill family, for the value-function MLPs.
 
 Only what a robot has goes in: perceived objects (label, noisy centre and axis-aligned size, semantic
-location, confidence), its own position and place, the held label, and its map (the place points of
-the world file). A skill's target object is the perceived instance of its label nearest the robot;
-objects perceived at no place (the floor: fallen objects, boxes in the way) count as obstacles for
-go-to. ``FEATURE_VERSION`` changes whenever a vector's meaning changes, so old weight files are refused.
+location, confidence), its own position and place, the held label, and its maps (the place points of
+the world file; the robot map's base pose at each place, ``robot_motion.place_map``). A skill's target
+object is the perceived instance of its label nearest the robot; objects perceived at no place (the
+floor: fallen objects, boxes in the way) count as obstacles for go-to.
+
+Pick and place geometry is expressed in the *work frame* of the robot's place: origin at the base pose
+the robot map gives for that place, x forward along its heading, y to the left. The robot works at a
+place with that heading (it navigates to the base pose; only its position drifts), so the target's
+forward and lateral offsets in this frame are what the arm's reach depends on, and the robot's own
+offset from the base pose says how far its drift moved the arm away. ``FEATURE_VERSION`` changes
+whenever a vector's meaning changes, so old weight files are refused.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from kitchen_domain.config import KitchenConfig
 from kitchen_domain.skill import GOTO, PICK, PLACE
 from llm_planner_ros.affordance.model import AffordanceError
+from robot_motion.place_map import PlaceMap, load_place_map
 from value_functions.observation import Observation, PerceivedObject
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 LEARNED_FAMILIES = (PICK, PLACE, GOTO)
 UNSEEN_DISTANCE_M = 5.0  # stands in for distances to what is not perceived
+# The robot's offset from the base pose of its place, in that place's work frame (module docstring).
+WORK_FRAME_NAMES = ("robot_forward_offset", "robot_side_offset")
 
 
 class FeatureError(AffordanceError):
@@ -31,23 +42,32 @@ class FeatureError(AffordanceError):
 class Featurizer:
     """Turns (observation, family, argument) into a fixed-length vector; ``names(family)`` lists its entries."""
 
-    def __init__(self, config: KitchenConfig) -> None:
+    def __init__(self, config: KitchenConfig, place_map: PlaceMap | None = None) -> None:
         self.config = config
         self.labels = config.labels
         self.places = config.places(config.drawer is not None)
+        place_map = place_map or load_place_map()
+        missing = place_map.missing_places(self.places)
+        if missing:
+            raise FeatureError(
+                f"the robot map {place_map.source} has no base pose for {missing}: add them (robot_motion/place_map.py)"
+            )
+        self._work_frames = {p: _work_frame(place_map, p) for p in self.places}
 
     def names(self, family: str) -> list[str]:
         place_hot = [f"robot_at={p}" for p in self.places]
         if family == PICK:
             return [
                 "seen", "distance", "dx", "dy", "forward", "lateral", "z", "size_x", "size_y", "size_z", "flatness",
-                "confidence",
-                "on_robot_place", "on_no_place", "into_furniture", "holding", "nearest_other", "others_10cm",
-                "others_20cm", *(f"label={label}" for label in self.labels), *place_hot,
+                "confidence", "on_robot_place", "on_no_place", "into_furniture", "holding", "nearest_other",
+                "others_10cm", "others_20cm", *WORK_FRAME_NAMES, "target_depth", "target_side",
+                "top_z", "others_7cm", *(f"label={label}" for label in self.labels),
+                *place_hot,
             ]  # fmt: skip
         if family == PLACE:
             return [
                 "holding", "holds_argument", "distance_to_place", "objects_at_place", "objects_near_point",
+                *WORK_FRAME_NAMES, "nearest_to_point", "objects_near_point_10cm",
                 *(f"label={label}" for label in self.labels), *place_hot,
             ]  # fmt: skip
         if family == GOTO:
@@ -80,26 +100,28 @@ class Featurizer:
     # ----- families -----------------------------------------------------------------------------------------
     def _pick(self, obs: Observation, label: str) -> list[float]:
         rx, ry = obs.robot_xy
+        frame = self._work_frame(obs.robot_at)
         target = _nearest(obs.objects, label, rx, ry)
         holding = float(obs.holding_label is not None)
+        robot_offset = list(frame.local(rx, ry))
         tail = [*self._one_hot(label, self.labels), *self._one_hot(obs.robot_at, self.places)]
         if target is None:
             u = UNSEEN_DISTANCE_M
-            return [0.0, u, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, u, holding, u, 0.0, 0.0, *tail]
+            unseen = [0.0, u, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, u, holding, u, 0.0, 0.0]
+            return [*unseen, *robot_offset, u, 0.0, 0.0, 0.0, *tail]
         x, y, z = target.position
         sx, sy, sz = target.size
         others = [math.hypot(o.position[0] - x, o.position[1] - y) for o in obs.objects if o is not target]
         place = self._place_xy(obs.robot_at)
-        # The robot works facing its place: the target in that frame stands in for its heading.
-        heading = math.atan2(place[1] - ry, place[0] - rx)
-        c, s = math.cos(heading), math.sin(heading)
+        forward, lateral = frame.rotate(x - rx, y - ry)
+        depth, side = frame.rotate(x - place[0], y - place[1])
         return [
             1.0,
             math.hypot(x - rx, y - ry),
             x - rx,
             y - ry,
-            c * (x - rx) + s * (y - ry),
-            -s * (x - rx) + c * (y - ry),
+            forward,
+            lateral,
             z,
             sx,
             sy,
@@ -113,19 +135,27 @@ class Featurizer:
             min(others, default=UNSEEN_DISTANCE_M),
             float(sum(d < 0.1 for d in others)),
             float(sum(d < 0.2 for d in others)),
+            *robot_offset,
+            depth,
+            side,
+            z + sz / 2,  # the top, which the top-down grasp closes just below
+            float(sum(d < 0.07 for d in others)),
             *tail,
         ]
 
     def _place(self, obs: Observation, label: str) -> list[float]:
         px, py = self._place_xy(obs.robot_at)
         here = [o for o in obs.objects if o.location == obs.robot_at]
-        near = [o for o in here if math.hypot(o.position[0] - px, o.position[1] - py) < 0.3]
+        to_point = [math.hypot(o.position[0] - px, o.position[1] - py) for o in here]
         return [
             float(obs.holding_label is not None),
             float(obs.holding_label == label),
             math.hypot(obs.robot_xy[0] - px, obs.robot_xy[1] - py),
             float(len(here)),
-            float(len(near)),
+            float(sum(d < 0.3 for d in to_point)),
+            *self._work_frame(obs.robot_at).local(*obs.robot_xy),
+            min(to_point, default=UNSEEN_DISTANCE_M),
+            float(sum(d < 0.1 for d in to_point)),
             *self._one_hot(label, self.labels),
             *self._one_hot(obs.robot_at, self.places),
         ]
@@ -151,9 +181,39 @@ class Featurizer:
         position = self.config.position(place)
         return (position.x, position.y)
 
+    def _work_frame(self, place: str) -> WorkFrame:
+        if place not in self._work_frames:
+            raise FeatureError(f"unknown place {place!r}; the map has {list(self.places)}")
+        return self._work_frames[place]
+
     @staticmethod
     def _one_hot(value: str, choices: Sequence[str]) -> list[float]:
         return [float(value == choice) for choice in choices]
+
+
+@dataclass(frozen=True)
+class WorkFrame:
+    """A place's work frame: the robot map's base pose there (origin, heading ``yaw``)."""
+
+    x: float
+    y: float
+    yaw: float
+
+    def rotate(self, dx: float, dy: float) -> tuple[float, float]:
+        """A map-frame offset as (forward, left) along the frame's heading."""
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        return (c * dx + s * dy, -s * dx + c * dy)
+
+    def local(self, x: float, y: float) -> tuple[float, float]:
+        """A map point in the frame: forward of and left of the base pose."""
+        return self.rotate(x - self.x, y - self.y)
+
+
+def _work_frame(place_map: PlaceMap, name: str) -> WorkFrame:
+    place = place_map.place(name)
+    assert place is not None  # the constructor checked missing_places
+    qx, qy, qz, qw = place.base.orientation
+    return WorkFrame(place.base.x, place.base.y, math.atan2(2 * (qw * qz + qx * qy), 1 - 2 * (qy * qy + qz * qz)))
 
 
 def _nearest(objects: Sequence[PerceivedObject], label: str, x: float, y: float) -> PerceivedObject | None:

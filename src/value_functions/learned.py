@@ -1,8 +1,8 @@
-"""``LearnedAffordance``: the value-function networks as an affordance model over a perceived observation.
+"""``LearnedAffordance``: the value-function models as an affordance model over a perceived observation.
 
-pick, place and go-to are scored by their network, batched (one forward pass per family per call).
+pick, place and go-to are scored by their model, batched (one forward pass per family per call).
 Two of SayCan's caps stay (appendix D.2): going where the robot already is and picking with a full
-gripper get 0. Families without a network (find, terminate, drawer) get the analytic model's answer on
+gripper get 0. Families without a model (find, terminate, drawer) get the analytic model's answer on
 the world assembled from the same perception (``analytic.world_of``), so the backend reads nothing a
 robot would not have.
 """
@@ -31,11 +31,11 @@ class LearnedAffordance:
     def __init__(self, weights: str | Path, kitchen: Kitchen, calibration: Calibration | None = None) -> None:
         self.kitchen = kitchen
         self.featurizer = Featurizer(kitchen.config)
-        self.networks: dict[str, FamilyEnsemble]
-        self.networks, self.meta = load_value_functions(weights, self.featurizer)
-        missing = [f for f in LEARNED_FAMILIES if f not in self.networks]
+        self.models: dict[str, FamilyEnsemble]
+        self.models, self.meta = load_value_functions(weights, self.featurizer)
+        missing = [f for f in LEARNED_FAMILIES if f not in self.models]
         if missing:
-            raise WeightFileError(f"{weights} has no network for {missing}: {REBUILD}")
+            raise WeightFileError(f"{weights} has no model for {missing}: {REBUILD}")
         self.analytic = AffordanceModel(calibration)
 
     @property
@@ -52,7 +52,7 @@ class LearnedAffordance:
                 raise AffordanceError(
                     f"skill {skill.text!r} has unknown family {skill.family!r}; known: {list(FAMILIES)}"
                 )
-            if skill.family not in self.networks:
+            if skill.family not in self.models:
                 fallback.append(index)
                 continue
             if len(skill.arguments) != 1:
@@ -66,7 +66,7 @@ class LearnedAffordance:
                 batches.setdefault(skill.family, []).append(index)
         for family, indices in batches.items():
             features = self.featurizer.matrix([(observation, str(skills[i].argument)) for i in indices], family)
-            for i, probability in zip(indices, self.networks[family].probabilities(features), strict=True):
+            for i, probability in zip(indices, self.models[family].probabilities(features), strict=True):
                 results[i] = float(probability)
         if fallback:
             world = world_of(observation, self.kitchen)

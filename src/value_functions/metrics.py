@@ -1,4 +1,4 @@
-"""Quality of success probabilities against outcomes: ROC-AUC, Brier score, reliability diagram."""
+"""Quality of success probabilities against outcomes: ROC-AUC, Brier score, log-loss, reliability diagram."""
 
 from __future__ import annotations
 
@@ -35,6 +35,12 @@ def brier(outcomes: Sequence[bool] | np.ndarray, probabilities: Sequence[float] 
     y = np.asarray(outcomes, dtype=np.float64)
     p = np.asarray(probabilities, dtype=np.float64)
     return float(np.mean((p - y) ** 2))
+
+
+def log_loss(outcomes: np.ndarray, probabilities: np.ndarray) -> float:
+    """Mean negative log-likelihood of the 0/1 outcomes (probabilities clipped away from 0 and 1)."""
+    p = np.clip(probabilities, 1e-9, 1 - 1e-9)
+    return float(-np.mean(np.where(outcomes, np.log(p), np.log(1 - p))))
 
 
 def reliability(

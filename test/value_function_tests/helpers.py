@@ -1,40 +1,53 @@
-"""Shared pieces of the value-function tests: a tiny seeded random weight file and a fixed observation."""
+"""Shared pieces of the value-function tests: a tiny seeded random weight file, a fixed observation and a
+language model with fixed answers."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from kitchen_domain import Kitchen
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
 from value_functions.features import LEARNED_FAMILIES, Featurizer
-from value_functions.network import FamilyEnsemble, FamilyNetwork, save_value_functions
+from value_functions.network import BoostedTrees, FamilyEnsemble, save_value_functions
 from value_functions.observation import Observation, PerceivedObject
 
 
 def random_weights(
     path: Path, kitchen: Kitchen, seed: int = 0, families: tuple[str, ...] = LEARNED_FAMILIES, members: int = 2
 ) -> Path:
-    """A weight file of ``members`` networks per family, each one 8-unit hidden layer with random
-    weights (mechanics, not quality)."""
+    """A weight file of ``members`` models per family, each 24 random depth-2 trees (mechanics, not
+    quality)."""
     rng = np.random.default_rng(seed)
     featurizer = Featurizer(kitchen.config)
-    networks = {}
-    for family in families:
-        width = len(featurizer.names(family))
-        networks[family] = FamilyEnsemble(
-            tuple(
-                FamilyNetwork(
-                    (rng.normal(size=(width, 8)).astype(np.float32), rng.normal(size=(8, 1)).astype(np.float32)),
-                    (np.zeros(8, np.float32), np.zeros(1, np.float32)),
-                    np.zeros(width, np.float32),
-                    np.ones(width, np.float32),
-                )
-                for _ in range(members)
-            )
-        )
-    save_value_functions(path, networks, featurizer, {"test": True})
+    models = {family: FamilyEnsemble(tuple(random_trees(rng, len(featurizer.names(family))) for _ in range(members)))
+              for family in families}  # fmt: skip
+    save_value_functions(path, models, featurizer, {"test": True})
     return path
+
+
+def random_trees(rng: np.random.Generator, width: int, trees: int = 24) -> BoostedTrees:
+    """``trees`` full depth-2 trees (7 nodes each: a root, two inner nodes, four leaves) on random features."""
+    inner = np.array([0, 1, 2])
+    feature, threshold, left, right, value = [], [], [], [], []
+    for t in range(trees):
+        offset = 7 * t
+        feature += [*rng.integers(0, width, 3).tolist(), -1, -1, -1, -1]
+        threshold += [*rng.normal(size=3).tolist(), 0.0, 0.0, 0.0, 0.0]
+        left += [*(offset + 2 * inner + 1).tolist(), -1, -1, -1, -1]
+        right += [*(offset + 2 * inner + 2).tolist(), -1, -1, -1, -1]
+        value += [0.0, 0.0, 0.0, *rng.normal(scale=0.5, size=4).tolist()]
+    return BoostedTrees(
+        np.array(feature, np.int32),
+        np.array(threshold, np.float64),
+        np.array(left, np.int32),
+        np.array(right, np.int32),
+        np.array(value, np.float64),
+        np.arange(0, 7 * trees, 7, dtype=np.int32),
+        float(rng.normal()),
+    )
 
 
 def table_observation() -> Observation:
@@ -50,3 +63,28 @@ def table_observation() -> Observation:
             PerceivedObject("obstacle", (3.5, 2.0, 0.25), (0.6, 0.6, 0.5), "", 0.7),
         ),
     )
+
+
+class FixedModel(LanguageModel):
+    """Gives each completion a fixed log-probability (``log_probs``; others -40 nats): a model far surer
+    of its first choice than of anything else, as the adapted 135M model is."""
+
+    def __init__(self, log_probs: Mapping[str, float]) -> None:
+        self.log_probs = dict(log_probs)
+
+    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+        return ScoreResult.from_token_log_probs(
+            [[self.log_probs.get(c.strip(), -40.0)] for c in completions], per_token
+        )
+
+    def generate(
+        self,
+        prompt: str,
+        n: int = 1,
+        max_tokens: int = 64,
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        stop: Sequence[str] = (),
+        logit_bias: Mapping[str, float] | None = None,
+    ) -> GenerationResult:
+        raise AssertionError("SayCan scores skills; it does not generate")

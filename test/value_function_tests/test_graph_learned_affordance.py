@@ -104,7 +104,7 @@ def test_learned_backend_refuses_to_start_without_usable_weights(
     expected = "not found at"
     if case == "mismatched":
         params["value_functions_file"] = str(random_weights(tmp_path / "pick_only.npz", kitchen, families=("pick",)))
-        expected = "has no network for ['place', 'goto']"
+        expected = "has no model for ['place', 'goto']"
     elif case == "unknown backend":
         params = {"backend": "oracle"}
         expected = "choose one of ['analytic', 'learned']"

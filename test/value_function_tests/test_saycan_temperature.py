@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 
 import pytest
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import config_file
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
 from llm_planner_ros.planning.saycan.llm_temperature import (
     StepSample,
     fit_temperature,
@@ -20,30 +18,7 @@ from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
-
-class FixedModel(LanguageModel):
-    """Gives each completion a fixed log-probability (``log_probs``; others -40 nats): a model far surer
-    of its first choice than of anything else, as the adapted 135M model is."""
-
-    def __init__(self, log_probs: Mapping[str, float]) -> None:
-        self.log_probs = dict(log_probs)
-
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        return ScoreResult.from_token_log_probs(
-            [[self.log_probs.get(c.strip(), -40.0)] for c in completions], per_token
-        )
-
-    def generate(
-        self,
-        prompt: str,
-        n: int = 1,
-        max_tokens: int = 64,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        logit_bias: Mapping[str, float] | None = None,
-    ) -> GenerationResult:
-        raise AssertionError("SayCan scores skills; it does not generate")
+from .helpers import FixedModel
 
 
 def _samples(gap: float, right_first: int, wrong_first: int) -> list[StepSample]:

@@ -80,7 +80,7 @@ def test_weight_file_round_trip_and_refusals(kitchen: Kitchen, tmp_path: Path) -
     meta["features"]["pick"] = [n.replace("label=coke", "label=cola") for n in meta["features"]["pick"]]
     arrays["meta"] = np.array(json.dumps(meta))
     np.savez(tmp_path / "other.npz", **arrays)
-    with pytest.raises(WeightFileError, match="pick network was trained on .*label=cola"):
+    with pytest.raises(WeightFileError, match="pick model was trained on .*label=cola"):
         load_value_functions(tmp_path / "other.npz", featurizer)
 
 
@@ -95,13 +95,13 @@ def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Kitchen,
     assert answers == pytest.approx(alone)  # a batch is the skills one by one, in order
     assert model.evaluate(skills[::-1], observation) == pytest.approx(answers[::-1])
     assert answers[4] == 0.0  # going where the robot is
-    assert answers[6] == model.analytic.calibration.terminate  # no network: the analytic answer
+    assert answers[6] == model.analytic.calibration.terminate  # no model: the analytic answer
     assert all(0.0 < a < 1.0 for a in answers[:4])
     holding = Observation(observation.robot_xy, "table", "sponge", None, observation.objects)
     assert model.evaluate([skills[0]], holding) == [0.0]  # picking with a full gripper
     with pytest.raises(AffordanceError, match="needs one argument"):
         model.evaluate([Skill("pick up", "pick", ())], observation)
-    with pytest.raises(WeightFileError, match="no network for"):
+    with pytest.raises(WeightFileError, match="no model for"):
         LearnedAffordance(random_weights(tmp_path / "pick_only.npz", kitchen, families=("pick",)), kitchen)
 
 
@@ -181,3 +181,63 @@ def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Kitchen) -> None:
     observation = table_observation()
     near, unseen = model.evaluate([skill_of("pick", "apple"), skill_of("pick", "sponge")], observation)
     assert near > 0.5 > unseen  # an upright apple in front of the robot vs a label nobody sees
+
+
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ({"format": "llm_planner_ros.value_functions/2"}, "format 'llm_planner_ros.value_functions/2'"),
+        ({"feature_version": 1}, "feature version 1;"),
+    ],
+)
+def test_old_weight_files_are_refused_with_the_rebuild_command(
+    kitchen: Kitchen, tmp_path: Path, change: dict[str, object], refusal: str
+) -> None:
+    with np.load(random_weights(tmp_path / "vf.npz", kitchen), allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+    meta = json.loads(str(arrays["meta"]))
+    arrays["meta"] = np.array(json.dumps({**meta, **change}))
+    np.savez(tmp_path / "old.npz", **arrays)
+    with pytest.raises(WeightFileError, match=f"{refusal}.*rebuild it with `python -m value_functions.training`"):
+        load_value_functions(tmp_path / "old.npz", Featurizer(kitchen.config))
+    # A file from before the trees (format 2: MLP layers) lacks the tree arrays; so does a damaged one.
+    del arrays["pick/0/threshold"]
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez(tmp_path / "damaged.npz", **arrays)
+    with pytest.raises(WeightFileError, match="pick model 0 lacks 'pick/0/threshold'"):
+        load_value_functions(tmp_path / "damaged.npz", Featurizer(kitchen.config))
+
+
+def test_fitted_trees_answer_as_scikit_learn_does() -> None:
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    from value_functions.training import TreeSettings, fit
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 6)).astype(np.float32)
+    y = (x[:, 0] + 0.5 * x[:, 1] * x[:, 2] + rng.normal(scale=0.5, size=400)) > 0
+    settings = TreeSettings(max_trees=60)
+    member, summary = fit((x[:300], y[:300]), (x[300:], y[300:]), seed=3, settings=settings)
+    assert 1 <= summary["trees"] <= 60 and len(member.roots) == summary["trees"]
+    reference = GradientBoostingClassifier(
+        n_estimators=summary["trees"], learning_rate=0.03, max_depth=3, subsample=0.7, min_samples_leaf=5,
+        random_state=3,
+    ).fit(x[:300], y[:300])  # fmt: skip
+    fresh = rng.normal(size=(200, 6)).astype(np.float32)
+    assert member.probabilities(fresh) == pytest.approx(reference.predict_proba(fresh)[:, 1], abs=1e-9)
+    assert brier(y[300:], member.probabilities(x[300:])) < brier(y[300:], np.full(100, y[:300].mean()))
+
+
+def test_pick_features_are_in_the_work_frame_of_the_robots_place(kitchen: Kitchen) -> None:
+    featurizer = Featurizer(kitchen.config)
+    names = featurizer.names("pick")
+    # config/robot_map.yaml: the table's base pose is (2.5, 2.9), facing +y; its surface point (2.5, 3.5).
+    coke = PerceivedObject("coke", (2.6, 3.6, 0.81), (0.066, 0.066, 0.12), "table")
+    drifted = Observation((2.5, 2.8), "table", None, None, (coke,))
+    values = dict(zip(names, featurizer.vector(drifted, "pick", "coke"), strict=True))
+    assert values["forward"] == pytest.approx(0.8, abs=1e-4)  # straight ahead, whatever the robot's offset
+    assert values["lateral"] == pytest.approx(-0.1, abs=1e-4)  # +x on the map is the robot's right here
+    assert values["robot_forward_offset"] == pytest.approx(-0.1, abs=1e-4)
+    assert values["robot_side_offset"] == pytest.approx(0.0, abs=1e-4)
+    assert values["target_depth"] == pytest.approx(0.1, abs=1e-4)
+    assert values["top_z"] == pytest.approx(0.87, abs=1e-4)

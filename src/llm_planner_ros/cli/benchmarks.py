@@ -18,5 +18,6 @@ BENCHMARKS: dict[str, str] = {
     "perception": "llm_planner_ros.evaluation.perception_bench",
     "babyai": "llm_planner_ros.evaluation.babyai_bench",
     "value-functions": "llm_planner_ros.evaluation.value_function_bench",
+    "value-reasons": "llm_planner_ros.evaluation.value_reasons_bench",
     "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",
 }

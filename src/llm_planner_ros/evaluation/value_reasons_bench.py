@@ -1,0 +1,126 @@
+"""``llm-planner bench value-reasons``: SayCan with analytic against learned affordances, where physics
+decides each skill's outcome.
+
+For each ``--affordance`` model, the configured SayCan planner (config/planners.yaml; ``--temperature``
+sets ``llm_temperature``, ``--option KEY=VALUE`` any other saycan option) plans every episode of the
+file in this process on the physics kitchen (``evaluation.physics_environment``: scripted skills, the
+simulator's truth as state; the learned model reads exact perception of it). Reported per model and
+episode: plan success (ended with ``done`` and the goal holds on the physics state), the skills chosen,
+the failed skill attempts, and the steps where the affordance overturned the language model's first
+choice. Progress: one line per episode; the JSON is rewritten after each.
+
+    llm-planner bench value-reasons --episodes benchmarks/kitchen/value_reasons.yaml --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_EPISODES = "benchmarks/kitchen/value_reasons.yaml"
+MODELS = ("analytic", "learned")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--episodes", default=DEFAULT_EPISODES, help="episode file")
+    parser.add_argument("--ids", help="comma-separated episode ids to run (default: all)")
+    parser.add_argument("--affordance", nargs="+", choices=MODELS, default=list(MODELS), help="models to compare")
+    parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="learned weight file")
+    parser.add_argument("--temperature", type=float, default=None, help="saycan llm_temperature (default: configured)")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="override a saycan option (YAML value)"
+    )
+    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting")
+    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="write the numbers as JSON here")
+
+
+def run(args: argparse.Namespace) -> int:
+    import yaml
+
+    from kitchen_domain.episodes import load_episodes
+    from kitchen_domain.kitchen import load_kitchen
+    from kitchen_domain.paths import repo_path
+    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
+    from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.planning.plan_loop import EndReason, run_plan
+    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+    from physics_sim import PhysicsKitchen
+    from value_functions.learned import LearnedAffordance
+
+    kitchen = load_kitchen()
+    episodes = list(load_episodes(args.episodes, kitchen))
+    if args.ids:
+        wanted = set(args.ids.split(","))
+        episodes = [e for e in episodes if e.id in wanted]
+    options = load_planner_options()
+    overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
+    if args.temperature is not None:
+        overrides["llm_temperature"] = args.temperature
+    options["saycan"] = {**options.get("saycan", {}), **overrides}
+    model = load_language_model(parse_key_values(args.llm, "--llm"))
+    planner = build_planner("saycan", PlannerResources(model, kitchen, lambda: load_embedder({}), options))
+    learned = LearnedAffordance(repo_path(args.weights), kitchen) if "learned" in args.affordance else None
+    report: dict[str, Any] = {
+        "episodes_file": args.episodes,
+        "saycan_overrides": overrides,
+        "weights": args.weights,
+        "by_affordance": {},
+    }
+    sim = PhysicsKitchen.from_files(image_size=(64, 48))
+    try:
+        for name in args.affordance:
+            env = PhysicsEnvironment(sim, kitchen, learned if name == "learned" else None)
+            runs: list[dict[str, Any]] = []
+            report["by_affordance"][name] = {"runs": runs}
+            for episode in episodes:
+                started = time.perf_counter()
+                sim.load(episode.initial, episode.id)
+                result = run_plan(planner, episode.instruction, env, episode.max_steps)
+                success = result.reason == EndReason.DONE and episode.goal_holds(env.world())
+                runs.append(_episode_entry(episode.id, success, result, time.perf_counter() - started))
+                print(f"{name} {episode.id}: {json.dumps(runs[-1])}", flush=True)
+                report["by_affordance"][name]["summary"] = _summary(runs)
+                _write(args.json, report)
+            print(f"{name}: {json.dumps(report['by_affordance'][name]['summary'])}", flush=True)
+    finally:
+        sim.close()
+    return 0
+
+
+def _episode_entry(episode_id: str, success: bool, result: Any, seconds: float) -> dict[str, Any]:
+    from llm_planner_ros.planning.decision import StepStatus
+
+    overturned = 0
+    for step in result.steps:
+        if step.candidates:
+            first = max(step.candidates, key=lambda c: c.llm)
+            overturned += first.skill.text != step.skill.text
+    return {
+        "id": episode_id,
+        "plan_success": success,
+        "end_reason": result.reason.value,
+        "skills": [step.skill.text for step in result.steps],
+        "failed_attempts": sum(step.status == StepStatus.FAILED for step in result.steps),
+        "overturned": overturned,
+        "s": round(seconds, 1),
+    }
+
+
+def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "episodes": len(runs),
+        "plan_success": sum(r["plan_success"] for r in runs),
+        "failed_attempts": sum(r["failed_attempts"] for r in runs),
+        "overturned": sum(r["overturned"] for r in runs),
+        "steps": sum(len(r["skills"]) for r in runs),
+    }
+
+
+def _write(path: Path | None, report: dict[str, Any]) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n")

@@ -1,0 +1,100 @@
+"""The episodes built to need the learned value functions (benchmarks/kitchen/value_reasons.yaml): the
+file validates, each goal is reachable, and in the physics kitchen (``evaluation.physics_environment``)
+the analytic model rates the unreachable target's pick as likely while the shipped learned model does
+not, so SayCan's choice differs, and physics agrees: that pick fails, and after going to the label's
+other instance the learned pick is likely and succeeds."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kitchen_domain import Kitchen
+from kitchen_domain.episodes import load_episodes
+from kitchen_domain.oracle import check_episode
+from kitchen_domain.paths import config_file, repo_path
+from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
+from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
+from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+
+from .helpers import FixedModel
+
+EPISODES = "benchmarks/kitchen/value_reasons.yaml"
+REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
+
+
+def test_episode_file_validates_and_every_goal_is_reachable(kitchen: Kitchen) -> None:
+    episodes = list(load_episodes(EPISODES, kitchen))
+    assert len(episodes) >= 4
+    for episode in episodes:
+        check = check_episode(episode, kitchen)
+        assert check.ok, (episode.id, check.problems)
+        assert check.plan is not None and len(check.plan) <= episode.max_steps
+
+
+@pytest.mark.timeout(300)
+def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pick(kitchen: Kitchen) -> None:
+    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
+    from physics_sim import PhysicsKitchen
+
+    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
+    sim = PhysicsKitchen.from_files(image_size=(64, 48))
+    try:
+        analytic_env = PhysicsEnvironment(sim, kitchen, None)
+        learned_env = PhysicsEnvironment(sim, kitchen, learned)
+        for episode in load_episodes(EPISODES, kitchen):
+            scene = episode.initial
+            sim.load(scene, episode.id)
+            target = [o for o in scene.objects if o.at == scene.robot_at][-1]  # the third-row instance
+            other = next(o for o in scene.objects if o.label == target.label and o.at != scene.robot_at)
+            world = analytic_env.world()
+            pick, go = world.skill(f"pick up the {target.label}"), world.skill(f"go to the {other.at}")
+            assert analytic_env.affordances([pick, go])[0] == pytest.approx(0.9), episode.id
+            assert learned_env.affordances([pick])[0] < 0.5, episode.id
+            # A model one nat surer of the pick than of going to the other instance: SayCan picks on
+            # the analytic affordances and goes on the learned ones.
+            model = FixedModel({pick.text: -0.5, go.text: -1.5})
+            chosen = {}
+            for name, env in (("analytic", analytic_env), ("learned", learned_env)):
+                planner = SayCanPlanner(model, prompt, SayCanOptions())
+                planner.reset(episode.instruction)
+                decision = planner.next_step(env, [])
+                assert decision.skill is not None
+                chosen[name] = decision.skill.text
+            assert chosen == {"analytic": pick.text, "learned": go.text}, episode.id
+            # Physics agrees: the pick fails out of reach and leaves the world as it was; from the
+            # other place the learned pick is likely and succeeds.
+            outcome = analytic_env.execute(pick)
+            assert not outcome.success and "no_ik" in outcome.message, (episode.id, outcome.message)
+            assert analytic_env.world().holding is None
+            assert learned_env.execute(go).success, episode.id
+            assert learned_env.affordances([pick])[0] > 0.5, episode.id
+            outcome = learned_env.execute(pick)
+            assert outcome.success and learned_env.world().holding is not None, (episode.id, outcome.message)
+    finally:
+        sim.close()
+
+
+@pytest.mark.timeout(300)
+def test_bench_command_plans_an_episode_on_the_physics_kitchen(tmp_path: Path) -> None:
+    """``llm-planner bench value-reasons`` as a user runs it, with the embedded model's answers replayed
+    (test/data/value_reasons_pepsi_replay.jsonl, recorded by the same command with ``--llm
+    replay_mode=record --llm recording=...`` on the embedded SmolLM2 with its SayCan adapter)."""
+    out = tmp_path / "reasons.json"
+    command = [sys.executable, "-m", "llm_planner_ros.cli.main", "bench", "value-reasons", "--ids", "reach-pepsi-01",
+               "--affordance", "learned", "--temperature", "10", "--option", "terminate_affordance=1.0",
+               "--llm", "backend=replay", "--llm", f"recording={repo_path(REPLAY)}", "--json", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert report["saycan_overrides"] == {"terminate_affordance": 1.0, "llm_temperature": 10.0}
+    (run,) = report["by_affordance"]["learned"]["runs"]
+    # On the learned values SayCan leaves the counter whose pepsi is out of reach, and no skill fails.
+    assert run["skills"][0] == "go to the table" and run["skills"][-1] == "done"
+    assert run["plan_success"] and run["failed_attempts"] == 0
+    assert "learned reach-pepsi-01:" in done.stdout
