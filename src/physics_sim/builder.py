@@ -26,6 +26,7 @@ FLOOR = (0.82, 0.8, 0.76, 1.0)
 WALL = 0.02  # thickness of panels (bin walls, drawer sides, cabinet top)
 DRAWER_HEIGHT = 0.2  # the drawer takes the cabinet's top 20 cm
 DRAWER_HOLD_N = 8.0  # friction-like force that keeps the drawer where it was left
+HANDLE_AHEAD = 0.06  # the handle bar stands this far in front of the drawer's front panel
 
 
 @dataclass
@@ -210,15 +211,14 @@ class KitchenBuilder:
             ((d / 2, WALL / 2, DRAWER_HEIGHT / 2), (0, -w / 2 + WALL / 2, low + DRAWER_HEIGHT / 2)),
         ]
         inner_w = w / 2 - 2 * WALL
-        tray_d = d / 2 - 2 * WALL
-        side_h = (DRAWER_HEIGHT - 2 * WALL) / 2 - 0.005
+        tray_d, side_h = _tray_depth(piece), _side_height()
         drawer = [
             ((tray_d, inner_w, WALL / 2), (0, 0, WALL / 2 + 0.002)),  # bottom
             ((WALL / 2, inner_w, side_h), (-tray_d, 0, side_h)),  # front panel
             ((WALL / 2, inner_w, side_h), (tray_d, 0, side_h)),  # back
             ((tray_d, WALL / 2, side_h), (0, inner_w, side_h)),
             ((tray_d, WALL / 2, side_h), (0, -inner_w, side_h)),
-            ((0.012, 0.09, 0.012), (-tray_d - 0.06, 0, side_h)),  # handle bar, 6 cm in front of the panel
+            ((0.012, 0.09, 0.012), (-tray_d - HANDLE_AHEAD, 0, side_h)),  # the handle bar
             ((0.03, 0.01, 0.01), (-tray_d - 0.03, 0.08, side_h)),  # its posts
             ((0.03, 0.01, 0.01), (-tray_d - 0.03, -0.08, side_h)),
         ]
@@ -284,6 +284,23 @@ class KitchenBuilder:
             path = assets.write_texture(model, self._folder)
             self._textures[model.label] = pb.loadTexture(str(path), physicsClientId=self._client)
         return self._textures[model.label]
+
+
+def drawer_handle(piece: Furniture) -> tuple[float, float, float]:
+    """The centre of the drawer's handle bar with the drawer closed (map frame): what a robot's place map
+    gives its drawer skills (config/robot_map.yaml)."""
+    x, y = piece.to_map(-_tray_depth(piece) - HANDLE_AHEAD, 0.0)
+    return (x, y, piece.height - DRAWER_HEIGHT + WALL + _side_height())
+
+
+def _tray_depth(piece: Furniture) -> float:
+    """Half the drawer tray's depth: its front panel's distance from the cabinet's centre."""
+    return piece.depth / 2 - 2 * WALL
+
+
+def _side_height() -> float:
+    """Half the height of the tray's sides, where the handle bar sits above the drawer link's origin."""
+    return (DRAWER_HEIGHT - 2 * WALL) / 2 - 0.005
 
 
 def _drawer_spot(piece: Furniture, index: int) -> tuple[float, float]:

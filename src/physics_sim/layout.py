@@ -1,7 +1,8 @@
 """The physical layout of a kitchen: furniture at each place, the robot's standing poses, object models.
 
 A place's point (world file) is where its objects stand; the robot works at it from ``standoff``
-metres before it, facing it (the convention of the robot's map, config/robot_map.yaml).
+metres before it, facing it (the convention of the robot's map, config/robot_map.yaml); a piece of
+furniture may set its own (the drawer cabinet: the robot stands back from the drawer it pulls out).
 
 Pure geometry from two files: the world file (``kitchen_domain.KitchenConfig``: places and their 2-D
 points) and config/physics_kitchen.yaml (what stands at each place, what each label looks like). No
@@ -187,9 +188,11 @@ def _parse(data: Any, config: KitchenConfig, check: Checker) -> KitchenLayout | 
 
 def _furniture(place: str, value: Any, config: KitchenConfig, standoff: float, check: Checker) -> Furniture | None:
     where = join("furniture", place)
-    entry = check.mapping(value, where, required=("kind", "facing_deg", "edge", "size"))
+    entry = check.mapping(value, where, required=("kind", "facing_deg", "edge", "size"), optional=("standoff",))
     if entry is None:
         return None
+    own = check.number(entry["standoff"], join(where, "standoff")) if "standoff" in entry else None
+    standoff = standoff if own is None else own
     kind = check.one_of(entry["kind"], join(where, "kind"), FURNITURE_KINDS, "furniture kind")
     facing = check.number(entry["facing_deg"], join(where, "facing_deg"))
     edge = check.number(entry["edge"], join(where, "edge"))

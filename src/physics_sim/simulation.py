@@ -34,7 +34,16 @@ from physics_sim.camera import CameraSpec, Frame, render
 from physics_sim.layout import KitchenLayout, Pose2D, load_layout
 from physics_sim.motions import ArmMotion, BaseMotion, GripperMotion, Immediate, Motion, Outcome
 from physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
-from physics_sim.robot import BASE_SIZE, FINGER_JOINTS, GRASP_LINK, HAND_LINK, IK_SEED, TUCKED, MobileManipulator
+from physics_sim.robot import (
+    BASE_SIZE,
+    FINGER_JOINTS,
+    GRASP_LINK,
+    HAND_LINK,
+    IK_RESTART_SEEDS,
+    IK_SEED,
+    TUCKED,
+    MobileManipulator,
+)
 from physics_sim.truth import AT_TOLERANCE_M, ObjectTruth, Truth, nearest_place, place_of_point, to_held
 
 # 120 Hz keeps stacked and gripped objects steady and runs twice as fast as PyBullet's default 240 Hz.
@@ -278,24 +287,9 @@ class PhysicsKitchen:
         start = self.robot.arm_positions()
         state = pb.saveState(physicsClientId=self.client)
         try:
-            # PyBullet's IK starts from the current joints: starting every solve from one seed keeps
-            # nearby goals on one branch (elbow up, in front) whatever pose the arm is in now;
-            # re-solving from its own answer converges.
-            self.robot.reset_arm(IK_SEED)
-            for _ in range(IK_ROUNDS):
-                solution = self.robot.solve_ik(link, position, orientation)
-                self.robot.reset_arm(solution)
-                reached, turned = self.robot.link_pose(link)
-                error = math.dist(reached, position)
-                angle = _angle_between(turned, orientation)
-                if error <= IK_POSITION_TOLERANCE / 4 and angle <= IK_ANGLE_TOLERANCE / 4:
-                    break
-            if error > IK_POSITION_TOLERANCE or angle > IK_ANGLE_TOLERANCE:
-                return Immediate(
-                    Outcome.NO_IK,
-                    f"pose ({', '.join(f'{v:.2f}' for v in position)}) is out of reach: the closest the arm gets "
-                    f"is {error * 100:.1f} cm and {math.degrees(angle):.0f} deg away",
-                )
+            solution = self._solve_arm(position, orientation, link, start, allowed)
+            if isinstance(solution, Immediate):
+                return solution
             path = joint_path(start, solution)
             points = [start, *path]
             for index, (a, b) in enumerate(zip(points, points[1:], strict=False)):
@@ -315,6 +309,49 @@ class PhysicsKitchen:
             return Immediate(Outcome.SUCCEEDED, "planned (not executed)")
         return self._start("arm", ArmMotion(self.robot, path, self.joint_speed))
 
+    def _solve_arm(
+        self,
+        position: Sequence[float],
+        orientation: Sequence[float],
+        link: int,
+        start: Sequence[float],
+        allowed: Sequence[int],
+    ) -> list[float] | Immediate:
+        """Joint angles putting ``link`` at the pose with the arm clear of the world, or the failed
+        outcome (NO_IK: no seed reaches it; IN_COLLISION: every answer hits something). Leaves the arm
+        teleported: the caller restores the state.
+
+        PyBullet's IK starts from the current joints: starting from one seed first keeps nearby goals
+        on one branch (elbow up, in front) whatever pose the arm is in now; re-solving from its own
+        answer converges. Where that seed finds nothing clear (a hand level with the drawer's handle,
+        facing it) the arm's own pose is tried, which keeps a pull's segments on the branch of its
+        grasp, then fixed restarts, as MoveIt's IK restarts from random seeds."""
+        closest = (math.inf, math.inf)
+        hit = None
+        for seed in (IK_SEED, start, *IK_RESTART_SEEDS):
+            self.robot.reset_arm(seed)
+            for _ in range(IK_ROUNDS):
+                solution = self.robot.solve_ik(link, position, orientation)
+                self.robot.reset_arm(solution)
+                reached, turned = self.robot.link_pose(link)
+                error = math.dist(reached, position)
+                angle = _angle_between(turned, orientation)
+                if error <= IK_POSITION_TOLERANCE / 4 and angle <= IK_ANGLE_TOLERANCE / 4:
+                    break
+            if error > IK_POSITION_TOLERANCE or angle > IK_ANGLE_TOLERANCE:
+                closest = min(closest, (error, angle))
+                continue
+            hit = self._arm_collision(allowed)
+            if hit is None:
+                return solution
+        if hit is not None:
+            return Immediate(Outcome.IN_COLLISION, f"the arm would hit {hit} at the goal pose")
+        return Immediate(
+            Outcome.NO_IK,
+            f"pose ({', '.join(f'{v:.2f}' for v in position)}) is out of reach: the closest the arm gets "
+            f"is {closest[0] * 100:.1f} cm and {math.degrees(closest[1]):.0f} deg away",
+        )
+
     def move_joints(self, positions: Sequence[float]) -> Motion:
         """Move the arm to joint angles (the seven Panda joints), e.g. ``robot.TUCKED``."""
         return self._start(
@@ -322,6 +359,9 @@ class PhysicsKitchen:
         )
 
     def _arm_collision(self, allowed: Sequence[int]) -> str | None:
+        # The arm reaching low in front (to a drawer's handle) can fold into its own base.
+        if self.robot.arm_hits_base(PENETRATION):
+            return "the robot's base"
         skip = set(allowed) | ({self._grasp[2]} if self._grasp else set())
         for body in self._static_and_loose_bodies():
             if body in skip:

@@ -9,7 +9,7 @@ open / close (handle H: closed position to open, H + u * travel to close):
   -> approach handle (the fingertips at H) -> close on handle (must stall on it: ``grasp_failure``)
   -> pull (open: along u) or push (close: against u) by ``travel`` in ``pull_steps`` straight segments
   -> release handle (open gripper) -> retreat (handle_approach_distance along u) -> stow
-put the X in the drawer: put down (``place_motion``) on ``interior``.
+put the X in the drawer: put down (``place_motion``) on ``interior`` (or a free spot of it).
 
 The hand faces the handle: its approach axis (z) points against u, its fingers close vertically
 (``handle_roll`` 0, a horizontal bar handle; pi/2 for a vertical bar). ``grasp_offset`` is the
@@ -109,10 +109,16 @@ def drawer_motion(drawer: Drawer, opening: bool, arm: ArmSettings, settings: Dra
 
 
 def drawer_skill_motion(
-    skill: Skill, drawer: Drawer, held_height: float, arm: ArmSettings, settings: DrawerSettings
+    skill: Skill,
+    drawer: Drawer,
+    held_height: float,
+    arm: ArmSettings,
+    settings: DrawerSettings,
+    spot: Pose | None = None,
 ) -> list[Motion]:
-    """The motions of a drawer skill: open or close it, or put the held object (``held_height`` tall) in."""
+    """The motions of a drawer skill: open or close it, or put the held object (``held_height`` tall) in,
+    at ``spot`` (a free spot of the interior, ``robot_motion.free_spot``; default: the interior's point)."""
     action = drawer_action(skill)
     if action == PUT:
-        return place_motion(drawer.interior, held_height, arm)
+        return place_motion(spot or drawer.interior, held_height, arm)
     return drawer_motion(drawer, action == OPEN, arm, settings)

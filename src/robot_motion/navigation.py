@@ -2,7 +2,8 @@
 
 Navigation skills are the ``goto`` family (``go to the table``, ``bring it to you``: the argument is a
 place) and the ``find`` family (``find a coke``: the place where perception last saw the object).
-Each goes to the base pose of that place in the robot's map.
+Each goes to the base pose of that place in the robot's map; an object inside a drawer is found at
+the place of the map's drawer.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kitchen_domain.skill import FIND, GOTO, Skill
+from kitchen_domain.world import PUT_AWAY_PLACES
 from robot_motion.geometry import Pose
 from robot_motion.perception import PerceivedObject
 from robot_motion.place_map import PlaceMap
 
 NAVIGATION_FAMILIES = (GOTO, FIND)
+# The location of objects inside a drawer, in the scene perception publishes (the kitchen world's
+# drawer.contents_at); it is no place of the map: the drawer's place is.
+DRAWER_CONTENTS = "drawer"
 
 
 class MotionError(ValueError):
@@ -37,13 +42,19 @@ def navigation_place(skill: Skill, objects: Sequence[PerceivedObject]) -> str:
                 f"{skill.text!r}: perception reports no {skill.argument} (on /scene/objects); "
                 "look for it from another place or check the perception node"
             )
-        return seen[0]
+        # As in the symbolic world: an instance already put away (handed over, thrown away, stored in the
+        # drawer) is found only when no other exists; after one pepsi went into the drawer, "find a
+        # pepsi" means the other one.
+        available = [place for place in seen if place not in (*PUT_AWAY_PLACES, DRAWER_CONTENTS)]
+        return (available or seen)[0]
     raise MotionError(f"{skill.text!r} is not a navigation skill (families {', '.join(NAVIGATION_FAMILIES)})")
 
 
 def navigation_goal(skill: Skill, places: PlaceMap, objects: Sequence[PerceivedObject]) -> tuple[str, Pose]:
     """The place and base pose a navigation skill drives to; MotionError when the map lacks the place."""
     name = navigation_place(skill, objects)
+    if name == DRAWER_CONTENTS:
+        name = next((p.name for p in places.places.values() if p.drawer is not None), name)
     place = places.place(name)
     if place is None:
         raise MotionError(

@@ -13,13 +13,15 @@ from robot_motion.geometry import Pose
 @dataclass(frozen=True)
 class PerceivedObject:
     """One perceived object: id, label, semantic location (a place name, ``robot`` when held), the pose
-    of its centre and its height (metres, for setting it down)."""
+    of its centre, its height (metres, for setting it down) and ``radius``, half the diagonal of its
+    footprint (for keeping clear of it when putting another object down; 0 when not reported)."""
 
     id: str
     label: str
     location: str
     pose: Pose
     height: float
+    radius: float = 0.0
 
     @property
     def held(self) -> bool:

@@ -7,13 +7,16 @@ Format::
       far counter:
         base: {x: 4.5, y: 1.1, yaw: -1.5708}    # where the base stands to work there (NavigateToPose goal)
         surface: {x: 4.5, y: 0.5, z: 0.9}      # where "put down" sets objects (optional: no put down there)
+        # optional width / depth of a surface or interior: the area around the point where put down may
+        # choose a free spot (robot_motion.free_spot): width across the base's heading, centred on the
+        # point; depth from the point away from the base. Without them: the point alone.
       drawers:
-        base: {x: 3.0, y: 0.1, yaw: -1.5708}
+        base: {x: 3.0, y: 0.5, yaw: -1.5708}
         drawer:                                # optional: a drawer the arm opens, closes and fills
           handle: {x: 3.0, y: -0.53, z: 0.645} # the handle's centre, drawer closed
           open_yaw: 1.5708                     # the direction it slides out (rad, horizontal)
           travel: 0.3                          # how far it slides (m)
-          interior: {x: 3.0, y: -0.42, z: 0.59}  # where "put the X in the drawer" sets objects, drawer open
+          interior: {x: 3.0, y: -0.37, z: 0.59}  # where "put the X in the drawer" sets objects, drawer open
 
 Every place the skill library names (``go to the far counter``, ``bring it to you`` -> ``user``, the
 drawer's ``drawers``) needs an entry; ``missing_places`` says which are absent.
@@ -34,10 +37,22 @@ from kitchen_domain.validation import Checker, ValidationError, join
 from robot_motion.geometry import Pose, Vector, yaw_quaternion
 
 MAP_FILE = "robot_map.yaml"
+POINT = ("x", "y", "z")
+AREA = ("width", "depth")  # optional keys of a surface or interior
 
 
 class PlaceMapError(ValidationError):
     """A place map file that does not match the format; lists every problem."""
+
+
+@dataclass(frozen=True)
+class Area:
+    """Where around a surface point put down may set an object's centre (metres): ``width`` across the
+    base's heading at the place, centred on the point; ``depth`` from the point away from the base. The
+    default, no area, is the point alone."""
+
+    width: float = 0.0
+    depth: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,7 @@ class Drawer:
     open_yaw: float
     travel: float
     interior: Pose
+    interior_area: Area = Area()
 
     @property
     def direction(self) -> Vector:
@@ -72,6 +88,13 @@ class Place:
     base: Pose
     surface: Pose | None
     drawer: Drawer | None = None
+    surface_area: Area = Area()
+
+    @property
+    def heading(self) -> float:
+        """The base's heading at the place (rad): put down's area is laid out across and along it."""
+        _, _, z, w = self.base.orientation
+        return 2.0 * math.atan2(z, w)
 
 
 @dataclass(frozen=True)
@@ -134,7 +157,7 @@ def _place(name: str, value: Any, frame: str, check: Checker) -> Place | None:
     if entry is None:
         return None
     base = _numbers(entry["base"], join(where, "base"), ("x", "y", "yaw"), check)
-    surface = _numbers(entry["surface"], join(where, "surface"), ("x", "y", "z"), check) if "surface" in entry else {}
+    surface = _numbers(entry["surface"], join(where, "surface"), POINT, check, AREA) if "surface" in entry else {}
     drawer = _drawer(entry["drawer"], join(where, "drawer"), frame, check) if "drawer" in entry else None
     if base is None or surface is None or ("drawer" in entry and drawer is None):
         return None
@@ -143,6 +166,7 @@ def _place(name: str, value: Any, frame: str, check: Checker) -> Place | None:
         Pose(frame, base["x"], base["y"], 0.0, yaw_quaternion(base["yaw"])),
         Pose(frame, surface["x"], surface["y"], surface["z"]) if surface else None,
         drawer,
+        _area(surface or {}, join(where, "surface"), check),
     )
 
 
@@ -150,8 +174,8 @@ def _drawer(value: Any, where: str, frame: str, check: Checker) -> Drawer | None
     fields = check.mapping(value, where, required=("handle", "open_yaw", "travel", "interior"))
     if fields is None:
         return None
-    handle = _numbers(fields["handle"], join(where, "handle"), ("x", "y", "z"), check)
-    interior = _numbers(fields["interior"], join(where, "interior"), ("x", "y", "z"), check)
+    handle = _numbers(fields["handle"], join(where, "handle"), POINT, check)
+    interior = _numbers(fields["interior"], join(where, "interior"), POINT, check, AREA)
     open_yaw = check.number(fields["open_yaw"], join(where, "open_yaw"))
     travel = check.number(fields["travel"], join(where, "travel"))
     if travel is not None and travel <= 0.0:
@@ -164,14 +188,27 @@ def _drawer(value: Any, where: str, frame: str, check: Checker) -> Drawer | None
         open_yaw,
         travel,
         Pose(frame, interior["x"], interior["y"], interior["z"]),
+        _area(interior, join(where, "interior"), check),
     )
 
 
-def _numbers(value: Any, where: str, keys: tuple[str, ...], check: Checker) -> dict[str, float] | None:
-    fields = check.mapping(value, where, required=keys)
+def _area(numbers: dict[str, float], where: str, check: Checker) -> Area:
+    """The put-down area of a surface's numbers (width and depth default to 0: the point alone)."""
+    width, depth = numbers.get("width", 0.0), numbers.get("depth", 0.0)
+    for key, value in (("width", width), ("depth", depth)):
+        if value < 0.0:
+            check.reject(value, join(where, key), "must be 0 or more (metres)")
+    return Area(max(0.0, width), max(0.0, depth))
+
+
+def _numbers(
+    value: Any, where: str, keys: tuple[str, ...], check: Checker, optional: tuple[str, ...] = ()
+) -> dict[str, float] | None:
+    fields = check.mapping(value, where, required=keys, optional=optional)
     if fields is None:
         return None
-    numbers = {key: check.number(fields[key], join(where, key)) for key in keys}
+    present = [*keys, *(key for key in optional if key in fields)]
+    numbers = {key: check.number(fields[key], join(where, key)) for key in present}
     if any(number is None for number in numbers.values()):
         return None
     return numbers  # type: ignore[return-value]

@@ -7,9 +7,11 @@ stow step a joint-constraint goal to ``stow_joints``), every gripper step one co
 GripperCommand goal on ``gripper_action``. Tall objects are grasped ``grasp_depth`` below their top
 (the object's pose and ``size.z`` on ``/scene/objects``). The object to pick comes
 from ``/scene/objects`` (its pose), the surface to put down on from the place map at the robot's
-place. The drawer skills (robot_motion.drawer) work the drawer of the robot's place in the place map:
-each pull or push segment is a pose goal whose path constraints keep the hand's orientation and its
-position in a thin box around the straight segment (MoveIt samples such paths with IK). Progress is
+place: its point, or the free spot of its area nearest the point, clear of what perception reports
+standing there (robot_motion.free_spot; the drawer's interior likewise). The drawer skills
+(robot_motion.drawer) work the drawer of the robot's place in the place map: each pull or push
+segment is a pose goal whose path constraints keep the hand's orientation and its position in a thin
+box around the straight segment (MoveIt samples such paths with IK). Progress is
 the share of steps done, the phase the step's name; a cancel is relayed to the running goal (the arm
 stops where it is) and ends the skill CANCELED naming the step; a MoveIt error code or a grasp that
 closed on nothing fails the skill naming the step and the reason; a pull or push that fails lets go of
@@ -38,8 +40,9 @@ from shape_msgs.msg import SolidPrimitive
 
 from kitchen_domain.skill import DRAWER, PICK, PLACE, Skill
 from llm_planner_ros.ros.node_startup import StartupError
-from robot_motion.drawer import DrawerSettings, drawer_skill_motion
+from robot_motion.drawer import PUT, DrawerSettings, drawer_action, drawer_skill_motion
 from robot_motion.error_codes import moveit_failure
+from robot_motion.free_spot import NoFreeSpot, free_spot
 from robot_motion.geometry import Pose, yaw_quaternion
 from robot_motion.manipulation import (
     ArmMove,
@@ -53,8 +56,8 @@ from robot_motion.manipulation import (
     place_motion,
 )
 from robot_motion.navigation import MotionError
-from robot_motion.perception import object_to_pick
-from robot_motion.place_map import Place, PlaceMap
+from robot_motion.perception import PerceivedObject, object_to_pick
+from robot_motion.place_map import Area, Place, PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 from skill_executors.robot_view import RobotView
@@ -159,7 +162,8 @@ class MoveItBackend(SkillBackend):
                     f"{skill.text!r}: the {place} has no surface in the place map {self._places.source}: "
                     "add surface: {x, y, z} to put objects down there"
                 )
-            return place_motion(entry.surface, self._held_height(), self._settings)
+            spot = self._free_spot(skill, entry.surface, entry.surface_area, entry.heading)
+            return place_motion(spot, self._held_height(), self._settings)
         if skill.family == DRAWER:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.drawer is None:
@@ -167,7 +171,13 @@ class MoveItBackend(SkillBackend):
                     f"{skill.text!r}: the {place} has no drawer in the place map {self._places.source}: add "
                     "drawer: {handle: {x, y, z}, open_yaw, travel, interior: {x, y, z}} to work one there"
                 )
-            return drawer_skill_motion(skill, entry.drawer, self._held_height(), self._settings, self._drawer_settings)
+            drawer = entry.drawer
+            spot = (
+                self._free_spot(skill, drawer.interior, drawer.interior_area, entry.heading)
+                if drawer_action(skill) == PUT
+                else None
+            )
+            return drawer_skill_motion(skill, drawer, self._held_height(), self._settings, self._drawer_settings, spot)
         raise MotionError(
             f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
             "skills are not supported"
@@ -180,11 +190,24 @@ class MoveItBackend(SkillBackend):
             raise MotionError(f"{skill.text!r}: where the robot is is unknown ({why})")
         return self._places.place(place)
 
-    def _held_height(self) -> float:
+    def _held(self) -> PerceivedObject | None:
+        """The held object as perception reports it (None: nothing held, or not reported)."""
         robot = self._view.robot()
         held = robot.holding if robot is not None else None
-        heights = [obj.height for obj in self._view.objects() if obj.id == held and obj.height > 0.0]
-        return heights[0] if heights else self._default_height
+        return next((obj for obj in self._view.objects() if obj.id == held), None)
+
+    def _held_height(self) -> float:
+        held = self._held()
+        return held.height if held is not None and held.height > 0.0 else self._default_height
+
+    def _free_spot(self, skill: Skill, surface: Pose, area: Area, heading: float) -> Pose:
+        """Where put down sets the held object: the free spot of the surface's area nearest its point,
+        clear of what perception reports standing there (robot_motion.free_spot)."""
+        held = self._held()
+        try:
+            return free_spot(surface, area, heading, held.radius if held else 0.0, self._view.objects())
+        except NoFreeSpot as error:
+            raise MotionError(f"{skill.text!r}: {error}") from error
 
     def _let_go(self, should_cancel: Callable[[], bool]) -> str:
         """Open the gripper on the handle after a failed pull or push; what became of it, for the message."""

@@ -11,6 +11,7 @@ executors follow localization directly; tf2_ros is an optional import, not on Py
 from __future__ import annotations
 
 import importlib.util
+import math
 import threading
 import time
 from typing import Any
@@ -125,5 +126,10 @@ def _perceived(obj: Any, default_frame: str) -> PerceivedObject:
     p, q = obj.pose.pose.position, obj.pose.pose.orientation
     frame = obj.pose.header.frame_id or default_frame
     return PerceivedObject(
-        obj.id, obj.label, obj.location, Pose(frame, p.x, p.y, p.z, (q.x, q.y, q.z, q.w)), obj.size.z
+        obj.id,
+        obj.label,
+        obj.location,
+        Pose(frame, p.x, p.y, p.z, (q.x, q.y, q.z, q.w)),
+        obj.size.z,
+        math.hypot(obj.size.x, obj.size.y) / 2.0,
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kitchen_domain import Kitchen
+from kitchen_domain.config import load_kitchen_config
 from kitchen_domain.skill import Skill
 from robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
 from robot_motion.error_codes import moveit_failure, nav2_failure
@@ -24,7 +25,7 @@ from robot_motion.manipulation import (
     pick_motion,
     place_motion,
 )
-from robot_motion.navigation import MotionError, is_navigation, navigation_goal
+from robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
 from robot_motion.perception import PerceivedObject, object_to_pick
 from robot_motion.place_map import PlaceMapError, load_place_map
 
@@ -75,6 +76,23 @@ def test_navigation_skills_go_to_the_base_pose_of_their_place(skill: Skill, plac
     assert is_navigation(skill)
     name, pose = navigation_goal(skill, places, [COKE])
     assert name == place and pose == places.place(place).base
+
+
+def test_find_prefers_an_instance_not_put_away_and_finds_drawer_contents_at_the_drawers() -> None:
+    places = load_place_map()
+    find = Skill("find a pepsi", "find", ("pepsi",), "mobile_base")
+    stored = PerceivedObject("pepsi_1", "pepsi", DRAWER_CONTENTS, Pose("map", 3.0, -0.4, 0.6), 0.12)
+    handed = PerceivedObject("pepsi_2", "pepsi", "user", Pose("map", 0.5, 3.0, 0.8), 0.12)
+    other = PerceivedObject("pepsi_3", "pepsi", "table", Pose("map", 2.5, 3.5, 0.8), 0.12)
+    assert navigation_goal(find, places, [stored, handed, other])[0] == "table"
+    drawers = next(place for place in places.places.values() if place.drawer is not None)
+    name, pose = navigation_goal(find, places, [stored, handed])
+    assert name == drawers.name and pose == drawers.base
+    assert navigation_goal(find, places, [handed])[0] == "user"
+
+
+def test_the_drawer_contents_location_is_the_kitchen_worlds() -> None:
+    assert load_kitchen_config().drawer.contents_at == DRAWER_CONTENTS
 
 
 def test_navigation_failures_say_why() -> None:
