@@ -54,6 +54,7 @@ setup(
             "sim_world_node = kitchen_sim.sim_world_node:main",
             "physics_sim_node = kitchen_sim.physics_sim_node:main",
             "affordance_server = affordance_servers.affordance_server_node:main",
+            "saycanpay_scorer = affordance_servers.saycanpay_scorer_node:main",
             "manipulator_executor = skill_executors.executor_node:manipulator_main",
             "mobile_base_executor = skill_executors.executor_node:mobile_base_main",
             "perception_node = perception.perception_node:main",

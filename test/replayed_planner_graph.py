@@ -10,7 +10,7 @@ recorded answer and aborts the goal.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -57,9 +57,13 @@ def replaying_sim_graph(
     goal: Mapping[str, Any],
     time_scale: float,
     llm_service: bool = False,
+    planner_params: Mapping[str, Any] | None = None,
+    start_more: Callable[[RosGraph], object] | None = None,
 ) -> Iterator[RosGraph]:
-    """The sim graph with planner_node running ``planner`` on ``recording``, the scene loaded (again with
-    ``load_scene``); with ``llm_service`` llm_service_node replays it and the planner calls that node."""
+    """The sim graph with planner_node running ``planner`` on ``recording`` (plus ``planner_params``), the
+    scene loaded (again with ``load_scene``); with ``llm_service`` llm_service_node replays it and the
+    planner calls that node. ``start_more(graph)`` starts further nodes beside the graph's, so that they
+    load while it does."""
     episodes = work / "episodes.yaml"
     episodes.write_text(
         json.dumps(
@@ -91,8 +95,10 @@ def replaying_sim_graph(
                     if llm_service
                     else {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording)}
                 )
-                params = {**model, "planner": planner}
+                params = {**model, "planner": planner, **(planner_params or {})}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
+        if start_more is not None:
+            start_more(graph)
         graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
         load_scene(graph, work)
         wait_for_affordance_state(graph)

@@ -1,9 +1,9 @@
 """`planner: saycanpay` in planner_node on the simulated kitchen graph, as a user selects it.
 
 The Say model's answers are recorded offline (a scripted model preferring the next step of a fixed plan,
-wrapped by the replay backend) and replayed by the node. In the kitchen, SayCanPay's Can is the domain's
-preconditions on its internal world state (no kitchen Can model is trained yet): the whole plan is made
-offline, then the plan loop executes it through the executors.
+wrapped by the replay backend) and replayed by the node. In the kitchen, SayCanPay's Can and Pay are the
+shipped kitchen models (data/saycanpay/kitchen_*.safetensors): the whole plan is made offline, then the
+plan loop executes it through the executors.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from llm_planner_ros.planning.saycanpay.models import (
 from llm_planner_ros.planning.saycanpay.planner import (
     DEFAULT_CAN,
     DEFAULT_PAY,
+    DomainModels,
     SayCanPayOptions,
     SayCanPayPlanner,
     edit_distance,
@@ -76,7 +77,9 @@ def oracle_say(episode: Episode) -> ScriptedSay:
 def test_an_oracle_say_model_plans_offline_and_the_loop_executes_the_plan(strategy: str) -> None:
     episode = EPISODES[0]
     model = oracle_say(episode)
-    planner = SayCanPayPlanner(model, PROMPT, SayCanPayOptions(score="say", strategy=strategy))
+    planner = SayCanPayPlanner(
+        model, {"babyai": DomainModels(PROMPT)}, SayCanPayOptions(score="say", strategy=strategy)
+    )
     env = BabyAIEnvironment.for_episode(episode)
     result = run_plan(planner, episode.goal, env, 20)
     assert result.reason == EndReason.DONE and env.goal_reached, result.message
@@ -93,7 +96,9 @@ def test_the_first_failing_action_ends_an_offline_plan_without_recovery() -> Non
     episode = EPISODES[0]  # three rooms: the goal ball is behind two locked doors
     goal_pick = episode.plan[-2]
     model = ScriptedSay(lambda history: goal_pick if not history else "done picking up")
-    planner = SayCanPayPlanner(model, PROMPT, SayCanPayOptions(score="say", strategy="greedy_action"))
+    planner = SayCanPayPlanner(
+        model, {"babyai": DomainModels(PROMPT)}, SayCanPayOptions(score="say", strategy="greedy_action")
+    )
     env = BabyAIEnvironment.for_episode(episode)
     result = run_plan(planner, episode.goal, env, 20)
     assert result.reason == EndReason.NO_CANDIDATE
@@ -110,7 +115,8 @@ def test_greedy_token_with_a_tiny_random_model_maps_each_written_step_to_an_admi
     tokenizer = train_tokenizer()
     model = HFLanguageModel(build_tiny_model(tokenizer), tokenizer, "tiny-llama")
     options = SayCanPayOptions(score="say", strategy="greedy_token", max_actions=3, max_tokens=4)
-    planner = SayCanPayPlanner(model, SayPrompt(()), options)  # the tiny model's window is 256 tokens
+    # the tiny model's window is 256 tokens: no examples
+    planner = SayCanPayPlanner(model, {"babyai": DomainModels(SayPrompt(()))}, options)
     env = BabyAIEnvironment.for_episode(EPISODES[1])
     result = run_plan(planner, EPISODES[1].goal, env, 10)
     admissible = {skill.text for skill in env.admissible_skills()}
@@ -123,8 +129,8 @@ def test_options_and_missing_models_are_refused_with_the_fix() -> None:
         SayCanPayOptions(score="say_can", strategy="greedy_token")
     with pytest.raises(ValueError, match="beam_size <= candidates"):
         SayCanPayOptions(candidates=2, beam_size=3)
-    with pytest.raises(ValueError, match="needs the Can model"):
-        SayCanPayPlanner(oracle_say(EPISODES[0]), PROMPT, SayCanPayOptions(score="say_can"))
+    with pytest.raises(ValueError, match="needs the babyai Can model"):
+        SayCanPayPlanner(oracle_say(EPISODES[0]), {"babyai": DomainModels(PROMPT)}, SayCanPayOptions(score="say_can"))
     assert edit_distance("pick up red kye", "pick up red key") == 2
 
 

@@ -28,6 +28,7 @@ BAD_VALUES: dict[str, tuple[str, Any]] = {
     "sim_world_node": ("time_scale", -1.0),
     "physics_sim_node": ("real_time_factor", -1.0),
     "affordance_server": ("state_timeout_s", "soon"),
+    "saycanpay_scorer": ("kind", "say"),
     "manipulator_executor": ("silence_timeout_s", True),
     "mobile_base_executor": ("server_timeout_s", [1.0, 2.0]),
     "perception_node": ("rate_hz", -1.0),
@@ -41,6 +42,7 @@ INT_FOR_FLOAT: dict[str, tuple[str, dict[str, int]]] = {
     "sim_world_node": ("sim_world_node", {"time_scale": 0, "pick_s": 6}),
     "physics_sim_node": ("physics_sim_node", {"real_time_factor": 0, "camera_rate_hz": 2}),
     "affordance_server": ("affordance_server", {"state_timeout_s": 5, "pick_v_max": 1}),
+    "saycanpay_scorer": ("saycanpay_scorer", {}),  # no float parameter: started with defaults only
     "manipulator_executor": ("manipulator_executor", {"server_timeout_s": 10}),
     "mobile_base_executor": ("mobile_base_executor", {"silence_timeout_s": 10}),
     "perception_node": ("perception", {"rate_hz": 5, "stale_after_s": 2}),

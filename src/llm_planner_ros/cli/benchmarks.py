@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, str] = {
     "physics": "llm_planner_ros.evaluation.physics_bench",
     "perception": "llm_planner_ros.evaluation.perception_bench",
     "babyai": "llm_planner_ros.evaluation.babyai_bench",
+    "babyai-minigrid": "llm_planner_ros.evaluation.babyai_minigrid_bench",
     "value-functions": "llm_planner_ros.evaluation.value_function_bench",
     "value-reasons": "llm_planner_ros.evaluation.value_reasons_bench",
     "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",

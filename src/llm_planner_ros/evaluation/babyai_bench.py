@@ -13,6 +13,9 @@ in the BabyAI world through the shared plan loop. Per combination it reports:
 - relative length: oracle length / plan length for a success, 0 for a failure (the paper's Figure 4);
 - LLM calls (score or generate requests of the planner) and wall seconds per episode.
 
+``--json`` is rewritten after every episode; a combination still running appears with ``"partial":
+true`` and the episodes it finished, so a run stopped early keeps them.
+
 The language model defaults to the embedded SmolLM2 without the kitchen's SayCan adapter
 (``--llm adapter=none``; any ``--llm`` replaces it). Say scores are memoised across the combinations
 of one run (the same prompt and candidates are scored once), so later combinations run faster; the
@@ -22,9 +25,10 @@ call counts are the planner's requests either way.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,9 +123,16 @@ class MemoModel(LanguageModel):
         return self._generations[key]
 
 
-def evaluate(planner: Any, episodes: Sequence[Any], model: Any, report: Any = print) -> dict[str, Any]:
+def evaluate(
+    planner: Any,
+    episodes: Sequence[Any],
+    model: Any,
+    report: Any = print,
+    on_episode: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
     """Run ``planner`` (a SayCanPayPlanner) on every episode; the summary and per-episode rows.
-    ``model`` is the CountingModel the planner uses."""
+    ``model`` is the CountingModel the planner uses; ``on_episode`` gets the result so far after each
+    episode (so a run stopped early keeps the episodes it finished)."""
     from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
     from llm_planner_ros.planning.plan_loop import run_plan
 
@@ -152,6 +163,13 @@ def evaluate(planner: Any, episodes: Sequence[Any], model: Any, report: Any = pr
             f"  {number}/{len(episodes)} {episode.id}: {'ok ' if success else 'FAIL'} "
             f"({done} ok so far) {seconds:.1f} s"
         )
+        if on_episode is not None:
+            on_episode(summarize(rows))
+    return summarize(rows)
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The summary over per-episode rows, with the rows."""
     count = len(rows)
     summary = {
         "episodes": count,
@@ -161,7 +179,36 @@ def evaluate(planner: Any, episodes: Sequence[Any], model: Any, report: Any = pr
         "llm_calls_per_episode": sum(r["llm_calls"] for r in rows) / count,
         "seconds_per_episode": sum(r["seconds"] for r in rows) / count,
     }
-    return {"summary": summary, "episodes": rows}
+    return {"summary": summary, "episodes": list(rows)}
+
+
+def build_babyai_planner(resources: Any, section: Mapping[str, Any]) -> Any:
+    """SayCanPay (``section``: its config/planners.yaml options) with BabyAI's prompt and Can and Pay
+    models only. The registry's ``build`` also loads the kitchen's models for the scores that use them;
+    a BabyAI run must neither need those files nor spend the time to load them."""
+    from kitchen_domain.paths import repo_path
+    from llm_planner_ros.planning.saycanpay.models import load_scorer
+    from llm_planner_ros.planning.saycanpay.planner import (
+        DEFAULT_EXAMPLES,
+        DEFAULT_MODELS,
+        DomainModels,
+        SayCanPayOptions,
+        SayCanPayPlanner,
+        load_examples,
+        model_option,
+    )
+
+    prompt = load_examples(section.get("examples_file") or DEFAULT_EXAMPLES, int(section.get("examples", 3)))
+    fields = {f.name for f in dataclasses.fields(SayCanPayOptions)}
+    options = SayCanPayOptions(**{key: value for key, value in section.items() if key in fields})
+
+    def scorer(kind: str) -> Any:
+        path = section.get(model_option("babyai", kind)) or DEFAULT_MODELS["babyai", kind]
+        return load_scorer(repo_path(path), kind, resources.embedder, "babyai")
+
+    can = scorer("can") if options.score != "say" else None
+    pay = scorer("pay") if options.score == "say_can_pay" else None
+    return SayCanPayPlanner(resources.model, {"babyai": DomainModels(prompt, can, pay)}, options)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -172,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+    from llm_planner_ros.planning.registry import PlannerResources, load_planner_options
 
     episodes = list(load_episodes(args.split))[: args.limit or None]
     pairs = combinations(args.score, args.strategy)
@@ -186,18 +233,28 @@ def run(args: argparse.Namespace) -> int:
     print(f"loading the language model ({llm_config})", flush=True)
     model = CountingModel(MemoModel(load_language_model(llm_config)))
     resources = PlannerResources(model, load_kitchen(), lambda: load_embedder({}), options)
-    cells = []
+    cells: list[dict[str, Any]] = []
+
+    def write(running: dict[str, Any] | None = None) -> None:
+        # a cell still running is written with "partial": true after each of its episodes
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            shown = cells + ([running] if running else [])
+            args.json.write_text(json.dumps({"split": str(args.split), "model": model.name, "cells": shown}, indent=2))
+
     for strategy, score in pairs:
         section.update(strategy=strategy, score=score)
-        planner = build_planner(args.planner, resources)
+        planner = build_babyai_planner(resources, section)
         print(f"{strategy} / {score} on {args.split} ({len(episodes)} episodes)", flush=True)
-        result = evaluate(planner, episodes, model)
+
+        def partial(result: dict[str, Any], strategy: str = strategy, score: str = score) -> None:
+            write({"strategy": strategy, "score": score, "partial": True, **result})
+
+        result = evaluate(planner, episodes, model, on_episode=partial)
         cells.append({"strategy": strategy, "score": score, **result})
         shown = ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in result["summary"].items())
         print(f"{strategy} / {score}: {shown}", flush=True)
-        if args.json:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps({"split": str(args.split), "model": model.name, "cells": cells}, indent=2))
+        write()
     print("\nstrategy       score        success  cost-eff  rel.len  calls/ep  s/ep")
     for cell in cells:
         s = cell["summary"]

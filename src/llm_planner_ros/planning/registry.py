@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -21,6 +21,9 @@ from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import resolve_config
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.plan_loop import Planner
+
+if TYPE_CHECKING:  # the models module loads torch: only methods that use it import it
+    from llm_planner_ros.planning.saycanpay.models import CanPayScorer
 
 PLANNERS: dict[str, str] = {
     "saycan": "llm_planner_ros.planning.saycan.planner",
@@ -39,16 +42,28 @@ class UnknownPlannerError(ValueError):
 @dataclass
 class PlannerResources:
     """What methods share: the language model, a lazily loaded sentence embedder, the kitchen (skill
-    vocabulary and world facts), and per-method options (``options[name]``, from config/planners.yaml)."""
+    vocabulary and world facts), per-method options (``options[name]``, from config/planners.yaml), and
+    for a planner running in a ROS node, ``scorer_service(kind, service)``: a client of SayCanPay's
+    Can or Pay model served at that ROS service (None outside a node)."""
 
     model: LanguageModel
     kitchen: Kitchen
     embedder_factory: Callable[[], Embedder]
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    scorer_service: Callable[[str, str], CanPayScorer] | None = None
 
     @cached_property
     def embedder(self) -> Embedder:
         return self.embedder_factory()
+
+    def served_scorer(self, kind: str, service: str) -> CanPayScorer:
+        """The ``kind`` (can | pay) model served at ``service``; ValueError where no ROS node runs the planner."""
+        if self.scorer_service is None:
+            raise ValueError(
+                f"saycanpay {kind}_service {service!r} needs the planner in planner_node (a ROS node): "
+                f"set it to '' to load {kind}_model here"
+            )
+        return self.scorer_service(kind, service)
 
     def options_for(self, name: str) -> dict[str, Any]:
         return dict(self.options.get(name, {}))

@@ -4,10 +4,15 @@
         --out data/saycanpay/babyai_can.safetensors [--epochs 20] [--seed 0] [--state-negatives 2] [--resume]
     python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \\
         --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
+    python -m llm_planner_ros.training.saycanpay_models can --domain kitchen --plans 2000 \\
+        --out data/saycanpay/kitchen_can.safetensors [--data-seed 1] [--exclude FILE ...]
 
-The episodes are split by episode into training and validation (``--val-fraction``, seeded): the
-validation plans are never trained on. Every step t of an expert plan is a positive (goal, history
-a_1..a_{t-1}, next action a_t).
+The expert plans (``saycanpay_trajectories``): with ``--domain babyai`` the episodes of a split file;
+with ``--domain kitchen`` ``--plans`` requests written by the SayCan bank's generator (seeded by
+``--data-seed``), none equal to a request of the ``--exclude`` files (default: the kitchen dev suite and
+the held-out instructions), with A* oracle plans. The plans are split by plan into training and
+validation (``--val-fraction``, seeded): the validation plans are never trained on. Every step t of an
+expert plan is a positive (goal, history a_1..a_{t-1}, next action a_t).
 
 - Can: each positive comes with a negative from the same plan at another step (a different action
   text) and one from another plan, as in the paper, and with up to ``--state-negatives`` hard
@@ -23,7 +28,7 @@ a_1..a_{t-1}, next action a_t).
   squared error, reported on the validation triples.
 
 Can's input carries the observation sentence of the action's object (``model_units(..., locate=True)``,
-recorded in the weight file's architecture); Pay's does not.
+recorded in the weight file's architecture with the domain); Pay's does not.
 
 Negatives are drawn again each epoch from ``--seed`` and the epoch, so a run is reproducible. After
 every epoch a checkpoint (network, optimiser, epoch, best score) is written next to ``--out``
@@ -44,23 +49,16 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from babyai_domain.episodes import load_episodes
-from babyai_domain.world import judged_along_plan
+from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
-from llm_planner_ros.planning.saycanpay.models import Scorer, ScorerConfig, model_units, words
-
-
-@dataclass(frozen=True)
-class Trajectory:
-    """An expert plan with the goal and initial observation it was made for, and per step the actions
-    the environment's rules allow and reject in the state before it (empty when not known)."""
-
-    goal: str
-    initial_state: str
-    plan: tuple[str, ...]
-    allowed: tuple[frozenset[str], ...] = ()
-    rejected: tuple[tuple[str, ...], ...] = ()
+from llm_planner_ros.planning.saycanpay.models import DOMAINS, Scorer, ScorerConfig, model_units, words
+from llm_planner_ros.training.saycanpay_trajectories import (
+    KITCHEN_EXCLUDE,
+    Trajectory,
+    babyai_trajectories,
+    kitchen_trajectories,
+)
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,12 @@ def split_trajectories(
 
 
 def groups(
-    kind: str, trajectories: Sequence[Trajectory], delta: float, rng: random.Random, state_negatives: int = 0
+    kind: str,
+    trajectories: Sequence[Trajectory],
+    delta: float,
+    rng: random.Random,
+    state_negatives: int = 0,
+    domain: str = "babyai",
 ) -> list[list[Example]]:
     """One group per expert step: the positive first, then its negatives (see the module docstring)."""
     result: list[list[Example]] = []
@@ -93,7 +96,9 @@ def groups(
         for t, action in enumerate(trajectory.plan):
 
             def text(candidate: str, t: int = t, trajectory: Trajectory = trajectory) -> list[tuple[int, str]]:
-                return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate)
+                return model_units(
+                    trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate, domain
+                )
 
             other = _different(rng, [a for o in rng.sample(others, min(5, len(others))) for a in o.plan], action)
             if kind == "can":
@@ -163,30 +168,43 @@ def validate(kind: str, scorer: Scorer, examples: Sequence[Example]) -> dict[str
 def all_units(trajectory: Trajectory) -> list[tuple[int, str]]:
     """Every sentence a plan's inputs contain (to embed them all at once; a located sentence is one of
     the observation's)."""
-    return model_units(trajectory.goal, trajectory.initial_state, trajectory.plan, "done picking up")
+    *history, last = trajectory.plan
+    return model_units(trajectory.goal, trajectory.initial_state, history, last)
 
 
-def babyai_trajectories(path: Path) -> list[Trajectory]:
-    """The episodes of a BabyAI split with the rules' verdicts along each oracle plan."""
-    trajectories = []
-    for episode in load_episodes(path):
-        judged = judged_along_plan(episode)
-        allowed = tuple(frozenset(a) for a, _ in judged)
-        rejected = tuple(tuple(r) for _, r in judged)
-        trajectories.append(Trajectory(episode.goal, episode.initial_state, episode.plan, allowed, rejected))
-    return trajectories
+def load_trajectories(args: argparse.Namespace) -> tuple[list[Trajectory], str]:
+    """The expert plans of ``--domain`` and a line saying where they came from (for the weight file)."""
+    if args.domain == "babyai":
+        return babyai_trajectories(args.episodes), str(args.episodes)
+    started = time.perf_counter()
+    exclude = args.exclude or list(KITCHEN_EXCLUDE)
+    trajectories = kitchen_trajectories(load_kitchen(), args.plans, args.data_seed, exclude)
+    steps = sum(len(t.plan) for t in trajectories)
+    print(
+        f"generated {len(trajectories)} kitchen plans ({steps} steps) in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    source = (
+        f"{args.plans} generated kitchen requests (seed {args.data_seed}), excluding {', '.join(map(str, exclude))}"
+    )
+    return trajectories, source
 
 
 def train(args: argparse.Namespace) -> dict[str, object]:
     """Train, checkpointing every epoch; returns the training record stored in the weight file."""
     torch.set_num_threads(args.threads)
-    trajectories = babyai_trajectories(args.episodes)
+    trajectories, source = load_trajectories(args)
     training_set, validation_set = split_trajectories(trajectories, args.val_fraction, args.seed)
     embedder: Embedder = load_embedder({})
     vocabulary = sorted({w for t in training_set for _, text in all_units(t) for w in words(text)})
     input_dim = embedder.embed(["probe"]).shape[1] + len(vocabulary)
     config = ScorerConfig(
-        input_dim=input_dim, dim=args.dim, layers=args.layers, heads=args.heads, locate=args.kind == "can"
+        input_dim=input_dim,
+        dim=args.dim,
+        layers=args.layers,
+        heads=args.heads,
+        locate=args.kind == "can",
+        domain=args.domain,
     )
     scorer = Scorer.fresh(args.kind, embedder, vocabulary, config, args.seed)
     started = time.perf_counter()
@@ -194,7 +212,9 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     print(f"embedded the sentences of {len(trajectories)} plans in {time.perf_counter() - started:.0f} s", flush=True)
     optimizer = torch.optim.AdamW(scorer.network.parameters(), lr=args.lr, weight_decay=1e-5)
     state_negatives = args.state_negatives if args.kind == "can" else 0
-    validation_groups = groups(args.kind, validation_set, args.delta, random.Random(args.seed), state_negatives)
+    validation_groups = groups(
+        args.kind, validation_set, args.delta, random.Random(args.seed), state_negatives, args.domain
+    )
     validation = [e for g in validation_groups for e in g]
     checkpoint = Path(f"{args.out}.ckpt")
     first_epoch, best, elapsed = 0, float("-inf"), 0.0
@@ -210,7 +230,8 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         print(f"resumed from {checkpoint} after epoch {first_epoch} (best {best:.4f})", flush=True)
     record: dict[str, object] = {
         "command": " ".join(["python -m llm_planner_ros.training.saycanpay_models", *sys.argv[1:]]),
-        "episodes": str(args.episodes),
+        "domain": args.domain,
+        "episodes": source,
         "train_trajectories": len(training_set),
         "val_trajectories": len(validation_set),
         "val_examples": len(validation),
@@ -221,7 +242,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     for epoch in range(first_epoch, args.epochs):
         started = time.perf_counter()
         rng = random.Random(args.seed * 1000 + epoch + 1)
-        batches = groups(args.kind, training_set, args.delta, rng, state_negatives)
+        batches = groups(args.kind, training_set, args.delta, rng, state_negatives, args.domain)
         rng.shuffle(batches)
         scorer.network.train()
         total = 0.0
@@ -266,7 +287,20 @@ def _rounded(metrics: dict[str, float]) -> dict[str, float]:
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("kind", choices=("can", "pay"))
-    parser.add_argument("--episodes", type=Path, default=Path("benchmarks/babyai/train.txt"), help="training split")
+    parser.add_argument("--domain", choices=DOMAINS, default="babyai", help="the world the plans are of")
+    parser.add_argument(
+        "--episodes", type=Path, default=Path("benchmarks/babyai/train.txt"), help="babyai: training split"
+    )
+    parser.add_argument("--plans", type=int, default=2000, help="kitchen: generated requests with oracle plans")
+    parser.add_argument("--data-seed", type=int, default=1, help="kitchen: seed of the request generator")
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="kitchen: episode or instruction file whose requests no plan may repeat (repeatable; "
+        f"default {', '.join(map(str, KITCHEN_EXCLUDE))})",
+    )
     parser.add_argument("--out", type=Path, required=True, help="weight file (.safetensors)")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=50, help="expert steps per batch (the paper's 50)")
@@ -287,6 +321,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"--delta must be in (0, 1), got {args.delta}")
     if not 0.0 < args.val_fraction < 1.0:
         parser.error(f"--val-fraction must be in (0, 1), got {args.val_fraction}")
+    if args.plans < 2:
+        parser.error(f"--plans must be at least 2 (training and validation plans), got {args.plans}")
     return args
 
 

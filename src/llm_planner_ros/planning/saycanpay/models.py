@@ -9,14 +9,18 @@ sentence, reads one logit at a leading summary slot. The step order is kept, whi
 pooled vector of the whole text would lose. Each sentence vector is extended by the sentence's words
 as a 0/1 vector over the training plans' vocabulary: the encoder's vectors of "pick up blue key" and
 "pick up green key" are close, and feasibility turns on exactly that colour matching the key held or
-the room the agent is in. A model whose architecture has ``locate`` (the shipped Can model) also gets,
+the room the agent is in. A model whose architecture has ``locate`` (the shipped Can models) also gets,
 after the next action, the observation sentence that names the action's object (``object_sentence``).
 Can's output is p(preconditions of a_t hold), Pay's the estimated discounted payoff in [0, 1]; both
 are the sigmoid of that logit.
 
-A weight file (safetensors) carries its ``kind`` (can or pay), the encoder's name and dimension, the
-head's architecture and how it was trained in its metadata; ``load_scorer`` refuses a file of the
-other kind, of another encoder or with tensors that do not fit, naming the fix.
+Two domains (``DOMAINS``): BabyAI pickup, whose observation is sentences ("Room 1 has grey ball."), and
+the kitchen, whose observation is the lines of ``World.summary()`` ("far counter: coke (coke_1)"); each
+line or sentence is one unit.
+
+A weight file (safetensors) carries its ``kind`` (can or pay), its domain, the encoder's name and
+dimension, the head's architecture and how it was trained in its metadata; ``load_scorer`` refuses a
+file of the other kind or domain, of another encoder or with tensors that do not fit, naming the fix.
 """
 
 from __future__ import annotations
@@ -25,18 +29,33 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 from torch import nn
 
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 
 KINDS = ("can", "pay")
+DOMAINS = ("babyai", "kitchen")
 ROLES = ("summary", "goal", "state", "step", "next")
 _WORD = re.compile(r"[a-z0-9]+")
+_UNIT_END = re.compile(r"[.\n]")  # a BabyAI sentence ends with a full stop, a kitchen state line with a newline
+
+
+class CanPayScorer(Protocol):
+    """What the planner asks of a Can or Pay model, wherever it runs (in process, or served): one value
+    in [0, 1] per action (feasibility for can, payoff for pay) after the goal, the initial observation
+    and the plan so far."""
+
+    def probabilities(
+        self, goal: str, initial_state: str, history: Sequence[str], actions: Sequence[str]
+    ) -> list[float]: ...
 
 
 def words(text: str) -> list[str]:
@@ -49,12 +68,14 @@ class ScorerLoadError(RuntimeError):
 
 
 def model_units(
-    goal: str, initial_state: str, history: Sequence[str], action: str, locate: bool = False
+    goal: str, initial_state: str, history: Sequence[str], action: str, locate: bool = False, domain: str = "babyai"
 ) -> list[tuple[int, str]]:
     """The input as (role, sentence) pairs: goal, each observation sentence, each step, next action;
-    with ``locate``, then the observation sentence that names the action's object (``object_sentence``)."""
-    state = [s.strip() + "." for s in initial_state.split(".") if s.strip()]
-    located = object_sentence(state, action) if locate else None
+    with ``locate``, then the observation sentence that names the action's object (``object_sentence``,
+    ``kitchen_sentence`` in the kitchen)."""
+    state = [s.strip() + "." for s in _UNIT_END.split(initial_state) if s.strip()]
+    locator = kitchen_sentence if domain == "kitchen" else object_sentence
+    located = locator(state, action) if locate else None
     return [
         (ROLES.index("goal"), goal.strip()),
         *((ROLES.index("state"), sentence) for sentence in state),
@@ -79,10 +100,29 @@ def object_sentence(state: Sequence[str], action: str) -> str | None:
     return next((sentence for sentence in state if phrase in sentence.lower()), None)
 
 
+def kitchen_sentence(state: Sequence[str], action: str) -> str | None:
+    """The first kitchen state line naming the skill's object or place as words ("pick up the coke":
+    "far counter: coke (coke_1)." or, when it is held, the robot's line), or None (skills without an
+    argument, and text that is no kitchen skill). The kitchen's counterpart of ``object_sentence``."""
+    rule = _kitchen_skills().find(action)
+    argument = rule.skill.argument if rule is not None else None
+    if argument is None:
+        return None
+    named = re.compile(rf"\b{re.escape(argument)}\b")
+    return next((sentence for sentence in state if named.search(sentence)), None)
+
+
+@lru_cache(maxsize=1)
+def _kitchen_skills() -> SkillLibrary:
+    return load_kitchen().library
+
+
 @dataclass(frozen=True)
 class ScorerConfig:
     """Architecture of the head over sentence vectors of ``input_dim`` (encoder dimension plus the
-    vocabulary's size); ``locate``: the input carries the action's object sentence (``model_units``)."""
+    vocabulary's size); ``locate``: the input carries the action's object sentence (``model_units``);
+    ``domain``: the world whose texts it reads (one of DOMAINS; files written before the kitchen read
+    BabyAI)."""
 
     input_dim: int = 384
     dim: int = 64
@@ -90,6 +130,7 @@ class ScorerConfig:
     heads: int = 4
     max_units: int = 48
     locate: bool = False
+    domain: str = "babyai"
 
 
 class ScorerNetwork(nn.Module):
@@ -182,8 +223,8 @@ class Scorer:
         if not actions:
             return []
         self.network.eval()
-        locate = self.network.config.locate
-        inputs = [model_units(goal, initial_state, history, action, locate) for action in actions]
+        config = self.network.config
+        inputs = [model_units(goal, initial_state, history, action, config.locate, config.domain) for action in actions]
         return torch.sigmoid(self.logits(inputs)).tolist()
 
     def save(self, path: str | Path, training: dict[str, Any]) -> None:
@@ -202,13 +243,18 @@ class Scorer:
         save_file(state, str(path), metadata=meta)
 
 
-def load_scorer(path: str | Path, kind: str, embedder: Embedder) -> Scorer:
-    """The ``kind`` (can | pay) model saved at ``path``, reading sentences with ``embedder``;
-    ScorerLoadError says what is wrong and the fix."""
+def load_scorer(path: str | Path, kind: str, embedder: Embedder, domain: str | None = None) -> Scorer:
+    """The ``kind`` (can | pay) model saved at ``path``, of ``domain`` when given (None: of any domain, as a
+    server of one file reads it), reading sentences with ``embedder``; ScorerLoadError says what is wrong
+    and the fix."""
     from safetensors import safe_open
 
     path = Path(path)
-    retrain = f"train it with `python -m llm_planner_ros.training.saycanpay_models {kind} ...` (docs/saycanpay.md)"
+    option = f"{kind}_model" if domain in (None, "babyai") else f"{domain}_{kind}_model"
+    retrain = (
+        f"train it with `python -m llm_planner_ros.training.saycanpay_models {kind} --domain {domain or 'DOMAIN'} "
+        "...` (docs/saycanpay.md)"
+    )
     if not path.is_file():
         raise ScorerLoadError(f"{kind} model not found at {path}: {retrain}")
     try:
@@ -220,7 +266,7 @@ def load_scorer(path: str | Path, kind: str, embedder: Embedder) -> Scorer:
     if meta.get("kind") != kind:
         raise ScorerLoadError(
             f"{path} holds a {meta.get('kind') or 'unlabelled'} model, not a {kind} model: point the "
-            f"{kind}_model option at the {kind} weights, or {retrain}"
+            f"{option} option at the {kind} weights, or {retrain}"
         )
     if meta.get("encoder") != embedder.name:
         raise ScorerLoadError(
@@ -232,6 +278,11 @@ def load_scorer(path: str | Path, kind: str, embedder: Embedder) -> Scorer:
         vocabulary = json.loads(meta["vocabulary"])
     except (KeyError, TypeError, ValueError) as error:
         raise ScorerLoadError(f"{path} lacks a valid architecture or vocabulary ({error}): {retrain}") from error
+    if domain is not None and config.domain != domain:
+        raise ScorerLoadError(
+            f"{path} holds a {config.domain} {kind} model, not a {domain} one: point the {option} option at "
+            f"the {domain} weights, or {retrain}"
+        )
     network = ScorerNetwork(config)
     try:
         network.load_state_dict(state)

@@ -9,15 +9,21 @@ the note), as an offline plan cannot recover.
 Strategies (``strategy``): ``greedy_token`` (the model writes each step, mapped to the admissible
 action nearest in edit distance, as the paper's Greedy-Token baseline), ``greedy_action`` and
 ``beam_action`` (``search``); decoding scores (``score``): ``say``, ``say_can``, ``say_can_pay``.
+
+The domain (BabyAI or the kitchen) is read off the environment (``env.snapshot()``: a kitchen
+``World`` or not); each domain has its own prompt examples and Can and Pay models (``DomainModels``).
+In the kitchen, a missing Can model means the kitchen's precondition rules on the planner's internal
+world state after the partial plan (``kitchen_can: rules``, for comparison with the learned model).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from babyai_domain.episodes import load_episodes
+from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import repo_path
 from kitchen_domain.skill import TERMINATE, Skill
 from kitchen_domain.world import World
@@ -26,11 +32,29 @@ from llm_planner_ros.llm.ranking import RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
-from llm_planner_ros.planning.saycanpay.models import Scorer, load_scorer
-from llm_planner_ros.planning.saycanpay.prompt import STEP_END, PlanExample, SayPrompt, pick_examples
+from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
+from llm_planner_ros.planning.saycanpay.models import DOMAINS, KINDS, CanPayScorer, load_scorer
+from llm_planner_ros.planning.saycanpay.prompt import (
+    STEP_END,
+    PlanExample,
+    SayPrompt,
+    pick_examples,
+    pick_kitchen_examples,
+)
 from llm_planner_ros.planning.saycanpay.search import SCORES, ActionScores, Beam, beam_search
 
 STRATEGIES = ("greedy_token", "greedy_action", "beam_action")
+KITCHEN_CAN = ("learned", "rules")
+
+
+@dataclass(frozen=True)
+class DomainModels:
+    """What SayCanPay plans with in one domain: the Say prompt (its expert plans) and the Can and Pay
+    models (None where the score does not use them; in the kitchen a None Can means the rules)."""
+
+    prompt: SayPrompt
+    can: CanPayScorer | None = None
+    pay: CanPayScorer | None = None
 
 
 @dataclass(frozen=True)
@@ -75,20 +99,19 @@ class SayCanPayPlanner:
     def __init__(
         self,
         model: LanguageModel,
-        prompt: SayPrompt,
+        domains: Mapping[str, DomainModels],
         options: SayCanPayOptions | None = None,
-        can: Scorer | None = None,
-        pay: Scorer | None = None,
     ) -> None:
         self.options = options or SayCanPayOptions()
-        if self.options.score in ("say_can", "say_can_pay") and can is None:
-            raise ValueError(f"score {self.options.score} needs the Can model: pass can=")
-        if self.options.score == "say_can_pay" and pay is None:
-            raise ValueError("score say_can_pay needs the Pay model: pass pay=")
+        for domain, models in domains.items():
+            if domain not in DOMAINS:
+                raise ValueError(f"unknown domain {domain!r}; choose among {', '.join(DOMAINS)}")
+            if self.options.score in ("say_can", "say_can_pay") and models.can is None and domain != "kitchen":
+                raise ValueError(f"score {self.options.score} needs the {domain} Can model: give it a can model")
+            if self.options.score == "say_can_pay" and models.pay is None:
+                raise ValueError(f"score say_can_pay needs the {domain} Pay model: give it a pay model")
         self._model = model
-        self._prompt = prompt
-        self._can = can
-        self._pay = pay
+        self._domains = dict(domains)
         self._goal = ""
         self._plan: Beam | None = None
         self._failed: str | None = None
@@ -111,8 +134,12 @@ class SayCanPayPlanner:
             return StepDecision(None, note="no admissible action in this scene")
         if self._plan is None:
             snapshot = env.snapshot()
-            rules = snapshot if isinstance(snapshot, World) else None
-            self._plan = self._make_plan(env.describe_state(), skills, rules)
+            domain = "kitchen" if isinstance(snapshot, World) else "babyai"
+            models = self._domains.get(domain)
+            if models is None:
+                return StepDecision(None, note=f"no SayCanPay models for the {domain} domain were given")
+            rules = snapshot if domain == "kitchen" and models.can is None else None
+            self._plan = self._make_plan(models, env.describe_state(), skills, rules)
         index = len(history)
         if index >= len(self._plan.actions):
             return StepDecision(None, note=f"the offline plan of {index} action(s) ended without the done action")
@@ -126,20 +153,23 @@ class SayCanPayPlanner:
         if not record.succeeded:
             self._failed = f"offline plan step {record.index + 1} {record.skill.text!r} failed: {record.message}"
 
-    def _make_plan(self, initial_state: str, skills: dict[str, Skill], rules: World | None) -> Beam:
-        """The offline plan. With ``rules`` (the kitchen, which has no trained Can and Pay models yet)
-        Can is the domain's preconditions on the internal world state after the partial plan and Pay is
-        neutral (1.0); otherwise (BabyAI) the learned Can and Pay models score."""
+    def _make_plan(
+        self, models: DomainModels, initial_state: str, skills: dict[str, Skill], rules: World | None
+    ) -> Beam:
+        """The offline plan with the domain's prompt and models. With ``rules`` (the kitchen without a
+        Can model) Can is the kitchen's preconditions on the internal world state after the partial plan
+        (1 or 0); otherwise the Can model scores. Pay is the Pay model's."""
         done = next((text for text, skill in skills.items() if skill.family == TERMINATE), "")
+        prompt, can_model, pay_model = models.prompt, models.can, models.pay
         if self.options.strategy == "greedy_token":
-            return self._write_plan(initial_state, list(skills), done)
+            return self._write_plan(prompt, initial_state, list(skills), done)
 
         def say(histories: Sequence[Sequence[str]]) -> list[list[tuple[str, float]]]:
             # one ranked request per beam: the model scores only what can enter each beam's top m
             requests = [
                 RankRequest(
-                    self._prompt.render(self._goal, initial_state, history),
-                    [self._prompt.completion(a) for a in skills],
+                    prompt.render(self._goal, initial_state, history),
+                    [prompt.completion(a) for a in skills],
                     [1.0] * len(skills),
                     keep=min(self.options.candidates, len(skills)),
                 )
@@ -158,19 +188,17 @@ class SayCanPayPlanner:
                         return [0.0] * len(actions)
                     world.apply(action)
                 return [1.0 if world.can_apply(action) else 0.0 for action in actions]
-            assert self._can is not None
-            return self._can.probabilities(self._goal, initial_state, history, actions)
+            assert can_model is not None
+            return can_model.probabilities(self._goal, initial_state, history, actions)
 
         def pay(history: Sequence[str], actions: Sequence[str]) -> list[float]:
-            if rules is not None:
-                return [1.0] * len(actions)
-            assert self._pay is not None
-            return self._pay.probabilities(self._goal, initial_state, history, actions)
+            assert pay_model is not None
+            return pay_model.probabilities(self._goal, initial_state, history, actions)
 
         return beam_search(
             say,
-            can if self._can is not None else None,
-            pay if self._pay is not None else None,
+            can if can_model is not None or rules is not None else None,
+            pay if pay_model is not None else None,
             done=done,
             score=self.options.score,
             candidates=min(self.options.candidates, len(skills)),
@@ -178,14 +206,14 @@ class SayCanPayPlanner:
             max_actions=self.options.max_actions,
         )
 
-    def _write_plan(self, initial_state: str, actions: list[str], done: str) -> Beam:
+    def _write_plan(self, prompt: SayPrompt, initial_state: str, actions: list[str], done: str) -> Beam:
         """Greedy-Token: greedy generation of each step, projected to the nearest admissible action."""
         plan: list[str] = []
         tables: list[tuple[ActionScores, ...]] = []
         total = 0.0
         while len(plan) < self.options.max_actions and (not plan or plan[-1] != done):
-            prompt = self._prompt.render(self._goal, initial_state, plan)
-            generated = self._model.generate(prompt, max_tokens=self.options.max_tokens, stop=[STEP_END])
+            text = prompt.render(self._goal, initial_state, plan)
+            generated = self._model.generate(text, max_tokens=self.options.max_tokens, stop=[STEP_END])
             text = generated.texts[0].strip()
             log_p = generated.mean_log_probs[0]
             distances = sorted((edit_distance(text, action), action) for action in actions)
@@ -207,26 +235,69 @@ def edit_distance(a: str, b: str) -> int:
 
 
 DEFAULT_EXAMPLES = "benchmarks/babyai/train.txt"
-DEFAULT_CAN = "data/saycanpay/babyai_can.safetensors"
-DEFAULT_PAY = "data/saycanpay/babyai_pay.safetensors"
+DEFAULT_KITCHEN_EXAMPLES = str(BANK_FILE)
+DEFAULT_MODELS = {
+    ("babyai", "can"): "data/saycanpay/babyai_can.safetensors",
+    ("babyai", "pay"): "data/saycanpay/babyai_pay.safetensors",
+    ("kitchen", "can"): "data/saycanpay/kitchen_can.safetensors",
+    ("kitchen", "pay"): "data/saycanpay/kitchen_pay.safetensors",
+}
+DEFAULT_CAN = DEFAULT_MODELS["babyai", "can"]
+DEFAULT_PAY = DEFAULT_MODELS["babyai", "pay"]
+
+
+def model_option(domain: str, kind: str) -> str:
+    """The config/planners.yaml option naming a weight file: can_model, pay_model (BabyAI),
+    kitchen_can_model, kitchen_pay_model."""
+    return f"{kind}_model" if domain == "babyai" else f"{domain}_{kind}_model"
 
 
 def load_examples(path: str | Path, count: int) -> SayPrompt:
-    """The Say prompt with ``count`` expert plans of an episode file (``pick_examples``)."""
+    """The Say prompt with ``count`` expert plans of a BabyAI episode file (``pick_examples``)."""
     episodes = [PlanExample(e.goal, e.initial_state, e.plan) for e in load_episodes(repo_path(path))]
     return SayPrompt(pick_examples(episodes, count))
 
 
+def load_kitchen_examples(path: str | Path, count: int, kitchen: Kitchen) -> SayPrompt:
+    """The Say prompt with ``count`` kitchen expert plans of a SayCan bank file (generated requests with
+    oracle plans, none of an evaluation suite; ``pick_kitchen_examples``), each with the initial
+    observation the plan loop gives (``World.summary()``)."""
+    examples = [
+        (e.family, PlanExample(e.instruction, kitchen.world(e.initial).summary(), e.steps)) for e in load_bank(path)
+    ]
+    return SayPrompt(pick_kitchen_examples(examples, count))
+
+
 def build(resources: PlannerResources) -> SayCanPayPlanner:
-    """SayCanPay from config/planners.yaml's ``saycanpay`` section (examples_file, examples, can_model,
-    pay_model and the fields of SayCanPayOptions); the Can and Pay models load only when the score
-    uses them."""
+    """SayCanPay from config/planners.yaml's ``saycanpay`` section (examples_file, kitchen_examples,
+    examples, can_model, pay_model, kitchen_can_model, kitchen_pay_model, kitchen_can, can_service,
+    pay_service and the fields of SayCanPayOptions); the Can and Pay models load only when the score
+    uses them. A ``<kind>_service`` (planner_node only) serves that kind in every domain instead of the
+    weight files, which are then not read."""
     options = resources.options_for("saycanpay")
-    prompt = load_examples(options.pop("examples_file", "") or DEFAULT_EXAMPLES, int(options.pop("examples", 3)))
-    can_path = options.pop("can_model", "") or DEFAULT_CAN
-    pay_path = options.pop("pay_model", "") or DEFAULT_PAY
+    count = int(options.pop("examples", 3))
+    prompts = {
+        "babyai": load_examples(options.pop("examples_file", "") or DEFAULT_EXAMPLES, count),
+        "kitchen": load_kitchen_examples(
+            options.pop("kitchen_examples", "") or DEFAULT_KITCHEN_EXAMPLES, count, resources.kitchen
+        ),
+    }
+    files = {key: options.pop(model_option(*key), "") or default for key, default in DEFAULT_MODELS.items()}
+    kitchen_can = options.pop("kitchen_can", "learned")
+    services = {kind: options.pop(f"{kind}_service", "") for kind in KINDS}
+    if kitchen_can not in KITCHEN_CAN:
+        raise ValueError(f"unknown kitchen_can {kitchen_can!r}; choose one of {', '.join(KITCHEN_CAN)}")
     planner_options = SayCanPayOptions(**options)
-    score = planner_options.score
-    can = load_scorer(repo_path(can_path), "can", resources.embedder) if score != "say" else None
-    pay = load_scorer(repo_path(pay_path), "pay", resources.embedder) if score == "say_can_pay" else None
-    return SayCanPayPlanner(resources.model, prompt, planner_options, can, pay)
+    used = {"can": planner_options.score != "say", "pay": planner_options.score == "say_can_pay"}
+    served = {kind: resources.served_scorer(kind, name) for kind, name in services.items() if name and used[kind]}
+    skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
+    scorers = {
+        (domain, kind): served[kind]
+        if kind in served
+        else load_scorer(repo_path(files[domain, kind]), kind, resources.embedder, domain)
+        for domain in DOMAINS
+        for kind in KINDS
+        if used[kind] and ((domain, kind) not in skip or kind in served)
+    }
+    domains = {d: DomainModels(prompts[d], scorers.get((d, "can")), scorers.get((d, "pay"))) for d in DOMAINS}
+    return SayCanPayPlanner(resources.model, domains, planner_options)

@@ -1,7 +1,9 @@
-"""The Say model's few-shot prompt for SayCanPay: expert plans of the training split, then the task.
+"""The Say model's few-shot prompt for SayCanPay: expert plans of the training data, then the task.
 
 The paper prompts its Say model with 3 examples (goal and initial observation in, plan out) and
-scores each action as the text up to the end of the step; here a step ends with a newline::
+scores each action as the text up to the end of the step; here a step ends with a newline. A
+multi-line observation (the kitchen's ``World.summary()``) is written on one line, its lines ending
+in full stops::
 
     [Goal] pick up the ball.
     [Initial State] Room 1 has green ball. Room 2 has agent, yellow key. ...
@@ -48,7 +50,7 @@ class SayPrompt:
 
 
 def _block(goal: str, initial_state: str, steps: Sequence[str]) -> str:
-    lines = [f"[Goal] {goal.strip()}", f"[Initial State] {initial_state.strip()}"]
+    lines = [f"[Goal] {goal.strip()}", f"[Initial State] {one_line(initial_state)}"]
     lines += [f"[Step {i}] {step}" for i, step in enumerate(steps, start=1)]
     return STEP_END.join(lines)
 
@@ -66,3 +68,37 @@ def pick_examples(examples: Sequence[PlanExample], count: int) -> tuple[PlanExam
             if by_length[length] and len(chosen) < count:
                 chosen.append(by_length[length].pop(0))
     return tuple(chosen)
+
+
+def one_line(observation: str) -> str:
+    """The observation on one line: each of several lines ends in a full stop (a one-line text as is)."""
+    lines = [line.strip() for line in observation.strip().splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return observation.strip()
+    return " ".join(line if line.endswith(".") else f"{line}." for line in lines)
+
+
+# Kitchen examples, one per instruction family in this order: a delivery, putting down what the
+# robot holds (embodiment), moving two objects (long horizon), then the other families.
+KITCHEN_FAMILIES = (
+    "structured_language",
+    "embodiment",
+    "long_horizon",
+    "drawer",
+    "nl_verbs",
+    "crowd_sourced",
+    "nl_nouns",
+    "nl_single_primitive",
+    "multilingual",
+)
+MAX_EXAMPLE_STEPS = 10  # longer plans would make every prompt long; the families' first short plans suffice
+
+
+def pick_kitchen_examples(examples: Sequence[tuple[str, PlanExample]], count: int) -> tuple[PlanExample, ...]:
+    """``count`` examples of (family, example) pairs: the first of each family of KITCHEN_FAMILIES with
+    at most MAX_EXAMPLE_STEPS steps, in that order; deterministic."""
+    first: dict[str, PlanExample] = {}
+    for family, example in examples:
+        if family not in first and len(example.plan) <= MAX_EXAMPLE_STEPS:
+            first[family] = example
+    return tuple(first[family] for family in KITCHEN_FAMILIES if family in first)[:count]
