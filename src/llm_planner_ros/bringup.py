@@ -65,12 +65,33 @@ PHYSICS_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("planner_node", "planner", ("planner.yaml", "physics.yaml")),
 )
 
-GRAPHS: dict[str, tuple[NodeSpec, ...]] = {"sim": SIM_GRAPH, "robot": ROBOT_GRAPH, "physics": PHYSICS_GRAPH}
+# The physics graph as users start it (`llm-planner demo/up --sim physics`, launch/physics.launch.py): the
+# scene comes from perception_node on the simulator's head camera, not from its ground truth
+# (physics_perception.yaml). PHYSICS_GRAPH above, whose scene is the ground truth, is what the kitchen
+# benchmark and the execution tests run (no cameras needed), and `--scene truth`.
+PHYSICS_PERCEPTION_GRAPH: tuple[NodeSpec, ...] = (
+    *(
+        NodeSpec(spec.executable, spec.name, (*spec.param_files, "physics_perception.yaml"))
+        if "physics.yaml" in spec.param_files
+        else spec
+        for spec in PHYSICS_GRAPH
+    ),
+    NodeSpec("perception_node", "perception", ("perception.yaml", "physics_perception.yaml")),
+)
+
+GRAPHS: dict[str, tuple[NodeSpec, ...]] = {
+    "sim": SIM_GRAPH,
+    "robot": ROBOT_GRAPH,
+    "physics": PHYSICS_PERCEPTION_GRAPH,
+}
 
 # Nodes a graph runs only when asked for: `perception` publishes /scene/objects from a camera (on a
-# robot, or beside a simulator that renders images), in place of the simulator's ground truth.
+# robot, or beside a simulator that renders images), in place of the simulator's ground truth;
+# `saycanpay_can`/`saycanpay_pay` serve SayCanPay's learned models (planners.yaml: can_service, pay_service).
 OPTIONAL_NODES: dict[str, NodeSpec] = {
     "perception": NodeSpec("perception_node", "perception", ("perception.yaml",)),
+    "saycanpay_can": NodeSpec("saycanpay_scorer", "saycanpay_can", ("saycanpay_scorer.yaml",)),
+    "saycanpay_pay": NodeSpec("saycanpay_scorer", "saycanpay_pay", ("saycanpay_scorer.yaml",)),
 }
 
 

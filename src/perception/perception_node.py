@@ -8,6 +8,9 @@ Subscribes (names relative, topic parameters):
                               else the fixed ``camera_pose`` parameter)
   perception/queries          std_msgs/String          JSON list of extra text queries (the planner's
                               object names); each message replaces the previous extra set
+  robot_state_topic           std_msgs/String          the robot-state record (when set): an object the
+                              robot picks up leaves the scene, what it holds starts no track, and
+                              what it puts down gets the record's id back
 Publishes:
   scene/objects               SceneObjectArray (latched): tracked objects, confidence, place as `location`
   perception/debug_image      sensor_msgs/Image rgb8: the frame with boxes and labels
@@ -22,8 +25,10 @@ stamps are within ``sync_slop_s``; frames arriving meanwhile are skipped, never 
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
+from collections.abc import Callable
 
 from geometry_msgs.msg import PoseStamped
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
@@ -34,6 +39,7 @@ from std_msgs.msg import String
 from visualization_msgs.msg import MarkerArray
 
 from kitchen_domain.config import ConfigError, load_kitchen_config
+from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
@@ -53,7 +59,7 @@ from perception.ros_messages import (
     scene_markers,
     scene_msg,
 )
-from perception.tracking import TrackerConfig
+from perception.tracking import Observation, TrackerConfig
 
 QUERIES_TOPIC = "perception/queries"
 DEBUG_IMAGE_TOPIC = "perception/debug_image"
@@ -85,6 +91,10 @@ PARAMETERS = {
     "sync_slop_s": Parameter(0.05, "largest stamp difference of a colour/depth pair", minimum=0.0),
     "stale_after_s": Parameter(2.0, "no frame for this long: status stale, error logged", minimum=0.01),
     "forget_after_s": Parameter(60.0, "objects not seen for this long leave the scene", minimum=0.0),
+    "robot_state_topic": Parameter(
+        "", "robot-state record (JSON, kitchen_domain.robot_state): picked-up objects leave the scene (empty: off)"
+    ),
+    "reach_m": Parameter(1.2, "farthest an object the robot picks up stands from its base (m)", minimum=0.0),
 }
 
 
@@ -128,6 +138,11 @@ class PerceptionNode(Node):
         self._state = "waiting"
         self._latency_ms = 0.0
         self._reported: set[str] = set()
+        self._reach = p["reach_m"]
+        self._holding: tuple[str, str, tuple[float, float]] | None = None  # id, label held, where the robot is
+        self._picked: tuple[str, tuple[float, float]] | None = None  # a pick not yet taken out of the tracks
+        self._released: tuple[str, str, tuple[float, float]] | None = None  # put down, its track not named yet
+        self._known: set[str] | None = None  # track ids at the first frame after the put down
 
         self._scene_pub = self.create_publisher(SceneObjectArray, SCENE_TOPIC, STATE_QOS)
         self._status_pub = self.create_publisher(String, STATUS_TOPIC, STATE_QOS)
@@ -142,6 +157,8 @@ class PerceptionNode(Node):
         self.create_subscription(String, QUERIES_TOPIC, self._on_queries, STATE_QOS)
         if p["camera_pose_topic"]:
             self.create_subscription(PoseStamped, p["camera_pose_topic"], self._on_pose, 10)
+        if p["robot_state_topic"]:
+            self.create_subscription(String, p["robot_state_topic"], self._on_robot_state, STATE_QOS)
         self._timer = self.create_timer(1.0 / p["rate_hz"], self._tick, callback_group=MutuallyExclusiveCallbackGroup())
         self._publish_status()
         self.get_logger().info(
@@ -163,6 +180,22 @@ class PerceptionNode(Node):
         with self._lock:
             self._camera = pose
 
+    def _on_robot_state(self, msg: String) -> None:
+        try:
+            state = RobotState.from_json(msg.data)
+        except ValueError as error:
+            self._report_once(f"ignoring robot-state record: {error}")
+            return
+        here = (state.position.x, state.position.y)
+        with self._lock:
+            before = self._holding
+            held = None if state.holding is None or state.holding_label is None else state.holding
+            self._holding = None if held is None else (held, str(state.holding_label), here)
+            if before is not None and before[0] != held:
+                self._released, self._known = (before[0], before[1], here), None
+            if self._holding is not None and (before is None or before[0] != held):
+                self._picked = (self._holding[1], here)
+
     def _on_queries(self, msg: String) -> None:
         try:
             queries = json.loads(msg.data)
@@ -179,6 +212,13 @@ class PerceptionNode(Node):
         with self._lock:
             rgb, depth, info, camera = self._rgb, self._depth, self._info, self._camera
             queries = [*self._vocabulary, *self._extra]
+            holding, picked, self._picked = self._holding, self._picked, None
+            released = self._released
+            if released is not None and self._known is None:
+                self._known = {t.id for t in self._perception.tracks()}
+            known = self._known or set()
+        if picked is not None and (track := self._perception.picked_up(*picked, self._reach)) is not None:
+            self.get_logger().info(f"{track.id} ({track.label}) picked up by the robot: out of the scene")
         pair = None if rgb is None or depth is None else (rgb.header.stamp.sec, rgb.header.stamp.nanosec)
         if pair is None or info is None or pair == self._last_pair:
             self._check_stale()
@@ -199,7 +239,13 @@ class PerceptionNode(Node):
         except ImageFormatError as error:
             self._report_once(str(error))
             return
-        result = self._perception.process(view, queries, _seconds(rgb.header.stamp))
+        not_held = _not_held(None if holding is None else holding[1:], self._reach)
+        result = self._perception.process(view, queries, _seconds(rgb.header.stamp), not_held)
+        if released is not None and self._perception.put_down(*released, self._reach, known):
+            self.get_logger().info(f"{released[0]} ({released[1]}) put down by the robot: seen again")
+            with self._lock:
+                if self._released == released:
+                    self._released = None
         self._last_frame_time = time.monotonic()
         self._latency_ms = result.total_s * 1000.0
         self._state = "ok"
@@ -239,6 +285,15 @@ class PerceptionNode(Node):
         if message not in self._reported:
             self._reported.add(message)
             self.get_logger().error(message)
+
+
+def _not_held(holding: tuple[str, tuple[float, float]] | None, reach: float) -> Callable[[Observation], bool] | None:
+    """Which observations may start a track while the robot holds an object: not one of the held label
+    within its reach (the held object seen in the gripper)."""
+    if holding is None:
+        return None
+    label, (x, y) = holding
+    return lambda obs: obs.label != label or math.hypot(obs.centre[0] - x, obs.centre[1] - y) > reach
 
 
 def _seconds(stamp: object) -> float:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,8 +49,15 @@ class ScenePerception:
         self._config = config
         self._tracker = Tracker(config.tracker)
 
-    def process(self, view: View, queries: Sequence[str], stamp_s: float) -> FrameResult:
-        """Run one frame; ``queries`` are the texts to label regions with (labels are these texts)."""
+    def process(
+        self,
+        view: View,
+        queries: Sequence[str],
+        stamp_s: float,
+        may_start: Callable[[Observation], bool] | None = None,
+    ) -> FrameResult:
+        """Run one frame; ``queries`` are the texts to label regions with (labels are these texts);
+        ``may_start``: which unmatched observations start a track (None: all; ``Tracker.update``)."""
         started = time.perf_counter()
         detections = [d for d in self.detector.detect(view, queries) if d.score >= self._config.min_score]
         detected = time.perf_counter()
@@ -65,11 +72,25 @@ class ScenePerception:
             )
             for item in lifted
         ]
-        tracks = self._tracker.update(observations, stamp_s, lambda centre: in_view(view, centre))
+        tracks = self._tracker.update(observations, stamp_s, lambda centre: in_view(view, centre), may_start)
         return FrameResult(detections, lifted, tracks, detected - started, time.perf_counter() - started)
 
     def tracks(self) -> list[Track]:
         return self._tracker.tracks()
+
+    def put_down(self, object_id: str, label: str, xy: Sequence[float], radius_m: float, known: set[str]) -> bool:
+        """The robot at ``xy`` put down the object it knew as ``object_id``: the first track of ``label``
+        within ``radius_m`` that is not one of the ids ``known`` before takes that id; False while none."""
+        for track in self._tracker.tracks():
+            near = float(np.linalg.norm(track.centre[:2] - np.asarray(xy, dtype=float))) <= radius_m
+            if track.label == label and near and track.id not in known:
+                return self._tracker.rename(track.id, object_id)
+        return False
+
+    def picked_up(self, label: str, xy: Sequence[float], radius_m: float) -> Track | None:
+        """The robot at ``xy`` picked up an object of ``label``: its track leaves the scene
+        (``Tracker.drop_nearest``)."""
+        return self._tracker.drop_nearest(label, xy, radius_m)
 
 
 def in_view(view: View, centre: np.ndarray, tolerance: float = 0.05) -> bool:

@@ -4,7 +4,11 @@ Each frame's observations are matched to tracks greedily by map distance within 
 disagreement costs half a gate, so two nearby objects keep their own tracks). A matched track moves
 toward the observation and votes for its label; an unmatched observation starts a track with a new id
 (``<label>_<n>``, never reused); a track in view but not detected loses confidence and goes when it
-falls below ``drop_below`` or was not seen for ``forget_after_s``.
+falls below ``drop_below`` or was not seen for ``forget_after_s``. An object the robot picks up leaves
+the scene (``drop_nearest``), and while held it starts no track (``may_start``): the held object is the
+robot's to report, and one seen in the gripper would otherwise be left behind at the place. An object
+the robot puts down gets back the id the robot knew it by (``rename``), so a pick and put down leave its
+id as it was.
 """
 
 from __future__ import annotations
@@ -69,9 +73,11 @@ class Tracker:
         observations: Sequence[Observation],
         stamp_s: float,
         in_view: Callable[[np.ndarray], bool] | None = None,
+        may_start: Callable[[Observation], bool] | None = None,
     ) -> list[Track]:
         """Tracks after this frame's ``observations`` (``in_view(centre)``: whether the camera should have
-        seen a track there; None: every track was in view). Returns the reported tracks."""
+        seen a track there; None: every track was in view; ``may_start(observation)``: whether an
+        unmatched observation starts a track; None: every one does). Returns the reported tracks."""
         config = self._config
         pairs = sorted(
             (self._cost(track, obs), t, o)
@@ -91,7 +97,7 @@ class Tracker:
             if t not in matched_tracks and (in_view is None or in_view(track.centre)):
                 track.confidence *= config.miss_decay
         for o, obs in enumerate(observations):
-            if o not in matched_obs:
+            if o not in matched_obs and (may_start is None or may_start(obs)):
                 self._tracks.append(self._start(obs, stamp_s))
         self._tracks = [
             track
@@ -103,6 +109,30 @@ class Tracker:
     def tracks(self) -> list[Track]:
         """The tracks detected at least ``min_hits`` times, in id order."""
         return sorted((t for t in self._tracks if t.hits >= self._config.min_hits), key=lambda t: t.id)
+
+    def drop_nearest(self, label: str, xy: Sequence[float], radius_m: float) -> Track | None:
+        """Remove the track of ``label`` nearest to the map point ``xy`` within ``radius_m`` (an object
+        picked up there); the removed track, or None when there is none."""
+        near = [
+            (float(np.linalg.norm(t.centre[:2] - np.asarray(xy, dtype=float))), i)
+            for i, t in enumerate(self._tracks)
+            if t.label == label
+        ]
+        near = [(distance, i) for distance, i in near if distance <= radius_m]
+        if not near:
+            return None
+        return self._tracks.pop(min(near)[1])
+
+    def rename(self, track_id: str, new_id: str) -> bool:
+        """Give the track ``track_id`` the id ``new_id`` (an object put down, known by the robot's id);
+        False when no track has ``track_id`` or another track already has ``new_id``."""
+        if any(t.id == new_id for t in self._tracks):
+            return False
+        track = next((t for t in self._tracks if t.id == track_id), None)
+        if track is None:
+            return False
+        track.id = new_id
+        return True
 
     def clear(self) -> None:
         """Forget every track (ids already issued stay used)."""

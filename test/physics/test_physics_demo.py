@@ -111,6 +111,8 @@ def test_llm_planner_demo_sim_physics_fetches_the_coke_and_records_the_head_came
             "demo",
             "--sim",
             "physics",
+            "--scene",
+            "truth",  # tiny frames for speed: perception is test_physics_perception_demo.py's subject
             "--episode",
             str(episodes),
             "--id",

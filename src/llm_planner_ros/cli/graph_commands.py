@@ -5,9 +5,10 @@ parameter files as launch/sim.launch.py), sends one instruction, shows each step
 prints the final world state and the verdict, optionally writes the decision chart, and stops the
 graph. ``up`` starts the graph and waits so other nodes can call the action (``up --robot``: the robot
 graph, ROBOT_GRAPH, as launch/robot.launch.py starts it); ``--sim physics`` runs the PyBullet kitchen
-graph (PHYSICS_GRAPH: the executors drive physics_sim_node through NavigateToPose, MoveGroup and
-GripperCommand), and ``demo --record DIR`` keeps its head camera's frames; ``run`` sends an instruction to a graph that
-is already up.
+graph with perception (PHYSICS_PERCEPTION_GRAPH: the executors drive physics_sim_node through NavigateToPose,
+MoveGroup and GripperCommand, and perception_node publishes the scene from its head camera after the robot
+looked around once, ``cli.survey``; ``--scene truth``: PHYSICS_GRAPH, the simulator's ground truth), and
+``demo --record DIR`` keeps its head camera's frames; ``run`` sends an instruction to a graph that is already up.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ from rich.console import Console
 from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import repo_path
+from kitchen_domain.world import World
+from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import (
     PHYSICS_GRAPH,
+    PHYSICS_PERCEPTION_GRAPH,
     ROBOT_GRAPH,
     SIM_GRAPH,
     GraphOptionError,
@@ -35,6 +39,7 @@ from llm_planner_ros.bringup import (
 )
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
+from llm_planner_ros.cli.survey import Survey, SurveyError
 from llm_planner_ros.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
 
@@ -114,6 +119,13 @@ def _sim_argument(parser: argparse.ArgumentParser) -> None:
         default="symbolic",
         help="symbolic: sim_world_node decides skill outcomes by rule; physics: the PyBullet kitchen "
         "(physics_sim_node) driven through NavigateToPose, MoveGroup and GripperCommand (docs/physics_sim.md)",
+    )
+    parser.add_argument(
+        "--scene",
+        choices=("perceived", "truth"),
+        default=None,
+        help="--sim physics: perceived (default): perception_node publishes the scene from the head camera, "
+        "after the robot looked at every place once; truth: the simulator publishes its ground truth",
     )
 
 
@@ -235,7 +247,21 @@ class _graph:
         robot, sim = getattr(args, "robot", False), getattr(args, "sim", "symbolic")
         if robot and sim == "physics":
             raise SystemExit("--robot runs no simulator: drop --robot or --sim physics")
-        self._specs = ROBOT_GRAPH if robot else PHYSICS_GRAPH if sim == "physics" else SIM_GRAPH
+        scene = getattr(args, "scene", None)
+        if scene is not None and sim != "physics":
+            raise SystemExit("--scene chooses where the physics graph's scene comes from: add --sim physics")
+        self._perceived = sim == "physics" and scene != "truth"
+        self._specs = (
+            ROBOT_GRAPH
+            if robot
+            else PHYSICS_PERCEPTION_GRAPH
+            if self._perceived
+            else PHYSICS_GRAPH
+            if sim == "physics"
+            else SIM_GRAPH
+        )
+        self._episode = episode
+        self._episode_file = str(repo_path(args.episode)) if episode is not None else ""
         if self._specs is ROBOT_GRAPH and episode is not None:
             raise SystemExit("--episode loads the simulator, which the robot graph has not: drop --robot or --episode")
         self._log_dir = args.log_dir or Path(
@@ -259,7 +285,10 @@ class _graph:
     def __enter__(self) -> InstructionClient:
         self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
         self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
-        self._client = InstructionClient(load_kitchen(), self._console, self._options.namespace)
+        kitchen = load_kitchen()
+        self._client = InstructionClient(
+            kitchen, self._console, self._options.namespace, match_stamps=not self._perceived
+        )
         with self._console.status("waiting for the planner (the first start converts the embedded model)"):
             deadline = time.monotonic() + READY_TIMEOUT_S
             while not self._client.wait_ready(1.0):
@@ -268,6 +297,8 @@ class _graph:
                     self.__exit__(None, None, None)
                     culprit = dead[0].log_path if dead else self._log_dir
                     raise SystemExit(f"the graph did not come up; see {culprit}")
+        if self._perceived:
+            self._look_around(kitchen.world() if self._episode is None else self._episode.world(kitchen))
         # A goal sent before the model is loaded and warmed up would wait for it in its first step.
         with self._console.status("waiting for the language model to load and warm up"):
             while not self._client.wait_llm_ready(1.0):
@@ -277,6 +308,24 @@ class _graph:
                     culprit = dead[0].log_path if dead else self._log_dir
                     raise SystemExit(f"the language model did not become ready; see {culprit}")
         return self._client
+
+    def _look_around(self, world: World) -> None:
+        """Let perception see every place before the first goal (``cli.survey``); the language model
+        loads meanwhile."""
+        assert self._client is not None
+        started = time.monotonic()
+        survey = Survey(self._client.node, lambda line: self._console.print(f"  {line}"))
+        reload = LoadEpisode.Request(
+            episode_file=self._episode_file, episode_id=self._episode.id if self._episode else ""
+        )
+        with self._console.status("looking around so that perception sees every place"):
+            try:
+                missed = survey.run(world, reload)
+            except SurveyError as error:
+                self.__exit__(None, None, None)
+                raise SystemExit(f"the look around failed: {error}; node logs in {self._log_dir}") from error
+        unseen = f"; not seen: {', '.join(missed)}" if missed else ""
+        self._console.print(f"looked around in {time.monotonic() - started:.0f} s, simulator reset{unseen}")
 
     def close_client(self) -> None:
         """Drop the client once it is not needed: an idle client listening on the action's feedback topic

@@ -66,17 +66,19 @@ class InstructionClient:
     client and the state listeners.
 
     Lifecycle: construct, ``wait_ready(timeout)`` (False when the planner never appeared),
-    ``send(...)`` as often as needed, ``close()``.
+    ``send(...)`` as often as needed, ``close()``. ``match_stamps``: as the planner's parameter (False
+    where perception publishes the scene).
     """
 
-    def __init__(self, kitchen: Kitchen, console: Console, namespace: str = "") -> None:
+    def __init__(self, kitchen: Kitchen, console: Console, namespace: str = "", match_stamps: bool = True) -> None:
         self._console = console
         self._context = Context()
         rclpy.init(context=self._context)
         self.node = rclpy.create_node("llm_planner_cli", namespace=namespace or None, context=self._context)
         self.action = self.node.resolve_topic_name(EXECUTE_INSTRUCTION_ACTION)
         self._client = RaceFreeActionClient(self.node, ExecuteInstruction, self.action)
-        self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
+        # match_stamps off where perception publishes the scene at its own pace (the perceived physics graph).
+        self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=match_stamps)
         # llm_service_node latches true on llm/ready once its model is loaded and warmed up.
         self._llm_ready = threading.Event()
         latched = QoSProfile(

@@ -19,6 +19,8 @@ never rejected silently. The action's services keep ``goal_queue_depth`` request
 goals is answered in full. A running goal whose client left the graph (killed: it can no longer
 cancel) is canceled after ``client_grace_s`` (goal_control.ClientWatch). Every step is published as
 feedback and on ``/llm_planner/scores`` (PlanStep), and drawn on ``/llm_planner/markers``.
+With ``planner: saycanpay`` and its ``can_service`` / ``pay_service`` options set, the learned Can and
+Pay models are asked of those ``ScorePlanActions`` services (``ros.scorer_client``, saycanpay_scorer).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_
 from llm_planner_ros.ros.plan_markers import plan_markers
 from llm_planner_ros.ros.qos import action_service_qos
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
+from llm_planner_ros.ros.scorer_client import ServiceScorer
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC, full_name
 
@@ -95,7 +98,9 @@ _PARAMETERS = {
     "allowed_skills": Parameter(["*"], "fnmatch patterns of skill texts that may be dispatched; nothing else ever is"),
     "require_confirmation": Parameter(False, "ask /llm_planner/confirm (ConfirmPlan) before every step"),
     "confirm_timeout_s": Parameter(30.0, "a confirmation not answered in time counts as refused", minimum=0.0),
-    "affordance_timeout_s": Parameter(10.0, "limit of one affordance batch", minimum=0.0),
+    "affordance_timeout_s": Parameter(
+        10.0, "limit of one affordance batch (and of one SayCanPay Can or Pay request)", minimum=0.0
+    ),
     "executor_timeout_s": Parameter(120.0, "limit of one skill execution", minimum=0.0),
     "server_wait_s": Parameter(10.0, "how long to wait for a server to appear", minimum=0.0),
     "server_lost_s": Parameter(
@@ -129,6 +134,11 @@ _PARAMETERS = {
     "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray of the perceived (or simulated) objects"),
     "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state JSON record (kitchen_domain.robot_state)"),
     "match_stamps": Parameter(True, "pair scene and robot state by stamp (true for the simulator, false on a robot)"),
+    "max_scene_age_s": Parameter(
+        0.0,
+        "a scene not renewed for this long ends the plan with an error (perception or its camera stopped); 0 = off",
+        minimum=0.0,
+    ),
 }
 
 # The planner's own language model (llm_mode in_process) is set by these parameters, one per LLMConfig field.
@@ -176,13 +186,20 @@ class PlannerNode(Node):
             self._str("robot_state_topic"),
             bool(self.get_parameter("match_stamps").value),
             callback_group=self._clients_group,
+            max_scene_age_s=self._float("max_scene_age_s"),
         )
         self._confirm = self.create_client(ConfirmPlan, CONFIRM_SERVICE, callback_group=self._clients_group)
         self._scores = self.create_publisher(PlanStep, "llm_planner/scores", 10)
         self._markers = self.create_publisher(MarkerArray, "llm_planner/markers", 10)
         # Built once: a method per goal reloaded the sentence embedder each time (+45-70 MB RSS per goal).
         self._planners = PlannerCache(
-            PlannerResources(self._model, self._kitchen, lambda: load_embedder({}), self._planner_options)
+            PlannerResources(
+                self._model,
+                self._kitchen,
+                lambda: load_embedder({}),
+                self._planner_options,
+                scorer_service=self._scorer_client,
+            )
         )
         self._slot = GoalSlot()
         self._goal: _RunningGoal | None = None
@@ -233,6 +250,18 @@ class PlannerNode(Node):
             return load_language_model(config, report=self.get_logger().info)
         except LLMError as error:
             raise StartupError(f"llm_mode in_process: {error} (set it with the {LLM_PREFIX}* parameters)") from error
+
+    def _scorer_client(self, kind: str, service: str) -> ServiceScorer:
+        """SayCanPay's Can or Pay model at ``service`` (planners.yaml saycanpay: can_service, pay_service)."""
+        return ServiceScorer(
+            self,
+            self._clients_group,
+            kind,
+            service,
+            self._float("affordance_timeout_s"),
+            self._float("server_wait_s"),
+            self._float("server_lost_s"),
+        )
 
     # ----- goals -----------------------------------------------------------------------------------------
     def _execute(self, handle: ServerGoalHandle) -> ExecuteInstruction.Result:
@@ -307,7 +336,8 @@ class PlannerNode(Node):
         instruction = verdict.text
         try:
             planner = self._planners.get(goal.planner or self._str("planner"))
-        except (UnknownPlannerError, ValueError, FileNotFoundError) as error:
+        # RuntimeError: a model file a method loads that is missing or of the wrong kind (ScorerLoadError)
+        except (UnknownPlannerError, ValueError, FileNotFoundError, RuntimeError) as error:
             return PlanResult(EndReason.ERROR, str(error))
 
         def canceled() -> str | None:

@@ -7,11 +7,15 @@ check for every method: before each step it compares the world now with the worl
 
 An object changed when it is gone (its id left the scene), appeared (a new id) or moved between two
 places; an object that left and one that appeared with the same label at the same place are one object
-under a new id (a perception tracker that lost it and found it again). The robot's own skills never add
-or remove objects, and move an object only into or out of the gripper; so a move between two places, of
-an object whose label no skill dispatched since the last look acted on, is someone else's doing. That
-also holds when the state arrives a step late (a perceived or simulated scene that lags the executor's
-answer): a lag never shows an object jump from place to place.
+under a new id (a perception tracker that lost it and found it again). Only the robot puts objects into
+its gripper and takes them out, so an object entering or leaving the gripper is never a change, and
+neither is the object of the same label that left a place as it entered (or appeared as it left) under
+another id: a perceived scene names the held object by the robot-state record's id, not its track's,
+and may show the other half of such a hand-over a look later (perception lags the gripper). The robot's
+own skills never add or remove objects, and move an object only into or out of the gripper; so a move
+between two places, of an object whose label no skill dispatched since the last look acted on, is someone
+else's doing. That also holds when the state arrives a step late (a perceived or simulated scene that
+lags the executor's answer): a lag never shows an object jump from place to place.
 
 A change matters (``ScenePlanCheck.check``) when
 
@@ -30,7 +34,7 @@ what changed.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -44,12 +48,23 @@ _MOVE_NO_OBJECT = frozenset({FIND, GOTO, TERMINATE})
 
 
 @dataclass(frozen=True)
+class Handover:
+    """An object of ``label`` that entered the robot's gripper (``entered``) or left it, whose other half
+    (an object of that label leaving, or appearing at, a place) the scene has not shown yet."""
+
+    label: str
+    entered: bool
+
+
+@dataclass(frozen=True)
 class SceneChange:
-    """Objects that left the scene, entered it, or were moved by someone else (before, now), by id."""
+    """Objects that left the scene, entered it, or were moved by someone else (before, now), by id;
+    ``handovers``: the robot's own hand-overs whose other half may show at the next look (no change)."""
 
     gone: tuple[ObjectInstance, ...] = ()
     appeared: tuple[ObjectInstance, ...] = ()
     moved: tuple[tuple[ObjectInstance, ObjectInstance], ...] = ()
+    handovers: tuple[Handover, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.gone or self.appeared or self.moved)
@@ -62,9 +77,12 @@ class SceneChange:
         return "; ".join(parts)
 
 
-def compare(before: World, now: World, acted_on: Collection[str] = ()) -> SceneChange:
+def compare(
+    before: World, now: World, acted_on: Collection[str] = (), pending: Collection[Handover] = ()
+) -> SceneChange:
     """What changed from ``before`` to ``now`` that the robot did not do; ``acted_on``: the labels the
-    skills dispatched in between acted on (their objects may have moved by those skills)."""
+    skills dispatched in between acted on (their objects may have moved by those skills); ``pending``:
+    the previous look's ``handovers``, whose other halves this look may show."""
     old = {o.id: o for o in before.objects}
     new = {o.id: o for o in now.objects}
     moved = tuple(
@@ -75,12 +93,29 @@ def compare(before: World, now: World, acted_on: Collection[str] = ()) -> SceneC
     gone = [o for i, o in old.items() if i not in new]
     appeared = [o for i, o in new.items() if i not in old]
     # One object under a new id (a perception tracker that lost and found it again): same label, same place.
+    _drop_pairs(gone, appeared, lambda g, a: (g.label, g.at) == (a.label, a.at))
+    # Into or out of the gripper under another id (the robot-state record's id, the tracker's).
+    _drop_pairs(gone, appeared, lambda g, a: g.label == a.label and HELD in (g.at, a.at))
+    handovers = [Handover(o.label, True) for o in appeared if o.at == HELD]
+    handovers += [Handover(o.label, False) for o in gone if o.at == HELD]
+    gone = [o for o in gone if o.at != HELD]
+    appeared = [o for o in appeared if o.at != HELD]
+    for half in pending:  # the other half of the previous look's hand-overs, shown late
+        pool = gone if half.entered else appeared
+        if (match := next((o for o in pool if o.label == half.label), None)) is not None:
+            pool.remove(match)
+    return SceneChange(tuple(gone), tuple(appeared), moved, tuple(handovers))
+
+
+def _drop_pairs(
+    gone: list[ObjectInstance], appeared: list[ObjectInstance], same: Callable[[ObjectInstance, ObjectInstance], bool]
+) -> None:
+    """Remove from both lists every (gone, appeared) pair that ``same`` says is one object."""
     for obj in list(appeared):
-        twin = next((g for g in gone if (g.label, g.at) == (obj.label, obj.at)), None)
+        twin = next((g for g in gone if same(g, obj)), None)
         if twin is not None:
             gone.remove(twin)
             appeared.remove(obj)
-    return SceneChange(gone=tuple(gone), appeared=tuple(appeared), moved=moved)
 
 
 @dataclass(frozen=True)
@@ -117,6 +152,7 @@ class ScenePlanCheck:
         self._instruction = instruction.lower()
         self._last: World | None = None
         self._acted_on: set[str] = set()
+        self._handovers: tuple[Handover, ...] = ()
 
     def dispatched(self, skill: Skill) -> None:
         if skill.family not in _MOVE_NO_OBJECT and skill.argument is not None:
@@ -129,7 +165,8 @@ class ScenePlanCheck:
         self._last, self._acted_on = world, set()
         if last is None:
             return None
-        change = compare(last, world, acted_on)
+        change = compare(last, world, acted_on, self._handovers)
+        self._handovers = change.handovers
         if not change:
             return None
         plan = _plan_skills(world, remaining)

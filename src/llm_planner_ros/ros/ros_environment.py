@@ -99,6 +99,8 @@ class RosEnvironment:
             raise PlanAborted(
                 EndReason.ERROR, f"no world state after {self._server_wait_s:.0f} s from {self._state.describe()}"
             )
+        if (problem := self._state.problem()) is not None:
+            raise PlanAborted(EndReason.ERROR, problem)
         return world.copy()
 
     def admissible_skills(self) -> Sequence[Skill]:

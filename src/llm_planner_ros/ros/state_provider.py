@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from kitchen_domain.config import HELD
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.robot_state import RobotState
 from kitchen_domain.scene import ObjectInstance, SceneError, scene_from_initial
@@ -37,6 +38,10 @@ class StateProvider(ABC):
         asynchronously override this)."""
         return self.current()
 
+    def problem(self) -> str | None:
+        """Why the current state must not be planned on (its source went silent), or None."""
+        return None
+
 
 class FixedStateProvider(StateProvider):
     """A world owned by the caller; ``current()`` returns it as it is at the time of the call."""
@@ -57,7 +62,8 @@ class StateAssembler:
     With ``match_stamps`` (the simulator stamps both messages of one world revision alike) a world is
     built only from a pair with equal stamps, so a skill's effect is never seen half-applied (the
     robot moved but its objects not yet). Without it (perception and a robot publishing at their own
-    rates) each message rebuilds the world from the latest of the other. Objects with labels the
+    rates) each message rebuilds the world from the latest of the other, and the robot-state record says
+    what is held (``with_held``: perception lags the gripper). Objects with labels the
     kitchen does not know are left out (they have no skills). ``error`` keeps the last reason a pair
     could not be assembled.
     """
@@ -99,6 +105,8 @@ class StateAssembler:
             return
         known = [obj for obj in objects if obj.label in self.kitchen.config.articles]
         self.ignored_labels.update(obj.label for obj in objects if obj.label not in self.kitchen.config.articles)
+        if not self.match_stamps:
+            known = with_held(known, self._robot)
         initial: dict[str, Any] = {
             "robot": {"at": self._robot.at, "holding": self._robot.holding},
             "objects": [{"id": obj.id, "label": obj.label, "at": obj.at} for obj in known],
@@ -113,3 +121,16 @@ class StateAssembler:
         self._world = World(self.kitchen, scene, self._robot.visited)
         self.error = None
         self._ready.set()
+
+
+def with_held(objects: Sequence[ObjectInstance], robot: RobotState) -> list[ObjectInstance]:
+    """A perceived scene made consistent with the robot-state record, which knows what the gripper holds:
+    the held object (the record's id and label) at ``robot``, nothing else there, and no object of that
+    id elsewhere (its track from before the pick, which perception has not dropped yet)."""
+    placed = [obj for obj in objects if obj.at != HELD and obj.id != robot.holding]
+    if robot.holding is None:
+        return placed
+    label = robot.holding_label or next((obj.label for obj in objects if obj.id == robot.holding), None)
+    if label is None:
+        return list(objects)  # nothing says what is held: scene_from_initial reports the mismatch
+    return [*placed, ObjectInstance(robot.holding, label, HELD)]

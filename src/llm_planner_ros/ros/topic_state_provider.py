@@ -3,9 +3,14 @@
 With the simulator: /scene/objects and /sim/robot_state from sim_world_node (stamps matched). On a
 robot: the perception node's /scene/objects and a robot-state topic in the same JSON record
 (kitchen_domain.robot_state), published from localization and the gripper (``match_stamps`` off).
+A perception node publishes the scene with every frame it processes; with ``max_scene_age_s`` set, a
+scene not renewed for that long (the camera or perception stopped) is a ``problem``, so a plan ends with
+that reason instead of acting on what the robot saw long ago.
 """
 
 from __future__ import annotations
+
+import time
 
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
@@ -31,8 +36,11 @@ class TopicStateProvider(StateProvider):
         robot_state_topic: str,
         match_stamps: bool,
         callback_group: CallbackGroup | None = None,
+        max_scene_age_s: float = 0.0,
     ) -> None:
         self._node = node
+        self._max_scene_age_s = max_scene_age_s
+        self._scene_received: float | None = None
         self._topics = (full_name(node, scene_topic), full_name(node, robot_state_topic))
         self._assembler = StateAssembler(kitchen, match_stamps)
         self._reported_error: str | None = None
@@ -53,7 +61,21 @@ class TopicStateProvider(StateProvider):
     def describe(self) -> str:
         return f"topics {self._topics[0]} and {self._topics[1]}"
 
+    def problem(self) -> str | None:
+        received = self._scene_received
+        if self._max_scene_age_s <= 0 or received is None:
+            return None
+        age = time.monotonic() - received
+        if age <= self._max_scene_age_s:
+            return None
+        return (
+            f"the scene on {self._topics[0]} is {age:.1f} s old (max_scene_age_s {self._max_scene_age_s:g}): "
+            "is its publisher running? A perception node publishes it with every camera frame it processes; "
+            "its perception/status says `stale` when no RGB-D frame arrives"
+        )
+
     def _on_objects(self, msg: SceneObjectArray) -> None:
+        self._scene_received = time.monotonic()
         self._assembler.on_objects(stamp_of(msg.header.stamp), objects_from_msg(msg.objects))
         self._report()
 

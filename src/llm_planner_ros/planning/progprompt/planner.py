@@ -26,7 +26,9 @@ As in the paper the program is written once per instruction: a step that fails i
 program's asserts are how it recovers. The scene changing under the program is another matter: when the
 plan loop finds that an object the program's remaining calls need is gone or moved so that a call can no
 longer run, or that a new object the instruction names appeared (``planning.scene_change``), the
-program is dropped and a new one is written for the current scene.
+program is dropped and a new one is written for the current scene. At most ``max_replans`` times per
+instruction: a scene that keeps changing (a detector whose objects flicker in and out) would otherwise
+have it write a program at every step until the step budget, so the next change ends the plan instead.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ class ProgPromptOptions:
     affordance is below this is skipped instead of dispatched; ``max_tokens``: budget of the generated
     program; ``max_checks_per_step``: the most asserts decided on the way to one skill call (beyond it
     the program halts); ``limits``: what size and shape of program the validator accepts; ``grammar``:
-    constrain generation to the scene's program grammar (False: the paper's free generation)."""
+    constrain generation to the scene's program grammar (False: the paper's free generation);
+    ``max_replans``: the most programs re-written for scene changes per instruction (one more ends the plan)."""
 
     assert_check: str = RULES
     infeasible_below: float = 0.05
@@ -72,6 +75,7 @@ class ProgPromptOptions:
     max_checks_per_step: int = MAX_CHECKS
     limits: ProgramLimits = field(default_factory=ProgramLimits)
     grammar: bool = True
+    max_replans: int = 3
 
     def __post_init__(self) -> None:
         if self.assert_check not in CHECKERS:
@@ -82,6 +86,8 @@ class ProgPromptOptions:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
         if self.max_checks_per_step < 1:
             raise ValueError(f"{MAX_CHECKS_OPTION} must be at least 1, got {self.max_checks_per_step}")
+        if self.max_replans < 0:
+            raise ValueError(f"max_replans must be at least 0, got {self.max_replans}")
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any]) -> ProgPromptOptions:
@@ -103,7 +109,8 @@ class ProgPromptPlanner:
 
     Outcomes of ``next_step``: the program's next skill call (with ``skip`` set when it is infeasible
     now); ``done`` once the program has run to its end; nothing (``skill`` None) when the program was
-    rejected or an assert without recovery failed, ``note`` saying which line and why. ``program`` and
+    rejected, an assert without recovery failed or the scene changed once more than ``max_replans``
+    allows, ``note`` saying which line and why. ``program`` and
     ``program_text`` show what the model wrote for the current instruction; ``cut`` is None, or the
     first problem of a program of which only the lines before it run.
     """
@@ -126,6 +133,10 @@ class ProgPromptPlanner:
 
     def reset(self, instruction: str) -> None:
         self._instruction = instruction
+        self.replans = 0  # programs re-written for scene changes during this instruction
+        self._start_program()
+
+    def _start_program(self) -> None:
         self.program_text = ""
         self.program: Program | None = None
         self.cut: ProgramProblem | None = None
@@ -142,8 +153,15 @@ class ProgPromptPlanner:
         return [call.skill.text for call in _calls(self.program.body) if call.line > self._line]
 
     def replan(self, why: Replan) -> None:
-        """Drop the program: the next step writes a new one for the current scene (``PlanHolder``)."""
-        self.reset(self._instruction)
+        """Drop the program: the next step writes a new one for the current scene, or, past
+        ``max_replans`` re-writes, proposes nothing and ends the plan with why (``PlanHolder``)."""
+        self._start_program()
+        self.replans += 1
+        if self.replans > self.options.max_replans:
+            self._rejected = (
+                f"the scene changed again after {self.options.max_replans} program re-write(s) for this "
+                f"instruction (option max_replans): {why.reason}"
+            )
 
     def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
         if self._run is None and self._rejected is None:
