@@ -25,7 +25,6 @@ call counts are the planner's requests either way.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -182,35 +181,6 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"summary": summary, "episodes": list(rows)}
 
 
-def build_babyai_planner(resources: Any, section: Mapping[str, Any]) -> Any:
-    """SayCanPay (``section``: its config/planners.yaml options) with BabyAI's prompt and Can and Pay
-    models only. The registry's ``build`` also loads the kitchen's models for the scores that use them;
-    a BabyAI run must neither need those files nor spend the time to load them."""
-    from kitchen_domain.paths import repo_path
-    from llm_planner_ros.planning.saycanpay.models import load_scorer
-    from llm_planner_ros.planning.saycanpay.planner import (
-        DEFAULT_EXAMPLES,
-        DEFAULT_MODELS,
-        DomainModels,
-        SayCanPayOptions,
-        SayCanPayPlanner,
-        load_examples,
-        model_option,
-    )
-
-    prompt = load_examples(section.get("examples_file") or DEFAULT_EXAMPLES, int(section.get("examples", 3)))
-    fields = {f.name for f in dataclasses.fields(SayCanPayOptions)}
-    options = SayCanPayOptions(**{key: value for key, value in section.items() if key in fields})
-
-    def scorer(kind: str) -> Any:
-        path = section.get(model_option("babyai", kind)) or DEFAULT_MODELS["babyai", kind]
-        return load_scorer(repo_path(path), kind, resources.embedder, "babyai")
-
-    can = scorer("can") if options.score != "say" else None
-    pay = scorer("pay") if options.score == "say_can_pay" else None
-    return SayCanPayPlanner(resources.model, {"babyai": DomainModels(prompt, can, pay)}, options)
-
-
 def run(args: argparse.Namespace) -> int:
     import yaml
 
@@ -220,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import PlannerResources, load_planner_options
+    from llm_planner_ros.planning.saycanpay.planner import build as build_saycanpay
 
     episodes = list(load_episodes(args.split))[: args.limit or None]
     pairs = combinations(args.score, args.strategy)
@@ -244,7 +215,8 @@ def run(args: argparse.Namespace) -> int:
 
     for strategy, score in pairs:
         section.update(strategy=strategy, score=score)
-        planner = build_babyai_planner(resources, section)
+        # BabyAI's prompt and Can and Pay models only: the kitchen's are neither needed nor loaded
+        planner = build_saycanpay(resources, domains=("babyai",))
         print(f"{strategy} / {score} on {args.split} ({len(episodes)} episodes)", flush=True)
 
         def partial(result: dict[str, Any], strategy: str = strategy, score: str = score) -> None:

@@ -268,20 +268,27 @@ def load_kitchen_examples(path: str | Path, count: int, kitchen: Kitchen) -> Say
     return SayPrompt(pick_kitchen_examples(examples, count))
 
 
-def build(resources: PlannerResources) -> SayCanPayPlanner:
+def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayCanPayPlanner:
     """SayCanPay from config/planners.yaml's ``saycanpay`` section (examples_file, kitchen_examples,
     examples, can_model, pay_model, kitchen_can_model, kitchen_pay_model, kitchen_can, can_service,
-    pay_service and the fields of SayCanPayOptions); the Can and Pay models load only when the score
-    uses them. A ``<kind>_service`` (planner_node only) serves that kind in every domain instead of the
-    weight files, which are then not read."""
+    pay_service and the fields of SayCanPayOptions) for ``domains`` (a BabyAI benchmark needs neither
+    the kitchen's prompt nor its models); the Can and Pay models load only when the score uses them. A
+    ``<kind>_service`` (planner_node only) serves that kind in every domain instead of the weight files,
+    which are then not read."""
+    unknown = sorted(set(domains) - set(DOMAINS))
+    if unknown:
+        raise ValueError(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(DOMAINS)}")
     options = resources.options_for("saycanpay")
     count = int(options.pop("examples", 3))
-    prompts = {
-        "babyai": load_examples(options.pop("examples_file", "") or DEFAULT_EXAMPLES, count),
-        "kitchen": load_kitchen_examples(
-            options.pop("kitchen_examples", "") or DEFAULT_KITCHEN_EXAMPLES, count, resources.kitchen
-        ),
+    examples = {
+        "babyai": options.pop("examples_file", "") or DEFAULT_EXAMPLES,
+        "kitchen": options.pop("kitchen_examples", "") or DEFAULT_KITCHEN_EXAMPLES,
     }
+    loaders = {
+        "babyai": lambda path: load_examples(path, count),
+        "kitchen": lambda path: load_kitchen_examples(path, count, resources.kitchen),
+    }
+    prompts = {domain: loaders[domain](examples[domain]) for domain in domains}
     files = {key: options.pop(model_option(*key), "") or default for key, default in DEFAULT_MODELS.items()}
     kitchen_can = options.pop("kitchen_can", "learned")
     services = {kind: options.pop(f"{kind}_service", "") for kind in KINDS}
@@ -295,9 +302,9 @@ def build(resources: PlannerResources) -> SayCanPayPlanner:
         (domain, kind): served[kind]
         if kind in served
         else load_scorer(repo_path(files[domain, kind]), kind, resources.embedder, domain)
-        for domain in DOMAINS
+        for domain in domains
         for kind in KINDS
         if used[kind] and ((domain, kind) not in skip or kind in served)
     }
-    domains = {d: DomainModels(prompts[d], scorers.get((d, "can")), scorers.get((d, "pay"))) for d in DOMAINS}
-    return SayCanPayPlanner(resources.model, domains, planner_options)
+    models = {d: DomainModels(prompts[d], scorers.get((d, "can")), scorers.get((d, "pay"))) for d in domains}
+    return SayCanPayPlanner(resources.model, models, planner_options)
