@@ -65,8 +65,26 @@ class RosGraph:
         self.node: Node = rclpy.create_node(f"test_client_{os.getpid()}", context=self.context)
         self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
         self.executor.add_node(self.node)
-        self._spin = threading.Thread(target=self.executor.spin, daemon=True)
+        self.spin_errors: list[str] = []
+        self._stop_spinning = threading.Event()
+        self._spin = threading.Thread(target=self._spin_forever, daemon=True)
         self._spin.start()
+
+    def _spin_forever(self) -> None:
+        """Spin the test's executor until shutdown, surviving a callback that raises.
+
+        ``MultiThreadedExecutor.spin`` re-raises a callback's exception in the spinning thread, which
+        ends it: every later future of the test would then time out with no sign of why (it happened
+        when a test destroyed an action client whose status message was being handled). The error
+        is kept in ``spin_errors`` and shown by ``logs()`` instead.
+        """
+        while not self._stop_spinning.is_set() and self.context.ok():
+            try:
+                self.executor.spin_once(timeout_sec=0.1)
+            except Exception as error:  # noqa: BLE001 - any callback's error, reported by logs()
+                if not self.context.ok():
+                    return
+                self.spin_errors.append(f"{type(error).__name__}: {error}")
 
     def start_node(
         self,
@@ -148,11 +166,16 @@ class RosGraph:
         return client
 
     def logs(self) -> str:
-        return "\n".join(f"----- {p.log_path.name} -----\n{p.log()}" for p in self.processes)
+        text = "\n".join(f"----- {p.log_path.name} -----\n{p.log()}" for p in self.processes)
+        if self.spin_errors:
+            text += "\n----- the test's own executor -----\n" + "\n".join(self.spin_errors)
+        return text
 
     def close(self) -> None:
         for proc in reversed(self.processes):
             proc.stop()
+        self._stop_spinning.set()
+        self._spin.join(timeout=5)
         self.executor.shutdown(timeout_sec=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)

@@ -131,11 +131,14 @@ def graph(kitchen_graph: RosGraph, request: pytest.FixtureRequest) -> Iterator[R
 
 def reset_world(graph: RosGraph) -> None:
     """Load INITIAL; the simulator refuses while a skill of an earlier goal still runs, so ask until it loads."""
-    wait_until(
-        lambda: load_episode(graph, graph.episode_file, EPISODE_ID).success,  # type: ignore[attr-defined]
-        timeout=30,
-        what="the simulator to load the episode (it refuses while a skill runs)",
-    )
+    try:
+        wait_until(
+            lambda: load_episode(graph, graph.episode_file, EPISODE_ID).success,  # type: ignore[attr-defined]
+            timeout=30,
+            what="the simulator to load the episode (it refuses while a skill runs)",
+        )
+    except TimeoutError as error:
+        raise TimeoutError(f"{error}\n{graph.logs()}") from error
 
 
 @contextmanager
