@@ -1,6 +1,6 @@
-"""Test doubles of the SayCan quality tests: a bag-of-words embedder that counts what it embedded, a
-language model that prefers a fixed order of skills and records its prompts, a tiny random Llama and a
-word-level tokenizer."""
+"""Test doubles of the SayCan quality tests: a bag-of-words embedder that counts what it embedded,
+scoring-only language models (a fixed order of skills, fixed log-probabilities) that record their
+prompts, a tiny random Llama and a word-level tokenizer."""
 
 from __future__ import annotations
 
@@ -35,18 +35,20 @@ class WordEmbedder(Embedder):
         return rows / np.where(norms == 0, 1.0, norms)
 
 
-class PreferringModel(LanguageModel):
-    """Scores each candidate by its rank in ``preferred`` (earlier = likelier; unknown texts last) and
-    records every prompt, so tests see exactly what the planner asked."""
+class ScoringOnlyModel(LanguageModel):
+    """A language model for planners that only score (SayCan, SayCanPay's action strategies): each
+    completion gets the single-token log-probability ``log_prob(prompt, completion)`` (stripped), every
+    prompt is recorded, and ``generate`` fails the test, since such a planner must never call it."""
 
-    def __init__(self, preferred: Sequence[str]) -> None:
-        self.preferred = list(preferred)
+    def __init__(self) -> None:
         self.prompts: list[str] = []
+
+    def log_prob(self, prompt: str, completion: str) -> float:
+        raise NotImplementedError
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         self.prompts.append(prompt)
-        ranks = [self.preferred.index(c) if c in self.preferred else len(self.preferred) + 5 for c in completions]
-        return ScoreResult.from_token_log_probs([[-0.5 * rank - 0.1] for rank in ranks], per_token)
+        return ScoreResult.from_token_log_probs([[self.log_prob(prompt, c.strip())] for c in completions], per_token)
 
     def generate(
         self,
@@ -58,7 +60,32 @@ class PreferringModel(LanguageModel):
         stop: Sequence[str] = (),
         logit_bias: Mapping[str, float] | None = None,
     ) -> GenerationResult:
-        raise NotImplementedError("SayCan's scoring tests never generate")
+        raise AssertionError(f"{type(self).__name__} scores; the planner under test must not generate")
+
+
+class PreferringModel(ScoringOnlyModel):
+    """Scores each candidate by its rank in ``preferred`` (earlier = likelier; unknown texts last) and
+    records every prompt, so tests see exactly what the planner asked."""
+
+    def __init__(self, preferred: Sequence[str]) -> None:
+        super().__init__()
+        self.preferred = list(preferred)
+
+    def log_prob(self, prompt: str, completion: str) -> float:
+        rank = self.preferred.index(completion) if completion in self.preferred else len(self.preferred) + 5
+        return -0.5 * rank - 0.1
+
+
+class FixedModel(ScoringOnlyModel):
+    """Gives each completion a fixed log-probability (``log_probs``; others -40 nats): a model far surer
+    of its first choice than of anything else, as the adapted 135M model is."""
+
+    def __init__(self, log_probs: Mapping[str, float]) -> None:
+        super().__init__()
+        self.log_probs = dict(log_probs)
+
+    def log_prob(self, prompt: str, completion: str) -> float:
+        return self.log_probs.get(completion, -40.0)
 
 
 def tiny_llama(layers: int = 3, vocab: int = 300) -> Any:

@@ -1,15 +1,12 @@
-"""Shared pieces of the value-function tests: a tiny seeded random weight file, a fixed observation and a
-language model with fixed answers."""
+"""Shared pieces of the value-function tests: a tiny seeded random weight file and a fixed observation."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from kitchen_domain import Kitchen
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
 from value_functions.features import LEARNED_FAMILIES, Featurizer
 from value_functions.network import BoostedTrees, FamilyEnsemble, save_value_functions
 from value_functions.observation import Observation, PerceivedObject
@@ -63,28 +60,3 @@ def table_observation() -> Observation:
             PerceivedObject("obstacle", (3.5, 2.0, 0.25), (0.6, 0.6, 0.5), "", 0.7),
         ),
     )
-
-
-class FixedModel(LanguageModel):
-    """Gives each completion a fixed log-probability (``log_probs``; others -40 nats): a model far surer
-    of its first choice than of anything else, as the adapted 135M model is."""
-
-    def __init__(self, log_probs: Mapping[str, float]) -> None:
-        self.log_probs = dict(log_probs)
-
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        return ScoreResult.from_token_log_probs(
-            [[self.log_probs.get(c.strip(), -40.0)] for c in completions], per_token
-        )
-
-    def generate(
-        self,
-        prompt: str,
-        n: int = 1,
-        max_tokens: int = 64,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        logit_bias: Mapping[str, float] | None = None,
-    ) -> GenerationResult:
-        raise AssertionError("SayCan scores skills; it does not generate")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from saycan_quality.saycan_doubles import FixedModel
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import config_file
@@ -17,8 +18,6 @@ from llm_planner_ros.planning.saycan.llm_temperature import (
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-
-from .helpers import FixedModel
 
 
 def _samples(gap: float, right_first: int, wrong_first: int) -> list[StepSample]:

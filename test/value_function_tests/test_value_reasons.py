@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from saycan_quality.saycan_doubles import FixedModel
 
 from kitchen_domain import Kitchen
 from kitchen_domain.episodes import load_episodes
@@ -20,8 +21,6 @@ from kitchen_domain.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
-
-from .helpers import FixedModel
 
 EPISODES = "benchmarks/kitchen/value_reasons.yaml"
 REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
