@@ -299,11 +299,21 @@ class PhysicsSimNode(Node):
         return self._finish(handle, motion, result, lambda _r, _m: None, _moveit_code)
 
     def _arm_motion(self, request: Any, plan_only: bool) -> Motion:
-        """The motion of a MotionPlanRequest's first goal: joint constraints, or a position + orientation
-        constraint of one link in the map frame (or the base's ``base_link``)."""
+        """The motion of a MotionPlanRequest's first goal: joint constraints, a named state (constraints
+        that carry only a name of the layout's ``named_states``, as an SRDF group state), or a position +
+        orientation constraint of one link in the map frame (or the base's ``base_link``)."""
         if not request.goal_constraints:
             raise _GoalError(MoveItErrorCodes.INVALID_GOAL_CONSTRAINTS, "the request has no goal_constraints")
         goal = request.goal_constraints[0]
+        if not (goal.joint_constraints or goal.position_constraints or goal.orientation_constraints):
+            named = self._sim.layout.named_states
+            if goal.name not in named:
+                raise _GoalError(
+                    MoveItErrorCodes.INVALID_GOAL_CONSTRAINTS,
+                    f"goal has no constraints and {goal.name!r} is no named state; known: {', '.join(named)} "
+                    "(named_states of the layout file)",
+                )
+            return self._sim.move_joints(list(named[goal.name]))
         if goal.joint_constraints:
             targets = {c.joint_name: c.position for c in goal.joint_constraints}
             arm = JOINT_NAMES[:7]

@@ -105,12 +105,14 @@ class Placement:
 
 @dataclass(frozen=True)
 class KitchenLayout:
-    """Furniture by place name, object models by label, and the drawer's travel (metres)."""
+    """Furniture by place name, object models by label, the drawer's travel (metres), and the arm's named
+    states (seven joint angles by name, as a MoveIt SRDF's group states: what a named-target goal reaches)."""
 
     furniture: Mapping[str, Furniture]
     models: Mapping[str, ObjectModel]
     drawer_travel: float
     placement: Placement
+    named_states: Mapping[str, tuple[float, ...]]
 
     def slots(self, place: str, count: int) -> list[tuple[float, float]]:
         """``count`` local (x, y) spots on the furniture of ``place`` for objects, nearest row first.
@@ -151,7 +153,12 @@ def load_layout(config: KitchenConfig, path: str | Path | None = None) -> Kitche
 
 
 def _parse(data: Any, config: KitchenConfig, check: Checker) -> KitchenLayout | None:
-    top = check.mapping(data, "", required=("standoff", "furniture", "objects", "drawer_travel", "placement"))
+    top = check.mapping(
+        data,
+        "",
+        required=("standoff", "furniture", "objects", "drawer_travel", "placement"),
+        optional=("named_states",),
+    )
     if top is None:
         return None
     standoff = check.number(top["standoff"], "standoff")
@@ -181,9 +188,22 @@ def _parse(data: Any, config: KitchenConfig, check: Checker) -> KitchenLayout | 
         numbers = [check.number(spec[key], join("placement", key)) for key in keys]
         if None not in numbers:
             placement = Placement(*numbers)  # type: ignore[arg-type]
+    named_states = _named_states(top["named_states"], check) if "named_states" in top else {}
     if check.problems or travel is None or placement is None or standoff is None:
         return None
-    return KitchenLayout(furniture, models, travel, placement)
+    return KitchenLayout(furniture, models, travel, placement, named_states)
+
+
+def _named_states(value: Any, check: Checker) -> dict[str, tuple[float, ...]]:
+    """The arm's named states: seven joint angles (rad) per name."""
+    states: dict[str, tuple[float, ...]] = {}
+    for name, angles in (check.named_entries(value, "named_states", "state") or {}).items():
+        numbers = [check.number(a, join("named_states", name)) for a in angles] if isinstance(angles, list) else []
+        if len(numbers) != 7 or None in numbers:
+            check.add(join("named_states", name), f"give seven joint angles (rad), panda_joint1..7; got {angles!r}")
+            continue
+        states[name] = tuple(numbers)  # type: ignore[arg-type]
+    return states
 
 
 def _furniture(place: str, value: Any, config: KitchenConfig, standoff: float, check: Checker) -> Furniture | None:

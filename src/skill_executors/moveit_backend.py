@@ -15,7 +15,11 @@ box around the straight segment (MoveIt samples such paths with IK). Progress is
 the share of steps done, the phase the step's name; a cancel is relayed to the running goal (the arm
 stops where it is) and ends the skill CANCELED naming the step; a MoveIt error code or a grasp that
 closed on nothing fails the skill naming the step and the reason; a pull or push that fails lets go of
-the handle first, so the base is never left tied to the drawer.
+the handle first, so the base is never left tied to the drawer. A skill that failed after moving the
+arm then sends it to the named state ``stow_named_target`` (a MoveGroup goal whose constraints carry
+only the name, as an SRDF group state), so the next skill does not start from where this one stopped;
+the message keeps the original failure and adds how that went. A canceled skill is not stowed: a
+cancel may be the e-stop, after which the arm must not move.
 """
 
 from __future__ import annotations
@@ -142,6 +146,8 @@ class MoveItBackend(SkillBackend):
                 message = f"{skill.text!r} stopped at {motion.phase!r}: {ended.message}"
                 if isinstance(motion, LinearMove) and ended.status is Status.FAILED:
                     message += self._let_go(should_cancel)
+                if ended.status is Status.FAILED and any(not isinstance(m, GripperMove) for m in motions[: index + 1]):
+                    message += self._stow_named()
                 return SkillOutcome(ended.status, message)
         report(1.0, "done")
         return SkillOutcome(Status.SUCCEEDED, f"{skill.text!r} done ({', '.join(m.phase for m in motions)})")
@@ -217,6 +223,18 @@ class MoveItBackend(SkillBackend):
             return "; the gripper let go of the handle"
         return f"; letting go of the handle failed too ({ended.message}): the gripper may still hold it"
 
+    def _stow_named(self) -> str:
+        """Send the arm to ``stow_named_target`` after a failed skill moved it; what became of it, for the
+        message ("" when off). The skill's own outcome stands either way; the goal is bounded by
+        ``motion_timeout_s``."""
+        target = self._p["stow_named_target"]
+        if not target:
+            return ""
+        ended = self._run_arm_goal(self._goal(Constraints(name=target)), lambda: False)
+        if ended is None:
+            return f"; the arm went to {target!r}"
+        return f"; going to {target!r} failed too ({ended.message}): the arm is where it stopped"
+
     def _arm_move(
         self, motion: ArmMove | JointMove | LinearMove, should_cancel: Callable[[], bool]
     ) -> SkillOutcome | None:
@@ -226,6 +244,10 @@ class MoveItBackend(SkillBackend):
             goal = self.pose_goal(motion.pose, motion.phase)
         else:
             goal = self.joint_goal(motion.names, motion.positions, motion.phase)
+        return self._run_arm_goal(goal, should_cancel)
+
+    def _run_arm_goal(self, goal: MoveGroup.Goal, should_cancel: Callable[[], bool]) -> SkillOutcome | None:
+        """Run one MoveGroup goal: None when it succeeded, else how it ended."""
         outcome = self._arm.run(goal, should_cancel)
         if outcome.result is None:
             return SkillOutcome(Status.FAILED, outcome.message)

@@ -56,6 +56,12 @@ ROBOT_PARAMETERS = {
         "of the way of the next navigation; empty: the arm stays where the skill left it",
     ),
     "joint_tolerance": Parameter(0.01, "stow joint goal tolerance per joint (rad)", minimum=0.0),
+    "stow_named_target": Parameter(
+        "",
+        "named state (SRDF group state) the arm is sent to after a manipulation skill failed mid-motion "
+        "(never after a cancel, which may be the e-stop), so the next skill starts from it: a MoveGroup goal "
+        "whose constraints carry only this name; empty: the arm stays where the skill stopped",
+    ),
     # The drawer skills (robot_motion/drawer.py; the drawer itself is in the place map)
     "handle_approach_distance": Parameter(
         0.1, "pre-grasp / retreat distance in front of a drawer's handle, along the drawer (m)", minimum=0.0

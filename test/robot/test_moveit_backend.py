@@ -133,3 +133,43 @@ def test_without_perception_or_away_from_the_drawer_nothing_moves(
     assert response.status == GoalStatus.STATUS_ABORTED
     assert "the table has no drawer in the place map" in response.result.message
     assert records(record, "move_group") == []
+
+
+def test_a_failed_or_canceled_skill_sends_the_arm_to_the_named_stow_state(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail,success")
+    arm = start_executor(ros_graph, ARM, stow_named_target="ready")
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    # The original failure stays first; the stow's outcome is added.
+    assert response.result.message.startswith("'pick up the coke' stopped at 'approach': MoveIt: no collision-free")
+    assert response.result.message.endswith("; the arm went to 'ready'")
+    moves = records(record, "move_group")
+    assert [m["phase"] for m in moves] == ["pre-grasp", "approach", "ready"]
+    # A named-state goal: the constraints carry only the name (an SRDF group state), no pose target.
+    assert moves[2]["target"] is None and moves[2]["group"] == "panda_arm"
+
+
+def test_a_failed_stow_is_reported_without_hiding_the_failure(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="plan_fail")
+    arm = start_executor(ros_graph, ARM, stow_named_target="ready")
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    message = response.result.message
+    assert message.startswith("'pick up the coke' stopped at 'pre-grasp': MoveIt: no collision-free")
+    assert "; going to 'ready' failed too (MoveIt: no collision-free" in message
+    assert message.endswith("the arm is where it stopped")
+    assert [m["phase"] for m in records(record, "move_group")] == ["pre-grasp", "ready"]
+
+
+def test_without_a_named_stow_target_a_failure_leaves_the_arm(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail")
+    arm = start_executor(ros_graph, ARM)
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_ABORTED
+    assert [m["phase"] for m in records(record, "move_group")] == ["pre-grasp", "approach"]
