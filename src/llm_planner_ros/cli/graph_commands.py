@@ -7,7 +7,7 @@ graph. ``up`` starts the graph and waits so other nodes can call the action (``u
 graph, ROBOT_GRAPH, as launch/robot.launch.py starts it); ``--sim physics`` runs the PyBullet kitchen
 graph with perception (PHYSICS_PERCEPTION_GRAPH: the executors drive physics_sim_node through NavigateToPose,
 MoveGroup and GripperCommand, and perception_node publishes the scene from its head camera after the robot
-looked around once, ``cli.survey``; ``--scene truth``: PHYSICS_GRAPH, the simulator's ground truth), and
+looked around once, ``ros.survey``; ``--scene truth``: PHYSICS_GRAPH, the simulator's ground truth), and
 ``demo --record DIR`` keeps its head camera's frames; ``run`` sends an instruction to a graph that is already up.
 """
 
@@ -39,9 +39,9 @@ from llm_planner_ros.bringup import (
 )
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
-from llm_planner_ros.cli.survey import Survey, SurveyError
 from llm_planner_ros.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
+from llm_planner_ros.ros.survey import Survey, SurveyError
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
 # The first start de-quantizes the embedded model (about 20 s on 2 cores) before the graph is ready.
@@ -310,7 +310,7 @@ class _graph:
         return self._client
 
     def _look_around(self, world: World) -> None:
-        """Let perception see every place before the first goal (``cli.survey``); the language model
+        """Let perception see every place before the first goal (``ros.survey``); the language model
         loads meanwhile."""
         assert self._client is not None
         started = time.monotonic()

@@ -3,11 +3,14 @@
     llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \\
         [--ablation no_affordance|generative] [--execution-failures] [--seed N] \\
         [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--sim physics] [--limit N] [--ids a,b] \\
-        [--option KEY=VALUE ...]
+        [--option KEY=VALUE ...] [--scene truth|perceived] [--affordances analytic|learned]
 
 By default the planner, affordance model and simulator classes run in this process (fast); with
 ``--ros`` every episode goes through the real node graph (evaluation.ros_runner); ``--sim physics`` (implies
-``--ros``) through the physics graph, where the PyBullet kitchen decides every skill's outcome. ``--llm KEY=VALUE``
+``--ros``) through the physics graph, where the PyBullet kitchen decides every skill's outcome; there
+``--scene perceived`` has the planner side read perception's scene (each episode starts with the demo's
+look around) while episodes are still judged on the simulator's ground truth. ``--affordances learned``
+(with ``--ros``) serves the learned value functions from the affordance server. ``--llm KEY=VALUE``
 sets the language model (the fields of llm_planner_ros.llm.factory.LLMConfig; default: the embedded
 SmolLM2), e.g. ``--llm backend=replay --llm recording=run.jsonl``. ``--option KEY=VALUE`` overrides one
 option of the planner's section of config/planners.yaml for this run (the value is read as YAML), e.g.
@@ -55,6 +58,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="symbolic",
         help="physics: run through the physics graph (PyBullet kitchen, nav2/moveit executors; implies --ros)",
     )
+    parser.add_argument(
+        "--scene",
+        choices=("truth", "perceived"),
+        default="truth",
+        help="--sim physics: the planner side reads the simulator's truth or perception's scene (judged on truth)",
+    )
+    parser.add_argument(
+        "--affordances",
+        choices=("analytic", "learned"),
+        default="analytic",
+        help="--ros: the affordance server's backend (learned: value functions, docs/value_functions.md)",
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N episodes (0: all)")
     parser.add_argument("--ids", default="", help="only these comma-separated episode ids")
     parser.add_argument("--json", type=Path, help="write the summary and every episode as JSON")
@@ -74,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.sim == "physics" and args.execution_failures:
         raise SystemExit("--sim physics injects no failures (physics decides each outcome): drop --execution-failures")
+    if args.scene == "perceived" and args.sim != "physics":
+        raise SystemExit("--scene perceived needs --sim physics (only the physics kitchen renders camera images)")
+    if args.affordances == "learned" and not (args.ros or args.sim == "physics"):
+        raise SystemExit("--affordances learned needs --ros or --sim physics (the affordance server serves it)")
     console = Console()
     kitchen = load_kitchen()
     episodes = list(load_episodes(args.episodes, kitchen))
@@ -112,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         "model": model.name if model is not None else llm_config.get("backend", "hf"),
         "ros": args.ros or args.sim == "physics",
         "sim": args.sim,
+        "scene": args.scene,
+        "affordances": args.affordances,
         "planner_options": options.get(args.planner, {}),
         "execution_failures": args.execution_failures,
         "seed": args.seed,
@@ -213,6 +234,8 @@ class _runner:
                 self._args.seed,
                 self._args.execution_failures,
                 self._args.sim,
+                self._args.scene,
+                self._args.affordances,
             )
         return self._closer
 

@@ -10,7 +10,10 @@ outcome, so there is no separate pass with injected failures. There a failed ski
 (an object dropped), so the runner records the world each step was chosen in (the state topics when the
 planner announces the step on /llm_planner/scores) and returns a RecordedPlanResult, which Exec judges
 on those worlds instead of a symbolic replay; each episode's steps, their messages and those worlds'
-summaries are appended to ``steps.jsonl`` in the log folder.
+summaries are appended to ``steps.jsonl`` in the log folder. Physics episodes are judged on the
+simulator's ground truth (sim/ground_truth); with ``scene="perceived"`` the graph is
+PHYSICS_PERCEPTION_GRAPH, whose planner side reads perception's scene, and each episode starts with the
+demo's look around. ``affordances`` picks the affordance server's backend (analytic | learned).
 """
 
 from __future__ import annotations
@@ -26,15 +29,20 @@ from typing import Any
 import rclpy
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
 
+from affordance_servers.perceived_observation import ObservationListener
 from kitchen_domain.episodes import Episode
 from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.paths import repo_path
+from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
-from llm_planner_interfaces.msg import PlanStep
+from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.bringup import PHYSICS_GRAPH, SIM_GRAPH, NodeSpec
+from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, NodeSpec
+from llm_planner_ros.evaluation.ground_truth import GroundTruthState
 from llm_planner_ros.evaluation.metrics import RecordedPlanResult
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
@@ -42,19 +50,39 @@ from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import wait_for
 from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.survey import FRAMES_PER_PLACE, Survey, SurveyError
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC
+from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
+from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 ACTION = "/llm_planner/execute_instruction"
 SCORES_TOPIC = "/llm_planner/scores"
 # The physics benchmark graph steps as fast as the CPU allows and renders no camera (nothing reads them).
 PHYSICS_BENCH = {"real_time_factor": 0.0, "camera_rate_hz": 0.0}
+# With the perceived scene, perception reads the head camera at physics.yaml's 2 frames per simulated
+# second; physics still runs as fast as the CPU allows (perception keeps up: it processes the latest frame).
+PHYSICS_PERCEIVED_BENCH = {"real_time_factor": 0.0}
+# Scenes perception must publish after the reset before the planner side counts as refreshed: the first
+# may come from a frame rendered before the reset (ros.survey waits for as many at each place).
+SCENES_AFTER_RESET = FRAMES_PER_PLACE
+# The latest scene must be this recent (perception's stale_after_s): a goal started while the camera
+# stalls ends at once with the planner's max_scene_age_s error, which says nothing about planning.
+SCENE_FRESH_S = 2.0
+# How long a new episode may take to show on the ground truth, the planner side and the affordance server.
+READY_TIMEOUT_S = 30.0
 
 
 class SimGraph:
-    """One simulated graph (``specs``: SIM_GRAPH or PHYSICS_GRAPH) in its own domain, with a client node
-    for goals, episode loads and state; with ``record_steps`` it records the world each step was chosen
-    in and logs every episode's steps to ``log_dir``/steps.jsonl."""
+    """One simulated graph (``specs``: SIM_GRAPH, PHYSICS_GRAPH or PHYSICS_PERCEPTION_GRAPH) in its own
+    domain, with a client node for goals, episode loads and state.
+
+    ``physics``: episodes are judged on the simulator's ground truth (``evaluation.ground_truth``), the
+    world each step was chosen in is recorded and every episode's steps are logged to ``log_dir``/steps.jsonl.
+    ``perceived``: the planner side reads the scene from perception, so each episode starts with the
+    demo's look around (``ros.survey``: perception sees every place) and the reset it ends with.
+    ``affordances``: the affordance server's backend (analytic | learned), which the readiness check
+    evaluates in-process on the client's own view of the planner-side topics.
+    """
 
     def __init__(
         self,
@@ -63,10 +91,14 @@ class SimGraph:
         log_dir: Path,
         overrides: Mapping[str, Mapping[str, Any]],
         specs: tuple[NodeSpec, ...] = SIM_GRAPH,
-        record_steps: bool = False,
+        physics: bool = False,
+        perceived: bool = False,
+        affordances: str = "analytic",
     ) -> None:
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
-        self._step_log = log_dir / "steps.jsonl" if record_steps else None
+        self._kitchen = kitchen
+        self._log_dir = log_dir
+        self._step_log = log_dir / "steps.jsonl" if physics else None
         self._step_worlds: dict[int, World | None] = {}
         self.processes: list[NodeProcess] = start_graph(specs, log_dir, env, overrides)
         self.context = Context()
@@ -75,8 +107,21 @@ class SimGraph:
         self.goals = RaceFreeActionClient(self.node, ExecuteInstruction, ACTION)
         self.load = self.node.create_client(LoadEpisode, LOAD_EPISODE_SERVICE)
         self.affordances: dict[str, RaceFreeActionClient] = {}
-        self.state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=True)
-        if record_steps:
+        # The planner side's view: the same topics, with the same stamp matching, as the planner and the
+        # affordance server read (perception stamps its scenes apart from the robot-state record).
+        self.planner_side = TopicStateProvider(
+            self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=not perceived
+        )
+        self.judged: GroundTruthState | TopicStateProvider = (
+            GroundTruthState(self.node, kitchen) if physics else self.planner_side
+        )
+        self._perceived = perceived
+        self._affordance_check = _AffordanceCheck(self.node, kitchen, affordances, match_stamps=not perceived)
+        self._scenes = 0
+        self._scene_received = 0.0
+        self.node.create_subscription(SceneObjectArray, SCENE_TOPIC, self._on_scene, STATE_QOS)
+        self._survey = Survey(self.node, self._log_survey) if perceived else None
+        if physics:
             self.node.create_subscription(PlanStep, SCORES_TOPIC, self._on_step, 100)
         self.executor = MultiThreadedExecutor(num_threads=3, context=self.context)
         self.executor.add_node(self.node)
@@ -98,6 +143,14 @@ class SimGraph:
         )
         if not reply.success:
             raise RuntimeError(f"could not load episode {episode.id}: {reply.message}")
+        if self._survey is not None:
+            self._log_survey(f"{episode.id}: looking around")
+            request = LoadEpisode.Request(episode_file=str(episode_file), episode_id=episode.id)
+            try:
+                missed = self._survey.run(episode.world(self._kitchen), request)
+            except SurveyError as error:
+                raise RuntimeError(f"episode {episode.id}: the look around failed: {error}") from error
+            self._log_survey(f"{episode.id}: simulator reset; not seen: {', '.join(missed) or 'none'}")
         self._wait_for_scene(episode)
         self._step_worlds = {}
         goal = ExecuteInstruction.Goal(
@@ -107,7 +160,7 @@ class SimGraph:
         response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
         reason, _, message = response.result.message.partition(": ")
         result = PlanResult(EndReason(reason), message, [record_from_msg(step) for step in response.result.executed])
-        world = self.state.wait(5.0)
+        world = self.judged.wait(5.0)
         if world is None:
             raise RuntimeError(f"no world state after episode {episode.id}")
         if self._step_log is None:
@@ -117,7 +170,7 @@ class SimGraph:
     def _on_step(self, msg: PlanStep) -> None:
         # The first announcement of a step comes before it runs (RUNNING, or SKIPPED / done, which run
         # nothing): the state topics then show the world the planner chose it in.
-        self._step_worlds.setdefault(msg.index, self.state.current())
+        self._step_worlds.setdefault(msg.index, self.judged.current())
 
     def _recorded(self, episode: Episode, result: PlanResult, final: World) -> RecordedPlanResult:
         """``result`` with the world of every step, after its announcements arrived; logged to steps.jsonl."""
@@ -151,25 +204,59 @@ class SimGraph:
             log.write(json.dumps(entry) + "\n")
         return RecordedPlanResult(result.reason, result.message, result.steps, worlds=worlds)
 
-    def _wait_for_scene(self, episode: Episode) -> None:
-        """Block until the state topics show the episode's initial scene and the affordance server
-        answers for that scene, so neither the planner nor the affordances (each reading the topics in
-        its own process) start from the previous episode's final state."""
-        expected: World | None = None
-        deadline = time.monotonic() + 10.0
-        while time.monotonic() < deadline:
-            world = self.state.current()
-            if world is not None:
-                expected = expected or episode.world(world.kitchen)
-                if world.to_initial() == expected.to_initial() and self._affordances_match(expected):
-                    return
-            time.sleep(0.02)
-        raise RuntimeError(f"the simulator did not show episode {episode.id}'s initial scene within 10 s")
+    def _on_scene(self, _msg: SceneObjectArray) -> None:
+        self._scenes += 1
+        self._scene_received = time.monotonic()
 
-    def _affordances_match(self, world: World) -> bool:
-        """The affordance server's values for every skill equal the calibrated model's on ``world``."""
-        skills = list(world.admissible_skills())
-        expected = AffordanceModel().evaluate(skills, world)
+    def _log_survey(self, line: str) -> None:
+        with (self._log_dir / "survey.log").open("a") as log:
+            log.write(line + "\n")
+
+    def _wait_for_scene(self, episode: Episode) -> None:
+        """Block until the episode is ready to start (docs/benchmarks.md, "Kitchen benchmark on
+        the perceived scene"): the judged state (ground truth on physics) shows the episode's initial scene; the
+        planner side has been refreshed after the reset (truth: its scene is the initial scene;
+        perceived: SCENES_AFTER_RESET scenes arrived after this call, the latest within SCENE_FRESH_S,
+        and the robot-state record shows the initial robot); and the affordance server answers for the
+        new scene's skills what its own backend computes in-process from the client's view of the same
+        topics."""
+        scenes_at_reset = self._scenes
+        expected = episode.world(self._kitchen).to_initial()
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            judged, planner_side = self.judged.current(), self.planner_side.current()
+            if (
+                judged is not None
+                and planner_side is not None
+                and judged.to_initial() == expected
+                and self._planner_side_refreshed(planner_side, expected, scenes_at_reset)
+                and self._affordances_match(episode.world(self._kitchen), planner_side)
+            ):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(
+            f"episode {episode.id} was not ready within {READY_TIMEOUT_S:.0f} s: the ground truth, the "
+            f"planner-side scene or the affordance server did not show its initial scene; node logs in {self._log_dir}"
+        )
+
+    def _planner_side_refreshed(self, world: World, expected: dict[str, Any], scenes_at_reset: int) -> bool:
+        if not self._perceived:
+            return world.to_initial() == expected
+        # Perception's scene may differ from the truth (missed or misplaced objects are what this mode
+        # measures); the robot part comes from the simulator's record and must be the initial one.
+        return (
+            self._scenes >= scenes_at_reset + SCENES_AFTER_RESET
+            and time.monotonic() - self._scene_received < SCENE_FRESH_S
+            and world.to_initial()["robot"] == expected["robot"]
+        )
+
+    def _affordances_match(self, scene: World, planner_side: World) -> bool:
+        """The affordance server's values for every skill of the episode's scene equal its backend's,
+        computed here from the client's latest view of the planner-side topics."""
+        skills = list(scene.admissible_skills())
+        expected = self._affordance_check.evaluate(skills, planner_side)
+        if expected is None:
+            return False
         by_family: dict[str, list[int]] = {}
         for index, skill in enumerate(skills):
             by_family.setdefault(skill.family, []).append(index)
@@ -185,7 +272,7 @@ class SimGraph:
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
             handle = wait_for(client.send_goal_async(goal), 5.0, f"/affordance/{family}")
             values = wait_for(handle.get_result_async(), 5.0, f"/affordance/{family} result").result.affordances
-            if any(abs(values[k] - expected[i]) > 1e-9 for k, i in enumerate(indices)):
+            if len(values) != len(indices) or any(abs(values[k] - expected[i]) > 1e-6 for k, i in enumerate(indices)):
                 return False
         return True
 
@@ -197,12 +284,35 @@ class SimGraph:
             process.stop()
 
 
+class _AffordanceCheck:
+    """The affordance server's backend run in this process on the client's view of the topics the server
+    reads: once the server's answers equal these, the server reads the same (post-reset) state. Comparing
+    with the same backend keeps the check valid for the learned model, whose values are not the analytic ones."""
+
+    def __init__(self, node: Node, kitchen: Kitchen, backend: str, match_stamps: bool) -> None:
+        self._analytic = AffordanceModel()
+        self._learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen) if backend == "learned" else None
+        self._observations = (
+            ObservationListener(node, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps) if self._learned else None
+        )
+
+    def evaluate(self, skills: list[Skill], world: World) -> list[float] | None:
+        """The backend's values for ``skills``; None while the learned backend has no observation yet."""
+        if self._learned is None or self._observations is None:
+            return self._analytic.evaluate(skills, world)
+        observation = self._observations.current()
+        return None if observation is None else self._learned.evaluate(skills, observation)
+
+
 class RosKitchenRunner:
     """An ``EpisodeRunner`` over two sim graphs (failures off / on), or one physics graph (``sim``
     "physics"); use as a context manager.
 
     ``llm`` overrides llm_service_node's parameters (e.g. a replay recording); ``planners_file`` is the
-    planner node's per-method options (e.g. with an ablation); ``planner`` its default method.
+    planner node's per-method options (e.g. with an ablation); ``planner`` its default method. On the
+    physics graph ``scene`` picks what the planner side reads: ``truth`` (PHYSICS_GRAPH, the simulator's
+    ground truth) or ``perceived`` (PHYSICS_PERCEPTION_GRAPH, perception_node on the head camera);
+    ``affordances`` is the affordance server's backend (analytic | learned) on either graph.
     """
 
     def __init__(
@@ -216,6 +326,8 @@ class RosKitchenRunner:
         failure_seed: int,
         execution_failures: bool,
         sim: str = "symbolic",
+        scene: str = "truth",
+        affordances: str = "analytic",
     ) -> None:
         # The graphs take this process's ROS_DOMAIN_ID and the next one, so concurrent runs set apart by
         # their domain (as the tests do) never see each other's nodes.
@@ -227,22 +339,30 @@ class RosKitchenRunner:
             planner_params["planners_file"] = str(planners_file)
         self._graphs: dict[bool, SimGraph] = {}
         physics = sim == "physics"
+        perceived = physics and scene == "perceived"
         passes = (False, True) if execution_failures else (False,)
         for failures in passes:
             simulator = (
-                {"physics_sim_node": PHYSICS_BENCH}
+                {"physics_sim_node": PHYSICS_PERCEIVED_BENCH if perceived else PHYSICS_BENCH}
                 if physics
                 else {"sim_world_node": {"time_scale": 0.0, "inject_failures": failures, "failure_seed": failure_seed}}
             )
-            overrides = {**simulator, "llm_service": dict(llm), "planner": planner_params}
+            overrides = {
+                **simulator,
+                "llm_service": dict(llm),
+                "planner": planner_params,
+                "affordance_server": {"backend": affordances},
+            }
             name = "failures" if failures else "plan"
             self._graphs[failures] = SimGraph(
                 (domain_base + int(failures)) % 233,
                 kitchen,
                 log_dir / name,
                 overrides,
-                PHYSICS_GRAPH if physics else SIM_GRAPH,
-                record_steps=physics,
+                (PHYSICS_PERCEPTION_GRAPH if perceived else PHYSICS_GRAPH) if physics else SIM_GRAPH,
+                physics=physics,
+                perceived=perceived,
+                affordances=affordances,
             )
         try:
             for graph in self._graphs.values():

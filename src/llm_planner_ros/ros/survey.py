@@ -1,4 +1,5 @@
-"""The look around before the first instruction on the perceived physics graph (``--sim physics``).
+"""The look around before the first instruction on the perceived physics graph (``--sim physics``), and
+before each episode of ``bench kitchen --sim physics --scene perceived`` (``evaluation.ros_runner``).
 
 Perception knows only what the head camera has seen, and the robot starts at one place: an instruction
 naming an object elsewhere would find it missing from the scene. So before the graph takes goals the

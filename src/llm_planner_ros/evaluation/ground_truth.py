@@ -1,0 +1,52 @@
+"""The physics simulator's ground truth (sim/ground_truth) as kitchen worlds, for judging benchmark episodes.
+
+physics_sim_node publishes ``physics_sim.truth.Truth.to_json()`` on its truth topic; no planner-side node
+reads it. The kitchen benchmark judges physics episodes on it (final world, the world of every step), so
+an episode is scored on what physically happened, never on what perception reported. Objects with no
+place (on the floor) are left out of the world, as ``Truth.world`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.scene import ObjectInstance, Scene
+from kitchen_domain.world import World
+from llm_planner_ros.ros.topics import STATE_QOS
+
+TRUTH_TOPIC = "sim/ground_truth"
+
+
+def world_from_truth(data: dict[str, Any], kitchen: Kitchen) -> World:
+    """The kitchen world of one ground-truth record (the JSON of ``Truth.to_json``)."""
+    objects = tuple(ObjectInstance(o["id"], o["label"], o["at"]) for o in data["objects"] if o["at"] is not None)
+    scene = Scene(data["robot"]["at"], objects, data["drawer_open"])
+    return World(kitchen, scene, data["visited"])
+
+
+class GroundTruthState:
+    """Subscribes to the ground truth on ``node``; ``current()`` is the latest world (None before the
+    first record), ``wait`` blocks up to ``timeout_s`` for a first one."""
+
+    def __init__(self, node: Node, kitchen: Kitchen) -> None:
+        self._kitchen = kitchen
+        self._world: World | None = None
+        self._ready = threading.Event()
+        node.create_subscription(String, TRUTH_TOPIC, self._on_truth, STATE_QOS)
+
+    def current(self) -> World | None:
+        return self._world
+
+    def wait(self, timeout_s: float) -> World | None:
+        self._ready.wait(timeout_s)
+        return self._world
+
+    def _on_truth(self, msg: String) -> None:
+        self._world = world_from_truth(json.loads(msg.data), self._kitchen)
+        self._ready.set()
