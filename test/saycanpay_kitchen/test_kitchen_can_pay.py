@@ -212,3 +212,65 @@ def test_the_planner_in_the_kitchen_lets_the_learned_can_overrule_an_infeasible_
     first = {c.skill.text: c.affordance for c in result.steps[0].candidates}
     assert first["pick up the coke"] < 0.5 < first["find a coke"], first
     assert any(obj.label == "coke" and obj.at == "user" for obj in env.world.objects)
+
+
+def test_pay_can_add_a_negative_from_the_same_plan_at_another_step(trajectories: list[Trajectory]) -> None:
+    built = groups("pay", trajectories, 0.9, random.Random(0), domain="kitchen", pay_same_plan=True)
+    steps = [(t, i) for t in trajectories for i in range(len(t.plan))]
+    same_plan = 0
+    for group, (trajectory, i) in zip(built, steps, strict=True):
+        positive, *negatives = group
+        assert positive.target == pytest.approx(0.9 ** (len(trajectory.plan) - 1 - i))
+        assert len(negatives) <= 2 and all(n.target == 0.0 for n in negatives)
+        assert all(next_action(n.units) != trajectory.plan[i] for n in negatives)
+        # the history is this step's: a same-plan negative is another step of this plan in this context
+        assert all(
+            [text for role, text in n.units if role == ROLES.index("step")] == list(trajectory.plan[:i])
+            for n in negatives
+        )
+        same_plan += len(negatives) == 2 and next_action(negatives[1].units) in trajectory.plan
+    assert same_plan >= 0.9 * len(steps)
+
+
+@pytest.mark.model
+def test_training_stops_when_validation_stops_improving(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from llm_planner_ros.training.saycanpay_models import main
+
+    out = tmp_path / "pay.safetensors"
+    # lr 0: the validation score never improves after the first epoch, so patience 1 stops after epoch 2
+    args = ["pay", "--domain", "kitchen", "--plans", "6", "--data-seed", "5", "--out", str(out)]
+    main([*args, "--epochs", "5", "--lr", "0", "--patience", "1", "--pay-same-plan-negatives", "--threads", "1"])
+    printed = capsys.readouterr().out
+    assert "epoch 2/5" in printed and "epoch 3/5" not in printed
+    assert "stopped: no better validation score for 1 epochs" in printed
+    assert out.is_file() and (tmp_path / "pay.safetensors.ckpt").is_file()
+    with pytest.raises(SystemExit, match="trained on other data"):  # the checkpoint records its negatives
+        main([*args, "--epochs", "3", "--resume", "--threads", "1"])
+
+
+# ----- the Say prompt's examples, retrieved per instruction --------------------------------------------------
+
+
+@pytest.mark.model
+def test_kitchen_prompt_examples_are_the_bank_requests_nearest_to_the_instruction(embedder: Embedder) -> None:
+    from llm_planner_ros.planning.saycanpay.planner import load_kitchen_examples, retrieved_kitchen_examples
+    from llm_planner_ros.planning.saycanpay.prompt import MAX_EXAMPLE_STEPS
+
+    resources = PlannerResources(FoolishSay([]), KITCHEN, lambda: embedder, load_planner_options())
+    source = retrieved_kitchen_examples("data/saycan/bank.jsonl", 3, resources)
+    excluded = {normalized(text) for path in KITCHEN_EXCLUDE for text in excluded_instructions(path, KITCHEN)}
+    goals = ["Go find the apple.", "Throw the sponge away.", "Put what you are holding on the table."]
+    prompts = [source.for_goal(goal) for goal in goals]
+    for goal, prompt in zip(goals, prompts, strict=True):
+        assert len(prompt.examples) == 3
+        assert all(len(e.plan) <= MAX_EXAMPLE_STEPS and e.plan[-1] == "done" for e in prompt.examples)
+        assert not {normalized(e.goal) for e in prompt.examples} & excluded
+        # the most similar is last, next to the task
+        similarity = [
+            float(embedder.embed([goal, e.goal])[0] @ embedder.embed([goal, e.goal])[1]) for e in prompt.examples
+        ]
+        assert similarity[-1] == max(similarity), (goal, [e.goal for e in prompt.examples])
+    assert "find" in prompts[0].examples[-1].goal.lower() or prompts[0].examples[-1].plan[0].startswith("find")
+    assert len({p.examples for p in prompts}) == 3  # each instruction its own examples
+    fixed = load_kitchen_examples("data/saycan/bank.jsonl", 3, KITCHEN)
+    assert fixed.for_goal(goals[0]) is fixed.for_goal(goals[1]) is fixed

@@ -24,13 +24,17 @@ expert plan is a positive (goal, history a_1..a_{t-1}, next action a_t).
   one output alone reads as a probability. Validation: F1 of output > 0.5 over the same groups (fixed
   negatives), and the fraction of the state-rejected negatives scored <= 0.5.
 - Pay: a positive's target is the discounted reward delta^(T-t) (the last action, ``done``, gets 1);
-  each positive comes with a negative action from another plan with target 0; the loss is the mean
-  squared error, reported on the validation triples.
+  each positive comes with a negative action from another plan with target 0 and, with
+  ``--pay-same-plan-negatives``, one from the same plan at another step (a different action text), as
+  the Can negatives are drawn ("akin to the Can model"): without it an action repeated after its own
+  step ("bring it to you" twice) is never a training input and can keep a high payoff; the loss is
+  the mean squared error, reported on the validation triples.
 
 Can's input carries the observation sentence of the action's object (``model_units(..., locate=True)``,
 recorded in the weight file's architecture with the domain); Pay's does not.
 
-Negatives are drawn again each epoch from ``--seed`` and the epoch, so a run is reproducible. After
+Negatives are drawn again each epoch from ``--seed`` and the epoch, so a run is reproducible. With
+``--patience N`` training stops after N epochs without a better validation score. After
 every epoch a checkpoint (network, optimiser, epoch, best score) is written next to ``--out``
 (``.ckpt``); ``--resume`` continues from it. ``--out`` holds the weights of the epoch with the best
 validation score.
@@ -86,6 +90,7 @@ def groups(
     rng: random.Random,
     state_negatives: int = 0,
     domain: str = "babyai",
+    pay_same_plan: bool = False,
 ) -> list[list[Example]]:
     """One group per expert step: the positive first, then its negatives (see the module docstring)."""
     result: list[list[Example]] = []
@@ -115,8 +120,9 @@ def groups(
                     ]
                 )
             else:
+                same = _different(rng, list(trajectory.plan), action) if pay_same_plan else None
                 group = [Example(text(action), delta ** (steps - 1 - t))]
-                result.append(group + ([Example(text(other), 0.0)] if other is not None else []))
+                result.append(group + [Example(text(n), 0.0) for n in (other, same) if n is not None])
     return result
 
 
@@ -212,21 +218,27 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     print(f"embedded the sentences of {len(trajectories)} plans in {time.perf_counter() - started:.0f} s", flush=True)
     optimizer = torch.optim.AdamW(scorer.network.parameters(), lr=args.lr, weight_decay=1e-5)
     state_negatives = args.state_negatives if args.kind == "can" else 0
+    same_plan = args.kind == "pay" and args.pay_same_plan_negatives
     validation_groups = groups(
-        args.kind, validation_set, args.delta, random.Random(args.seed), state_negatives, args.domain
+        args.kind, validation_set, args.delta, random.Random(args.seed), state_negatives, args.domain, same_plan
     )
     validation = [e for g in validation_groups for e in g]
     checkpoint = Path(f"{args.out}.ckpt")
-    first_epoch, best, elapsed = 0, float("-inf"), 0.0
+    first_epoch, best, best_epoch, elapsed = 0, float("-inf"), 0, 0.0
     if args.resume:
         if not checkpoint.is_file():
             raise SystemExit(f"no checkpoint at {checkpoint} to resume: run once without --resume")
         saved = torch.load(checkpoint, weights_only=False)
-        if saved["config"] != asdict(config) or saved.get("state_negatives", 0) != state_negatives:
+        if (
+            saved["config"] != asdict(config)
+            or saved.get("state_negatives", 0) != state_negatives
+            or saved.get("pay_same_plan_negatives", False) != same_plan
+        ):
             raise SystemExit(f"{checkpoint} was trained on other data or another architecture: start without --resume")
         scorer.network.load_state_dict(saved["network"])
         optimizer.load_state_dict(saved["optimizer"])
         first_epoch, best, elapsed = saved["epoch"], saved["best"], saved["seconds"]
+        best_epoch = saved.get("best_epoch", first_epoch)
         print(f"resumed from {checkpoint} after epoch {first_epoch} (best {best:.4f})", flush=True)
     record: dict[str, object] = {
         "command": " ".join(["python -m llm_planner_ros.training.saycanpay_models", *sys.argv[1:]]),
@@ -236,13 +248,14 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         "val_trajectories": len(validation_set),
         "val_examples": len(validation),
         "state_negatives": state_negatives,
+        "pay_same_plan_negatives": same_plan,
         "delta": args.delta,
         "seed": args.seed,
     }
     for epoch in range(first_epoch, args.epochs):
         started = time.perf_counter()
         rng = random.Random(args.seed * 1000 + epoch + 1)
-        batches = groups(args.kind, training_set, args.delta, rng, state_negatives, args.domain)
+        batches = groups(args.kind, training_set, args.delta, rng, state_negatives, args.domain, same_plan)
         rng.shuffle(batches)
         scorer.network.train()
         total = 0.0
@@ -256,7 +269,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         elapsed += time.perf_counter() - started
         improved = metrics["score"] > best
         if improved:
-            best = metrics["score"]
+            best, best_epoch = metrics["score"], epoch + 1
             record.update(epoch=epoch + 1, train_groups=len(batches), seconds=round(elapsed, 1), **_rounded(metrics))
             scorer.save(args.out, record)
         torch.save(
@@ -265,9 +278,11 @@ def train(args: argparse.Namespace) -> dict[str, object]:
                 "optimizer": optimizer.state_dict(),
                 "epoch": epoch + 1,
                 "best": best,
+                "best_epoch": best_epoch,
                 "seconds": elapsed,
                 "config": asdict(config),
                 "state_negatives": state_negatives,
+                "pay_same_plan_negatives": same_plan,
             },
             checkpoint,
         )
@@ -277,6 +292,9 @@ def train(args: argparse.Namespace) -> dict[str, object]:
             f"({elapsed:.0f} s){' saved' if improved else ''}",
             flush=True,
         )
+        if args.patience and epoch + 1 - best_epoch >= args.patience:
+            print(f"stopped: no better validation score for {args.patience} epochs", flush=True)
+            break
     return record
 
 
@@ -309,6 +327,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--state-negatives", type=int, default=2, help="can: hard negatives per step that the rules reject in its state"
     )
+    parser.add_argument(
+        "--pay-same-plan-negatives",
+        action="store_true",
+        help="pay: also a negative from the same plan at another step (target 0), as Can's are drawn",
+    )
+    parser.add_argument("--patience", type=int, default=0, help="stop after N epochs without improvement (0: never)")
     parser.add_argument("--val-fraction", type=float, default=0.2, help="the paper's 80-20 split")
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--layers", type=int, default=2)

@@ -18,7 +18,7 @@ world state after the partial plan (``kitchen_can: rules``, for comparison with 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,26 +33,31 @@ from llm_planner_ros.planning.decision import CandidateScore, StepDecision, Step
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
+from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, KINDS, CanPayScorer, load_scorer
 from llm_planner_ros.planning.saycanpay.prompt import (
     STEP_END,
     PlanExample,
+    PromptSource,
     SayPrompt,
     pick_examples,
     pick_kitchen_examples,
 )
+from llm_planner_ros.planning.saycanpay.retrieval import RetrievedKitchenPrompt
 from llm_planner_ros.planning.saycanpay.search import SCORES, ActionScores, Beam, beam_search
 
 STRATEGIES = ("greedy_token", "greedy_action", "beam_action")
 KITCHEN_CAN = ("learned", "rules")
+KITCHEN_PROMPTS = ("retrieved", "fixed")
 
 
 @dataclass(frozen=True)
 class DomainModels:
-    """What SayCanPay plans with in one domain: the Say prompt (its expert plans) and the Can and Pay
-    models (None where the score does not use them; in the kitchen a None Can means the rules)."""
+    """What SayCanPay plans with in one domain: where the Say prompt's expert plans come from (fixed, or
+    chosen per instruction) and the Can and Pay models (None where the score does not use them; in the
+    kitchen a None Can means the rules)."""
 
-    prompt: SayPrompt
+    prompt: PromptSource
     can: CanPayScorer | None = None
     pay: CanPayScorer | None = None
 
@@ -160,7 +165,7 @@ class SayCanPayPlanner:
         Can model) Can is the kitchen's preconditions on the internal world state after the partial plan
         (1 or 0); otherwise the Can model scores. Pay is the Pay model's."""
         done = next((text for text, skill in skills.items() if skill.family == TERMINATE), "")
-        prompt, can_model, pay_model = models.prompt, models.can, models.pay
+        prompt, can_model, pay_model = models.prompt.for_goal(self._goal), models.can, models.pay
         if self.options.strategy == "greedy_token":
             return self._write_plan(prompt, initial_state, list(skills), done)
 
@@ -268,9 +273,17 @@ def load_kitchen_examples(path: str | Path, count: int, kitchen: Kitchen) -> Say
     return SayPrompt(pick_kitchen_examples(examples, count))
 
 
+def retrieved_kitchen_examples(path: str | Path, count: int, resources: PlannerResources) -> RetrievedKitchenPrompt:
+    """Kitchen Say prompts with the ``count`` requests of a SayCan bank file nearest to each instruction;
+    the bank's sentence vectors are cached next to it (shared with the SayCan planner)."""
+    bank_path = repo_path(path)
+    retriever = ExampleRetriever(load_bank(bank_path), resources.embedder, bank_path.with_suffix(".vectors.npz"))
+    return RetrievedKitchenPrompt(retriever, resources.kitchen, count)
+
+
 def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayCanPayPlanner:
     """SayCanPay from config/planners.yaml's ``saycanpay`` section (examples_file, kitchen_examples,
-    examples, can_model, pay_model, kitchen_can_model, kitchen_pay_model, kitchen_can, can_service,
+    kitchen_prompt, examples, can_model, pay_model, kitchen_can_model, kitchen_pay_model, kitchen_can, can_service,
     pay_service and the fields of SayCanPayOptions) for ``domains`` (a BabyAI benchmark needs neither
     the kitchen's prompt nor its models); the Can and Pay models load only when the score uses them. A
     ``<kind>_service`` (planner_node only) serves that kind in every domain instead of the weight files,
@@ -284,9 +297,16 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
         "babyai": options.pop("examples_file", "") or DEFAULT_EXAMPLES,
         "kitchen": options.pop("kitchen_examples", "") or DEFAULT_KITCHEN_EXAMPLES,
     }
-    loaders = {
+    kitchen_prompt = options.pop("kitchen_prompt", "retrieved")
+    if kitchen_prompt not in KITCHEN_PROMPTS:
+        raise ValueError(f"unknown kitchen_prompt {kitchen_prompt!r}; choose one of {', '.join(KITCHEN_PROMPTS)}")
+    loaders: dict[str, Callable[[str], PromptSource]] = {
         "babyai": lambda path: load_examples(path, count),
-        "kitchen": lambda path: load_kitchen_examples(path, count, resources.kitchen),
+        "kitchen": lambda path: (
+            retrieved_kitchen_examples(path, count, resources)
+            if kitchen_prompt == "retrieved"
+            else load_kitchen_examples(path, count, resources.kitchen)
+        ),
     }
     prompts = {domain: loaders[domain](examples[domain]) for domain in domains}
     files = {key: options.pop(model_option(*key), "") or default for key, default in DEFAULT_MODELS.items()}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 STEP_END = "\n"
 
@@ -47,6 +48,16 @@ class SayPrompt:
     @staticmethod
     def completion(action: str) -> str:
         return f" {action}{STEP_END}"
+
+    def for_goal(self, goal: str) -> SayPrompt:
+        """A fixed prompt: the same examples for every goal (``PromptSource``)."""
+        return self
+
+
+class PromptSource(Protocol):
+    """Where a domain's Say prompt comes from: fixed examples (``SayPrompt``) or examples chosen per goal."""
+
+    def for_goal(self, goal: str) -> SayPrompt: ...
 
 
 def _block(goal: str, initial_state: str, steps: Sequence[str]) -> str:
