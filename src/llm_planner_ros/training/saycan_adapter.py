@@ -1,4 +1,9 @@
-"""Fit a LoRA adapter of the embedded model to SayCan dialogs from a generated example bank, on a CPU.
+"""Fit a LoRA adapter of the embedded model to SayCan dialogs (or, with ``--method progprompt``, to
+ProgPrompt programs) from a generated example bank, on a CPU.
+
+``--method progprompt`` trains on each example as the ProgPrompt planner's program prompt followed by
+the oracle plan written as a program (``training.progprompt_programs``), loss on the program's tokens
+only; everything else below (the split model, stages, ``--max-minutes``) is the same.
 
 Each training sequence is what the planner scores at inference: the grounded prompt's preamble, the
 ``--neighbours`` bank examples nearest to a bank example's request (itself excluded; most similar last,
@@ -41,16 +46,22 @@ from typing import Any
 
 import torch
 
-from kitchen_domain.paths import repo_path
+from kitchen_domain.kitchen import load_kitchen
+from kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
+from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
+SAYCAN, PROGPROMPT = "saycan", "progprompt"
+METHODS = (SAYCAN, PROGPROMPT)
+# Trained with --method progprompt (docs/benchmarks.md, "The ProgPrompt adapter"); chosen with --llm adapter=...
+PROGPROMPT_ADAPTER = Path("data/progprompt/adapter.safetensors")
 
 
 @dataclass(frozen=True)
@@ -87,12 +98,17 @@ def encode(
     plan (a token that straddles the join, like " find", belongs to the skill, as in scoring)."""
     text, spans = dialog_text(prompt, example, shown)
     encoded = tokenizer(text, return_offsets_mapping=True)
-    targets = [
+    return TrainingSequence(tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], spans)))
+
+
+def target_positions(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
+    """Indices of the tokens whose characters reach into one of ``spans`` (the first token never: nothing
+    predicts it)."""
+    return [
         index
-        for index, (start, end) in enumerate(encoded["offset_mapping"])
+        for index, (start, end) in enumerate(offsets)
         if any(end > first and start < last for first, last in spans) and index > 0
     ]
-    return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))
 
 
 def neighbours(retriever: ExampleRetriever, examples: Sequence[PlanExample], count: int) -> list[list[DialogExample]]:
@@ -186,16 +202,12 @@ def train(args: argparse.Namespace) -> int:
     total_layers = len(model.model.layers)
     if not 1 <= args.layers <= total_layers:
         raise SystemExit(f"--layers must be between 1 and {total_layers}")
-    prompt = SayCanPrompt.from_yaml(repo_path(args.prompt))
     bank = load_bank(args.bank)
     chosen = balanced_sample(bank, args.examples + args.validation, rng)
-    shown: list[list[DialogExample]] = [[] for _ in chosen]
-    if args.neighbours:
-        bank_path = repo_path(args.bank)
-        console.log("retrieving each dialog's neighbours (the bank's vectors are cached next to it)")
-        retriever = ExampleRetriever(bank, load_embedder({}), bank_path.with_suffix(".vectors.npz"))
-        shown = neighbours(retriever, chosen, args.neighbours)
-    sequences = [encode(tokenizer, prompt, example, examples) for example, examples in zip(chosen, shown, strict=True)]
+    if args.method == PROGPROMPT:
+        sequences = program_sequences(tokenizer, chosen)
+    else:
+        sequences = _dialog_sequences(args, tokenizer, bank, chosen, console)
     validation, sequences = sequences[: args.validation], sequences[args.validation :]
     tokens = sum(len(seq.ids) for seq in sequences)
     console.log(
@@ -237,6 +249,9 @@ def train(args: argparse.Namespace) -> int:
                 break
             train_cache.append((batch, trainer.bottom(batch)))
             progress.advance(task)
+            if not console.is_terminal and len(train_cache) % max(1, len(batches) // 10) == 0:
+                # a log file gets no live bar: a line every 10% of the batches instead
+                console.log(f"cached {len(train_cache)}/{len(batches)} batches")
         parameters = [p for module in wrapped.values() for p in (module.A, module.B)]
         optimizer = torch.optim.AdamW(parameters, lr=args.lr, weight_decay=0.0)
         steps = args.epochs * len(train_cache)
@@ -274,6 +289,30 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dialog_sequences(
+    args: argparse.Namespace, tokenizer: Any, bank: Sequence[PlanExample], chosen: Sequence[PlanExample], console: Any
+) -> list[TrainingSequence]:
+    """SayCan: each chosen example as a dialog after its ``--neighbours`` retrieved examples."""
+    prompt = SayCanPrompt.from_yaml(repo_path(args.prompt))
+    shown: list[list[DialogExample]] = [[] for _ in chosen]
+    if args.neighbours:
+        bank_path = repo_path(args.bank)
+        console.log("retrieving each dialog's neighbours (the bank's vectors are cached next to it)")
+        retriever = ExampleRetriever(bank, load_embedder({}), bank_path.with_suffix(".vectors.npz"))
+        shown = neighbours(retriever, chosen, args.neighbours)
+    return [encode(tokenizer, prompt, example, examples) for example, examples in zip(chosen, shown, strict=True)]
+
+
+def program_sequences(tokenizer: Any, chosen: Sequence[PlanExample]) -> list[TrainingSequence]:
+    """ProgPrompt: each chosen example as the planner's program prompt and the oracle plan as a program."""
+    # Imported here: progprompt_programs builds on this module's TrainingSequence.
+    from llm_planner_ros.training.progprompt_programs import encode_program
+
+    kitchen = load_kitchen()
+    examples = load_examples(resolve_config(None, EXAMPLES_FILE))
+    return [encode_program(tokenizer, kitchen, examples, example) for example in chosen]
+
+
 def _batches(sequences: Sequence[TrainingSequence], size: int, rng: random.Random) -> list[list[TrainingSequence]]:
     """Batches of similar lengths (little padding), in random order."""
     ordered = sorted(sequences, key=lambda seq: len(seq.ids))
@@ -296,7 +335,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})"
     )
-    parser.add_argument("--out", type=Path, default=EMBEDDED_ADAPTER, help=f"adapter file (default {EMBEDDED_ADAPTER})")
+    parser.add_argument(
+        "--method",
+        choices=METHODS,
+        default=SAYCAN,
+        help="saycan: dialogs scored step by step (the default); progprompt: the program prompt and the oracle "
+        "plan as a program",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"adapter file (default {EMBEDDED_ADAPTER}, with --method progprompt {PROGPROMPT_ADAPTER})",
+    )
     parser.add_argument(
         "--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)"
     )
@@ -321,7 +371,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads, 0 = all this process may use")
     parser.add_argument("--max-minutes", type=float, default=45.0, help="stop training after this long (default 45)")
-    return train(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = PROGPROMPT_ADAPTER if args.method == PROGPROMPT else EMBEDDED_ADAPTER
+    return train(args)
 
 
 if __name__ == "__main__":

@@ -308,7 +308,6 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
             else load_kitchen_examples(path, count, resources.kitchen)
         ),
     }
-    prompts = {domain: loaders[domain](examples[domain]) for domain in domains}
     files = {key: options.pop(model_option(*key), "") or default for key, default in DEFAULT_MODELS.items()}
     kitchen_can = options.pop("kitchen_can", "learned")
     services = {kind: options.pop(f"{kind}_service", "") for kind in KINDS}
@@ -317,6 +316,8 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     planner_options = SayCanPayOptions(**options)
     used = {"can": planner_options.score != "say", "pay": planner_options.score == "say_can_pay"}
     served = {kind: resources.served_scorer(kind, name) for kind, name in services.items() if name and used[kind]}
+    # Prompts load after every option is checked: a retrieved kitchen prompt embeds the bank first.
+    prompts = {domain: loaders[domain](examples[domain]) for domain in domains}
     skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
     scorers = {
         (domain, kind): served[kind]

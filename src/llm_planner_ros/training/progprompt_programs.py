@@ -1,0 +1,73 @@
+"""ProgPrompt training programs: a generated request rendered as the planner's program prompt plus the
+oracle's plan written as a program.
+
+The prompt is exactly what ``ProgPromptPlanner`` sends for the request's scene at its first step
+(``progprompt.prompt.render_prompt``: the import line, the scene's objects and locations, the example
+programs, the task's ``def`` line); the vocabulary comes from a ``SimulatedEnvironment`` of the example's
+initial scene, as in ``llm-planner bench kitchen``. The completion is the oracle plan (A*, shortest) with
+each skill text written as the call the planner's own vocabulary maps to it (``find a coke`` ->
+``find('coke')``), one per line, ending with ``done()`` and the empty line that closes a program in the
+program grammar (``planning.grammars.program_grammar``). Only the completion's tokens are targets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.planning.grammars import INDENT
+from llm_planner_ros.planning.progprompt.examples import PromptExamples
+from llm_planner_ros.planning.progprompt.prompt import render_prompt
+from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
+from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+from llm_planner_ros.training.saycan_adapter import TrainingSequence, target_positions
+
+
+class UnwritableStep(ValueError):
+    """An oracle step that is no call of the scene's vocabulary (the skill texts and the vocabulary disagree)."""
+
+
+def scene_vocabulary(kitchen: Kitchen, example: PlanExample) -> Vocabulary:
+    """The vocabulary the planner builds for the example's initial scene."""
+    env = SimulatedEnvironment(kitchen.world(example.initial))
+    return Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
+
+
+def call_texts(vocabulary: Vocabulary) -> dict[str, str]:
+    """Skill text -> the program call that dispatches it, the inverse of the vocabulary's functions."""
+    return {
+        skill.text: f"{function.name}({'' if argument is None else repr(argument)})"
+        for function in vocabulary.functions.values()
+        for argument, skill in function.skills.items()
+    }
+
+
+def program_completion(vocabulary: Vocabulary, steps: Sequence[str]) -> str:
+    """The completion after the ``def`` line: one indented call per step, then the closing empty line.
+
+    UnwritableStep when a step is not a call of ``vocabulary``.
+    """
+    calls = call_texts(vocabulary)
+    missing = [step for step in steps if step not in calls]
+    if missing:
+        raise UnwritableStep(f"oracle step(s) {missing} are no call of this scene's vocabulary")
+    return "".join(f"\n{INDENT}{calls[step]}" for step in steps) + "\n\n"
+
+
+def program_example(kitchen: Kitchen, examples: PromptExamples, example: PlanExample) -> tuple[str, int]:
+    """The training text of ``example`` and where its completion starts (characters)."""
+    vocabulary = scene_vocabulary(kitchen, example)
+    prompt = render_prompt(examples, vocabulary, example.instruction)
+    return prompt + program_completion(vocabulary, example.steps), len(prompt)
+
+
+def encode_program(
+    tokenizer: Any, kitchen: Kitchen, examples: PromptExamples, example: PlanExample
+) -> TrainingSequence:
+    """Tokenize a training program; the targets are the tokens that reach into the completion."""
+    text, start = program_example(kitchen, examples, example)
+    encoded = tokenizer(text, return_offsets_mapping=True)
+    targets = target_positions(encoded["offset_mapping"], [(start, len(text))])
+    return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))
