@@ -103,7 +103,8 @@ def test_a_grasp_that_closes_on_nothing_fails_the_pick(ros_graph: RosGraph, tmp_
 
 def test_a_cancel_of_the_skill_cancels_the_arm_motion(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="slow")
-    arm = start_executor(ros_graph, ARM)
+    # With a stow state set: a cancel may be the e-stop, so the arm must not then move to it.
+    arm = start_executor(ros_graph, ARM, stow_named_target="ready")
     feedback: list[str] = []
     goal = ExecuteSkill.Goal(skill=skill_to_msg(kitchen.world().skill("pick up the coke")))
     handle = wait_future(arm.send_goal_async(goal, feedback_callback=lambda m: feedback.append(m.feedback.phase)))
@@ -116,6 +117,7 @@ def test_a_cancel_of_the_skill_cancels_the_arm_motion(ros_graph: RosGraph, tmp_p
         response.result.message == "'pick up the coke' stopped at 'pre-grasp': canceled; the arm stopped where it was"
     )
     assert {"server": "move_group", "canceled": True} in records(record, "move_group")
+    assert "ready" not in [m.get("phase") for m in records(record, "move_group")]
 
 
 def test_without_perception_or_away_from_the_drawer_nothing_moves(
@@ -135,7 +137,7 @@ def test_without_perception_or_away_from_the_drawer_nothing_moves(
     assert records(record, "move_group") == []
 
 
-def test_a_failed_or_canceled_skill_sends_the_arm_to_the_named_stow_state(
+def test_a_failed_skill_sends_the_arm_to_the_named_stow_state(
     ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail,success")
