@@ -15,6 +15,10 @@ from ros_harness import ros_graph as _ros_graph
 from world_builders import MakeWorld, world_builder  # noqa: E402
 
 from kitchen_domain import Kitchen, load_kitchen  # noqa: E402
+from llm_planner_ros.ros.dds_profile import use_project_profiles  # noqa: E402
+
+# The test process hosts servers too (test doubles of MoveIt and Nav2): the same Fast DDS profile as the nodes.
+use_project_profiles()
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

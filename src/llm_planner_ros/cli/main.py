@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from llm_planner_ros.cli import graph_commands
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
+from llm_planner_ros.ros.dds_profile import use_project_profiles
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +40,7 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    use_project_profiles()  # before any command creates a ROS participant
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
     try:
         if hasattr(args, "_run"):
