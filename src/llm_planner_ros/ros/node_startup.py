@@ -1,7 +1,8 @@
 """What every node of this project does alike: start, spin, shut down (parameters: ros.parameters).
 
-``run_node`` gives each entry point the same lifecycle: the project's Fast DDS profile (``dds_profile``), rclpy init, a MultiThreadedExecutor (nodes
-here run long action callbacks next to subscriptions), and on SIGINT or external shutdown a clean
+``run_node`` gives each entry point the same lifecycle: the project's Fast DDS profile
+(``dds_profile``), rclpy init, a MultiThreadedExecutor (nodes here run long action callbacks next to
+subscriptions), and on SIGINT or external shutdown a clean
 exit without a traceback: the node's ``close()`` stops its work first, then it is destroyed. A node
 that cannot start raises ``StartupError`` from its constructor: one fatal log line, exit status 1.
 """
