@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from rclpy.node import Node
 
 from llm_planner_ros.processes import NodeProcess, ros_argv
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
+from llm_planner_ros.ros.background_spin import BackgroundSpin
 
 # Fast DDS discovery on loopback took up to 2.4 s here; leave a wide margin, never sleep blindly.
 DEFAULT_WAIT_S = 20.0
@@ -65,26 +65,14 @@ class RosGraph:
         self.node: Node = rclpy.create_node(f"test_client_{os.getpid()}", context=self.context)
         self.executor = MultiThreadedExecutor(num_threads=4, context=self.context)
         self.executor.add_node(self.node)
-        self.spin_errors: list[str] = []
-        self._stop_spinning = threading.Event()
-        self._spin = threading.Thread(target=self._spin_forever, daemon=True)
-        self._spin.start()
+        # A callback that raises (rclpy handling feedback of an action client a test just destroyed)
+        # must not end the spinning thread: its errors are kept and shown by logs().
+        self._spin = BackgroundSpin(self.executor, self.context).start()
 
-    def _spin_forever(self) -> None:
-        """Spin the test's executor until shutdown, surviving a callback that raises.
-
-        ``MultiThreadedExecutor.spin`` re-raises a callback's exception in the spinning thread, which
-        ends it: every later future of the test would then time out with no sign of why (it happened
-        when a test destroyed an action client whose status message was being handled). The error
-        is kept in ``spin_errors`` and shown by ``logs()`` instead.
-        """
-        while not self._stop_spinning.is_set() and self.context.ok():
-            try:
-                self.executor.spin_once(timeout_sec=0.1)
-            except Exception as error:  # noqa: BLE001 - any callback's error, reported by logs()
-                if not self.context.ok():
-                    return
-                self.spin_errors.append(f"{type(error).__name__}: {error}")
+    @property
+    def spin_errors(self) -> list[str]:
+        """Exceptions the test's own callbacks raised; the executor went on spinning after each."""
+        return self._spin.errors
 
     def start_node(
         self,
@@ -167,15 +155,14 @@ class RosGraph:
 
     def logs(self) -> str:
         text = "\n".join(f"----- {p.log_path.name} -----\n{p.log()}" for p in self.processes)
-        if self.spin_errors:
-            text += "\n----- the test's own executor -----\n" + "\n".join(self.spin_errors)
+        if self._spin.errors:
+            text += "\n----- the test's own executor -----\n" + "\n".join(self._spin.errors)
         return text
 
     def close(self) -> None:
         for proc in reversed(self.processes):
             proc.stop()
-        self._stop_spinning.set()
-        self._spin.join(timeout=5)
+        self._spin.stop()
         self.executor.shutdown(timeout_sec=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)

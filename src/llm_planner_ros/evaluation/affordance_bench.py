@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from kitchen_domain import kitchen_skills
     from llm_planner_interfaces.action import EvaluateAffordance
     from llm_planner_ros.ros.action_client import RaceFreeActionClient
+    from llm_planner_ros.ros.background_spin import BackgroundSpin
     from llm_planner_ros.ros.messages import skill_to_msg
 
     skills = kitchen_skills()
@@ -69,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
         node = rclpy.create_node("bench_affordance_client", context=context)
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
-        spinner = threading.Thread(target=executor.spin, daemon=True)
-        spinner.start()
+        spinner = BackgroundSpin(executor, context).start()
         try:
             clients = {
                 name: RaceFreeActionClient(node, EvaluateAffordance, name)
@@ -121,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {error}\n{nodes.logs()}", file=sys.stderr)
             return 1
         finally:
+            spinner.stop()
             executor.shutdown(timeout_sec=2.0)
             node.destroy_node()
             rclpy.shutdown(context=context)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -47,6 +46,7 @@ from llm_planner_ros.evaluation.metrics import RecordedPlanResult
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
+from llm_planner_ros.ros.background_spin import BackgroundSpin
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import wait_for
 from llm_planner_ros.ros.messages import skill_to_msg
@@ -125,7 +125,7 @@ class SimGraph:
             self.node.create_subscription(PlanStep, SCORES_TOPIC, self._on_step, 100)
         self.executor = MultiThreadedExecutor(num_threads=3, context=self.context)
         self.executor.add_node(self.node)
-        threading.Thread(target=self.executor.spin, daemon=True).start()
+        self._spin = BackgroundSpin(self.executor, self.context).start()
 
     def wait_ready(self, timeout_s: float, log_dir: Path) -> None:
         deadline = time.monotonic() + timeout_s
@@ -277,6 +277,7 @@ class SimGraph:
         return True
 
     def close(self) -> None:
+        self._spin.stop()
         self.executor.shutdown(timeout_sec=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)

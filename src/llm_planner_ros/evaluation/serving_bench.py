@@ -74,6 +74,7 @@ class _SharedService:
 
         from llm_planner_ros.bringup import SIM_GRAPH
         from llm_planner_ros.processes import start_graph
+        from llm_planner_ros.ros.background_spin import BackgroundSpin
 
         log_dir = Path(tempfile.mkdtemp(prefix="serving-bench-"))
         spec = tuple(s for s in SIM_GRAPH if s.name == "llm_service")
@@ -81,8 +82,7 @@ class _SharedService:
         self._context = Context()
         rclpy.init(context=self._context)
         self._executor = MultiThreadedExecutor(num_threads=12, context=self._context)
-        self._spin = threading.Thread(target=self._executor.spin, daemon=True)
-        self._spin.start()
+        self._spin = BackgroundSpin(self._executor, self._context).start()
         with self._console.status(f"waiting for llm_service_node to load and warm up (log: {log_dir})"):
             self._wait_ready(log_dir)
         return self
@@ -166,6 +166,7 @@ class _SharedService:
         return build_planner("saycan", PlannerResources(model, kitchen, _no_embedder, load_planner_options()))
 
     def __exit__(self, *_exc: object) -> None:
+        self._spin.stop()
         self._executor.shutdown()
         self._context.try_shutdown()
         for process in self._processes:
