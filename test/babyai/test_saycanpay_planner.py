@@ -3,18 +3,18 @@ and its Can/Pay weight files (saved, loaded, refused when they do not fit)."""
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from safetensors import safe_open
 from safetensors.torch import save_file
+from saycan_quality.saycan_doubles import ScoringOnlyModel, saycanpay_history
 
 from babyai_domain.episodes import Episode, load_episodes
 from babyai_domain.world import judged_along_plan
-from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycanpay.models import (
@@ -41,32 +41,15 @@ EPISODES = list(load_episodes(ROOT / "benchmarks" / "babyai" / "test-executable.
 PROMPT = load_examples(ROOT / "benchmarks" / "babyai" / "train.txt", 3)
 
 
-class ScriptedSay(LanguageModel):
+class ScriptedSay(ScoringOnlyModel):
     """Gives log-probability 0 to the action ``choose(history)`` names and -5 to every other one."""
 
     def __init__(self, choose) -> None:  # noqa: ANN001
+        super().__init__()
         self.choose = choose
-        self.prompts: list[str] = []
 
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        self.prompts.append(prompt)
-        task = prompt.rsplit("[Goal]", 1)[1]
-        history = re.findall(r"^\[Step \d+\] (.+)$", task, flags=re.M)
-        wanted = self.choose(history)
-        scores = [0.0 if c.strip() == wanted else -5.0 for c in completions]
-        return ScoreResult.from_token_log_probs([[score] for score in scores], per_token)
-
-    def generate(
-        self,
-        prompt: str,
-        n: int = 1,
-        max_tokens: int = 64,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        logit_bias: Mapping[str, float] | None = None,
-    ) -> GenerationResult:
-        raise AssertionError("action-level strategies never generate")
+    def log_prob(self, prompt: str, completion: str) -> float:
+        return 0.0 if completion == self.choose(saycanpay_history(prompt)) else -5.0
 
 
 def oracle_say(episode: Episode) -> ScriptedSay:

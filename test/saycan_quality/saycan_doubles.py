@@ -63,6 +63,11 @@ class ScoringOnlyModel(LanguageModel):
         raise AssertionError(f"{type(self).__name__} scores; the planner under test must not generate")
 
 
+def saycanpay_history(prompt: str) -> list[str]:
+    """The steps a SayCanPay Say prompt lists after its last ``[Goal]`` (``[Step n] <action>`` lines)."""
+    return re.findall(r"^\[Step \d+\] (.+)$", prompt.rsplit("[Goal]", 1)[1], flags=re.M)
+
+
 class PreferringModel(ScoringOnlyModel):
     """Scores each candidate by its rank in ``preferred`` (earlier = likelier; unknown texts last) and
     records every prompt, so tests see exactly what the planner asked."""

@@ -4,15 +4,15 @@ the shipped kitchen weight files, and the planner in the in-process kitchen with
 from __future__ import annotations
 
 import random
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from saycan_quality.saycan_doubles import ScoringOnlyModel, saycanpay_history
 
 from kitchen_domain.episodes import load_episodes
 from kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.saycan.bank import PlanExample
@@ -160,35 +160,20 @@ def test_the_shipped_kitchen_can_model_rates_expert_steps_above_rule_rejected_on
 # ----- the planner in the in-process kitchen ----------------------------------------------------------------
 
 
-class FoolishSay(LanguageModel):
+class FoolishSay(ScoringOnlyModel):
     """Prefers ``pick up the coke`` first (log-probability 0; infeasible: the coke is on another counter),
     then each step of ``plan`` (0; ``find a coke`` -1 at the first step) and -5 for anything else."""
 
     def __init__(self, plan: Sequence[str]) -> None:
+        super().__init__()
         self.plan = plan
 
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        history = re.findall(r"^\[Step \d+\] (.+)$", prompt.rsplit("[Goal]", 1)[1], flags=re.M)
+    def log_prob(self, prompt: str, completion: str) -> float:
+        history = saycanpay_history(prompt)
         wanted = self.plan[min(len(history), len(self.plan) - 1)]
-
-        def log_p(action: str) -> float:
-            if not history:
-                return {"pick up the coke": 0.0, wanted: -1.0}.get(action, -5.0)
-            return 0.0 if action == wanted else -5.0
-
-        return ScoreResult.from_token_log_probs([[log_p(c.strip())] for c in completions], per_token)
-
-    def generate(
-        self,
-        prompt: str,
-        n: int = 1,
-        max_tokens: int = 64,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        logit_bias: Mapping[str, float] | None = None,
-    ) -> GenerationResult:
-        raise AssertionError("action-level strategies never generate")
+        if not history:
+            return {"pick up the coke": 0.0, wanted: -1.0}.get(completion, -5.0)
+        return 0.0 if completion == wanted else -5.0
 
 
 @pytest.mark.model
