@@ -11,7 +11,14 @@ from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import Kitchen, load_kitchen
 from kitchen_domain.oracle import optimal_next_skills
 from kitchen_domain.world import World
-from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, plan_in_process, summarize
+from llm_planner_ros.evaluation.kitchen_benchmark import (
+    EpisodeRun,
+    NotRun,
+    evaluate_episode,
+    evaluate_episodes,
+    plan_in_process,
+    summarize,
+)
 from llm_planner_ros.planning.decision import StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import PlanResult
@@ -89,3 +96,22 @@ def test_without_the_failure_pass_execution_success_is_plan_success() -> None:
     episode = _coke_episode(kitchen)
     run = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=False)
     assert run.plan_success and run.execution_success and run.execution_failed_skills == 0
+
+
+def test_an_episode_whose_runner_raises_is_listed_as_not_run_and_the_next_episode_still_runs() -> None:
+    kitchen = load_kitchen()
+    episodes = list(load_episodes(EPISODES, kitchen).episodes)[:3]
+    broken = episodes[1].id
+    plan = _runner(kitchen, 0.0)
+
+    def runner(episode: Episode, failures: bool) -> tuple[PlanResult, World]:
+        if episode.id == broken:  # as the physics graph when it does not get ready in time
+            raise RuntimeError(f"episode {episode.id} was not ready within 30 s")
+        return plan(episode, failures)
+
+    outcomes = list(
+        evaluate_episodes(episodes, lambda e: evaluate_episode(e, kitchen, runner, None, execution_failures=False))
+    )
+    assert [episode.id for episode, _ in outcomes] == [e.id for e in episodes]
+    assert outcomes[1][1] == NotRun(broken, f"RuntimeError: episode {broken} was not ready within 30 s")
+    assert all(isinstance(outcome, EpisodeRun) for i, (_, outcome) in enumerate(outcomes) if i != 1)

@@ -62,6 +62,7 @@ def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
         assert theirs["plan"] == mine["plan"], (mine["id"], mine["plan"], theirs["plan"])
         assert theirs["plan_success"] == mine["plan_success"] and theirs["gcr"] == mine["gcr"]
     assert graph["ros"] is True and {"plan_success", "execution_success", "exec", "gcr"} <= set(graph)
+    assert graph["complete"] is True and graph["not_run"] == []  # the JSON is also written after each episode
 
 
 def test_option_overrides_the_planners_config_for_the_run(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -103,6 +103,28 @@ def evaluate_episode(
         run.execution_plan = executed.skills
         run.execution_failed_skills = sum(step.status == StepStatus.FAILED for step in executed.steps)
     return run
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """An episode the benchmark could not run (its graph did not get ready, a node died): not a planning
+    outcome, so it is listed with the error and left out of every rate."""
+
+    id: str
+    error: str
+
+
+def evaluate_episodes(
+    episodes: Iterable[Episode], evaluate: Callable[[Episode], EpisodeRun]
+) -> Iterator[tuple[Episode, EpisodeRun | NotRun]]:
+    """``evaluate`` every episode in order, yielding each outcome as it comes; an episode whose
+    evaluation raises yields a NotRun with the error, and the next one runs."""
+    for episode in episodes:
+        try:
+            outcome: EpisodeRun | NotRun = evaluate(episode)
+        except Exception as error:  # noqa: BLE001 - the benchmark's own failure: reported, never scored
+            outcome = NotRun(episode.id, f"{type(error).__name__}: {error}")
+        yield episode, outcome
 
 
 def summarize(runs: Sequence[EpisodeRun]) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import argparse
 import json
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
 
     from kitchen_domain.episodes import load_episodes
     from kitchen_domain.kitchen import load_kitchen
-    from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, runs_as_dicts, summarize
+    from llm_planner_ros.evaluation.kitchen_benchmark import (
+        NotRun,
+        evaluate_episode,
+        evaluate_episodes,
+        runs_as_dicts,
+        summarize,
+    )
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
     from llm_planner_ros.options import parse_key_values
 
@@ -107,55 +114,80 @@ def run(args: argparse.Namespace) -> int:
     llm_config = parse_key_values(args.llm)
     options = _planner_options(args)
 
+    label = args.planner + (f" ({args.ablation})" if args.ablation else "")
+    runs: list[Any] = []
+    not_run: list[Any] = []
+    started = time.perf_counter()
+
+    def result(complete: bool, model: Any) -> dict[str, Any]:
+        return {
+            "planner": args.planner,
+            "ablation": args.ablation or "none",
+            "episodes_file": str(args.episodes),
+            "model": model.name if model is not None else llm_config.get("backend", "hf"),
+            "ros": args.ros or args.sim == "physics",
+            "sim": args.sim,
+            "scene": args.scene,
+            "affordances": args.affordances,
+            "planner_options": options.get(args.planner, {}),
+            "execution_failures": args.execution_failures,
+            "seed": args.seed,
+            "complete": complete,
+            "wall_s": time.perf_counter() - started,
+            **summarize(runs),
+            "runs": runs_as_dicts(runs),
+            "not_run": [asdict(n) for n in not_run],
+        }
+
     with _runner(args, kitchen, llm_config, options, console) as (runner, model):
-        runs = []
-        started = time.perf_counter()
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         with Progress(*columns, console=console) as progress:
             task = progress.add_task("episodes", total=len(episodes))
-            for episode in episodes:
-                progress.update(task, description=f"{episode.id:<24}")
-                run = evaluate_episode(episode, kitchen, runner, model, args.execution_failures)
-                runs.append(run)
-                mark = "[green]ok[/green]" if run.plan_success else f"[red]{run.failure}[/red]"
-                progress.console.print(f"{episode.id:<24} {mark}  {', '.join(run.plan)}")
-                progress.advance(task)
-        total_s = time.perf_counter() - started
 
+            def evaluate(episode: Any) -> Any:
+                progress.update(task, description=f"{episode.id:<24}")
+                return evaluate_episode(episode, kitchen, runner, model, args.execution_failures)
+
+            for episode, outcome in evaluate_episodes(episodes, evaluate):
+                if isinstance(outcome, NotRun):
+                    not_run.append(outcome)
+                    progress.console.print(f"{episode.id:<24} [yellow]not run[/yellow]  {outcome.error}")
+                else:
+                    runs.append(outcome)
+                    mark = "[green]ok[/green]" if outcome.plan_success else f"[red]{outcome.failure}[/red]"
+                    progress.console.print(f"{episode.id:<24} {mark}  {', '.join(outcome.plan)}")
+                if args.json:  # after every episode, so a run stopped midway keeps what it measured
+                    _write_json(args.json, result(False, model))
+                progress.advance(task)
+
+    final = result(True, model)
+    if args.json:
+        _write_json(args.json, final)
+    if not_run:
+        ids = ", ".join(n.id for n in not_run)
+        console.print(f"[yellow]{len(not_run)} episode(s) not run, left out of every number: {ids}")
+    if not runs:
+        console.print("[red]no episode ran")
+        return 1
     summary = summarize(runs)
-    label = args.planner + (f" ({args.ablation})" if args.ablation else "")
-    result: dict[str, Any] = {
-        "planner": args.planner,
-        "ablation": args.ablation or "none",
-        "episodes_file": str(args.episodes),
-        "model": model.name if model is not None else llm_config.get("backend", "hf"),
-        "ros": args.ros or args.sim == "physics",
-        "sim": args.sim,
-        "scene": args.scene,
-        "affordances": args.affordances,
-        "planner_options": options.get(args.planner, {}),
-        "execution_failures": args.execution_failures,
-        "seed": args.seed,
-        "wall_s": total_s,
-        **summary,
-        "runs": runs_as_dicts(runs),
-    }
     console.print(markdown_report(summary, f"kitchen benchmark: {label} on {args.episodes}"))
     console.print(
         f"plan_success {summary['plan_success']:.3f}  execution_success {summary['execution_success']:.3f}  "
-        f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({total_s:.0f} s)"
+        f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({final['wall_s']:.0f} s)"
     )
     if args.execution_failures:
         console.print(f"{summary['execution_failed_skills']} skill attempts failed in the pass with injected failures")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2))
     if args.report:
         args.report.parent.mkdir(parents=True, exist_ok=True)
         args.report.write_text(markdown_report(summary, f"Kitchen benchmark: {label} on {args.episodes}"))
     if args.plot:
         write_family_chart(summary, args.plot, f"{label} on {args.episodes}")
-    return 0
+    return 1 if not_run else 0
+
+
+def _write_json(path: Path, result: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2))
 
 
 def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

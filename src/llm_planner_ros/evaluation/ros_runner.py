@@ -48,7 +48,7 @@ from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.background_spin import BackgroundSpin
 from llm_planner_ros.ros.conversions import record_from_msg
-from llm_planner_ros.ros.futures import wait_for
+from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.survey import FRAMES_PER_PLACE, Survey, SurveyError
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
@@ -270,8 +270,11 @@ class SimGraph:
             if not client.wait_for_server(timeout_sec=5.0):
                 return False
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
-            handle = wait_for(client.send_goal_async(goal), 5.0, f"/affordance/{family}")
-            values = wait_for(handle.get_result_async(), 5.0, f"/affordance/{family} result").result.affordances
+            try:
+                handle = wait_for(client.send_goal_async(goal), 5.0, f"/affordance/{family}")
+                values = wait_for(handle.get_result_async(), 5.0, f"/affordance/{family} result").result.affordances
+            except WaitTimeout:
+                return False  # a loaded machine answers late: not ready yet, asked again until READY_TIMEOUT_S
             if len(values) != len(indices) or any(abs(values[k] - expected[i]) > 1e-6 for k, i in enumerate(indices)):
                 return False
         return True
