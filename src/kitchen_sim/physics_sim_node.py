@@ -19,8 +19,9 @@ Publishes:
   scene/objects                       SceneObjectArray FROM GROUND TRUTH (``scene_from_truth``), a stand-in
                                       until a perception node reports the scene; off when one does
 
-One thread owns the simulation: it steps the physics (paced by ``real_time_factor``), runs what the
-action callbacks hand it, and publishes on the simulated clock. Stamps are simulated time.
+One thread owns the simulation: it steps the physics (paced by ``real_time_factor`` while an action
+runs, by ``idle_real_time_factor`` otherwise), runs what the action callbacks hand it, and publishes on
+the simulated clock, at most at each topic's rate per wall second too. Stamps are simulated time.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ PARAMETERS = {
     "episode_file": Parameter("", "episode file whose initial state to start from (empty: the world's default scene)"),
     "episode_id": Parameter("", "episode of episode_file (may be empty when the file has one episode)"),
     "real_time_factor": Parameter(1.0, "simulated seconds per wall second; 0 runs as fast as it can", minimum=0.0),
+    "idle_real_time_factor": Parameter(
+        1.0, "pace while no action runs, when real_time_factor is 0 or faster (0: no idle pace)", minimum=0.0
+    ),
     "camera_rate_hz": Parameter(5.0, "frames per simulated second of each camera; 0 renders none", minimum=0.0),
     "image_width": Parameter(320, "camera image width (pixels)", minimum=16),
     "image_height": Parameter(240, "camera image height (pixels)", minimum=16),
@@ -89,6 +93,7 @@ PARAMETERS = {
 MAP_FRAMES = ("", "map", "world", "odom")
 GRIPPER_OPEN_ABOVE = 0.02  # a GripperCommand position (per finger) above this opens, else closes
 POLL_S = 0.02
+CLOCK_PERIOD_S = 0.01  # /clock at 100 Hz of simulated time (and at most 100 per wall second)
 T = TypeVar("T")
 
 
@@ -114,6 +119,10 @@ class PhysicsSimNode(Node):
         self._obstacles = _boxes(p["obstacles"])
         self._add_obstacles()
         self._rtf: float = p["real_time_factor"]
+        # A world at rest gains nothing from racing ahead while the planner thinks, and every sim-time
+        # message (clock, state) would cost each node of the graph CPU: idle, it runs at this pace.
+        idle = p["idle_real_time_factor"]
+        self._idle_rtf: float = idle if idle > 0 and (self._rtf == 0 or self._rtf > idle) else self._rtf
         self._camera_period = 1.0 / p["camera_rate_hz"] if p["camera_rate_hz"] > 0 else math.inf
         self._state_period = 1.0 / p["state_rate_hz"]
         self._calls: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
@@ -154,6 +163,8 @@ class PhysicsSimNode(Node):
             else "scene/objects is left to a perception node"
         )
         pace = f"x{self._rtf:g} real time" if self._rtf > 0 else "as fast as it can"
+        if self._idle_rtf != self._rtf:
+            pace += f" during actions, x{self._idle_rtf:g} between them"
         self.get_logger().info(
             f"physics kitchen {self._sim.episode or '(default scene)'} running {pace}; {truth_note}; "
             f"ground truth on {p['truth_topic']} is for debugging only\n"
@@ -179,6 +190,10 @@ class PhysicsSimNode(Node):
     def _loop(self) -> None:
         sim = self._sim
         next_state = next_camera = next_clock = 0.0
+        # Faster than real time, /clock and the state topics are also capped per wall second (at their
+        # sim-time rates): subscribers need the latest value, not every value of a sped-up run.
+        next_state_wall = next_clock_wall = 0.0
+        pace = self._rtf
         wall_start, sim_start = time.monotonic(), sim.time
         while not self._stopping.is_set():
             while not self._calls.empty():
@@ -190,19 +205,24 @@ class PhysicsSimNode(Node):
                 wall_start, sim_start = time.monotonic(), sim.time  # a load resets the clock
                 next_state = min(next_state, sim.time)
                 next_camera, next_clock = min(next_camera, sim.time), min(next_clock, sim.time)
+                next_state_wall = next_clock_wall = 0.0
+            wanted = self._rtf if self._busy else self._idle_rtf
+            if wanted != pace:  # a skill started or ended: pace from here, without catching up
+                pace, wall_start, sim_start = wanted, time.monotonic(), sim.time
             sim.step()
-            if sim.time >= next_clock:
-                next_clock = sim.time + 0.01
+            now = time.monotonic()
+            if sim.time >= next_clock and now >= next_clock_wall:
+                next_clock, next_clock_wall = sim.time + CLOCK_PERIOD_S, now + CLOCK_PERIOD_S
                 self._clock_pub.publish(Clock(clock=self._stamp()))
-            if sim.time >= next_state:
-                next_state = sim.time + self._state_period
+            if sim.time >= next_state and now >= next_state_wall:
+                next_state, next_state_wall = sim.time + self._state_period, now + self._state_period
                 self._publish_state()
             if sim.time >= next_camera and self._cameras:
                 next_camera = sim.time + self._camera_period
                 for name, topics in self._cameras.items():
                     topics.publish(sim.render(name), self._stamp())
-            if self._rtf > 0:
-                ahead = (sim.time - sim_start) / self._rtf - (time.monotonic() - wall_start)
+            if pace > 0:
+                ahead = (sim.time - sim_start) / pace - (time.monotonic() - wall_start)
                 if ahead > 0:
                     self._stopping.wait(ahead)
 
