@@ -53,7 +53,7 @@ PARAMETERS = {
     "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state record topic (std_msgs/String JSON)"),
     "match_stamps": Parameter(True, "assemble state only from scene and robot messages with equal stamps (simulator)"),
     "state_timeout_s": Parameter(5.0, "how long a goal waits for a first state before it fails", minimum=0.0),
-    "result_timeout_s": Parameter(2.0, "how long a finished goal's result stays available to its client", minimum=0.0),
+    "result_timeout_s": Parameter(10.0, "how long a finished goal's result stays available to its client", minimum=0.0),
 }
 # Calibration constants (SayCan, arXiv 2204.01691, appendix D.2), one parameter each, defaults from the paper.
 CALIBRATION_PARAMETERS = {
@@ -114,7 +114,8 @@ class AffordanceServerNode(Node):
                 callback_group=group,
                 # Every goal status message lists all goals still kept; rclpy's default of 900 s would
                 # let a planner's thousands of quick goals slow each later one down. Clients ask for
-                # the result right after acceptance, so seconds are plenty.
+                # the result right after acceptance, so seconds are plenty (2 s was not: on a machine at
+                # load 12 a result expired before the planner's request for it arrived).
                 result_timeout=p["result_timeout_s"],
             )
             for family in self._families

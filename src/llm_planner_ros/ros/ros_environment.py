@@ -155,6 +155,13 @@ class RosEnvironment:
             )
         except WaitTimeout as timeout:  # ServerLost included
             raise PlanAborted(EndReason.ERROR, str(timeout)) from timeout
+        if response.status == GoalStatus.STATUS_UNKNOWN:
+            # rclpy answers a result request for a goal it no longer keeps with an empty result.
+            raise PlanAborted(
+                EndReason.ERROR,
+                f"{name} had dropped the goal's result before the planner asked for it: raise that "
+                "server's result_timeout_s (config/affordance.yaml) on a loaded machine",
+            )
         if not response.result.success:
             raise PlanAborted(EndReason.ERROR, f"{name} failed: {response.result.message}")
         return response.result
