@@ -103,7 +103,12 @@ def test_embedded_node_publishes_the_scene_takes_extra_queries_and_flags_a_camer
     assert {o.id for o in listener.scenes[-1].objects} == {"coke_1", "sponge_1"}, "ids changed"
     wait_until(lambda: bool(listener.debug) and bool(listener.markers), 10.0, "debug image and markers")
     assert (listener.debug[-1].width, listener.debug[-1].height, listener.debug[-1].encoding) == (320, 240, "rgb8")
-    assert any(m.text.startswith("sponge_1 sponge") for m in listener.markers[-1].markers)
+    # The markers of a frame come on their own topic, after its scene: wait for the frame with the sponge.
+    wait_until(
+        lambda: any(m.text.startswith("sponge_1 sponge") for m in listener.markers[-1].markers),
+        10.0,
+        "the sponge's marker",
+    )
     assert listener.status[-1]["state"] == "ok" and listener.status[-1]["backend"] == "embedded"
 
     camera.stop()

@@ -131,7 +131,16 @@ def test_without_perception_or_away_from_the_drawer_nothing_moves(
     assert "nothing on /scene/objects after 1 s" in response.result.message
 
     _, record = start_doubles(ros_graph, tmp_path, kitchen_with_drawer)
-    response = execute(arm, world.skill("open the drawer"))
+    # The executor reads the doubles' scene once its subscription has matched them, which a loaded
+    # machine can delay past the executor's 1 s wait: ask again until the answer is about the drawer.
+    outcome: list = []
+
+    def answered_about_the_drawer() -> bool:
+        outcome[:] = [execute(arm, world.skill("open the drawer"))]
+        return "nothing on /scene/objects" not in outcome[0].result.message
+
+    wait_until(answered_about_the_drawer, 30.0, "the executor to read the doubles' scene")
+    response = outcome[0]
     assert response.status == GoalStatus.STATUS_ABORTED
     assert "the table has no drawer in the place map" in response.result.message
     assert records(record, "move_group") == []
