@@ -27,7 +27,6 @@ from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
-from llm_planner_ros.ros.background_spin import BackgroundSpin
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
@@ -88,7 +87,8 @@ class InstructionClient:
         self.node.create_subscription(Bool, LLM_READY_TOPIC, lambda m: m.data and self._llm_ready.set(), latched)
         self._executor = MultiThreadedExecutor(num_threads=3, context=self._context)
         self._executor.add_node(self.node)
-        self._spin = BackgroundSpin(self._executor, self._context).start()
+        self._spin = threading.Thread(target=self._executor.spin, daemon=True)
+        self._spin.start()
 
     def wait_ready(self, timeout_s: float) -> bool:
         return self._client.wait_for_server(timeout_sec=timeout_s)
@@ -168,7 +168,6 @@ class InstructionClient:
             self._console.print(f"[red]{timeout}[/red]: {PLANNER_CANCELS}")
 
     def close(self) -> None:
-        self._spin.stop()
         self._executor.shutdown(timeout_sec=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self._context)
