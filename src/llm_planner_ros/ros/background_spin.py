@@ -1,6 +1,6 @@
 """Spinning an executor on a background thread that a raising callback does not end.
 
-Tools and tests that call ROS from their own thread (the CLI's instruction client, the benchmark
+Tools and tests that call ROS from their own thread (the benchmark
 graphs, the test harness) spin an executor beside it. ``Executor.spin`` re-raises a callback's
 exception in the spinning thread, which ends it: every later future then waits out its timeout with
 no sign of why. It happened in CI when rclpy handled feedback of an action client the caller had
