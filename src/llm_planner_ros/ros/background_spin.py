@@ -2,9 +2,10 @@
 
 Tools and tests that call ROS from their own thread (the benchmark graphs, the test harness) spin
 an executor beside it. ``Executor.spin`` re-raises a callback's exception in the spinning thread,
-which ends it: every later future then waits out its timeout with no sign of why. It happened in CI when rclpy handled feedback of an action client the caller had
-just destroyed ("action client pointer is invalid"). ``BackgroundSpin`` spins one callback at a time
-and keeps such an error in ``errors`` instead, for the caller's logs.
+which ends it: every later future then waits out its timeout with no sign of why. It happened in CI
+when rclpy handled feedback of an action client the caller had just destroyed ("action client pointer
+is invalid"). ``BackgroundSpin`` spins one callback at a time and keeps such an error in ``errors``
+instead, for the caller's logs.
 """
 
 from __future__ import annotations
