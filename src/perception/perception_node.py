@@ -11,6 +11,9 @@ Subscribes (names relative, topic parameters):
   robot_state_topic           std_msgs/String          the robot-state record (when set): an object the
                               robot picks up leaves the scene, what it holds starts no track, and
                               what it puts down gets the record's id back
+Serves:
+  perception/clear_scene      llm_planner_interfaces/ClearScene: forget every object (a world reset: a
+                              new simulated episode, another room); frames from before the call are dropped
 Publishes:
   scene/objects               SceneObjectArray (latched): tracked objects, confidence, place as `location`
   perception/debug_image      sensor_msgs/Image rgb8: the frame with boxes and labels
@@ -41,9 +44,10 @@ from visualization_msgs.msg import MarkerArray
 from kitchen_domain.config import ConfigError, load_kitchen_config
 from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.msg import SceneObjectArray
+from llm_planner_interfaces.srv import ClearScene
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
-from llm_planner_ros.ros.topics import SCENE_TOPIC, STATE_QOS, full_name
+from llm_planner_ros.ros.topics import CLEAR_SCENE_SERVICE, SCENE_TOPIC, STATE_QOS, full_name
 from perception.backends import BACKENDS, BackendOptions, make_detector
 from perception.detection import DetectorError, View
 from perception.geometry import Transform
@@ -159,7 +163,10 @@ class PerceptionNode(Node):
             self.create_subscription(PoseStamped, p["camera_pose_topic"], self._on_pose, 10)
         if p["robot_state_topic"]:
             self.create_subscription(String, p["robot_state_topic"], self._on_robot_state, STATE_QOS)
-        self._timer = self.create_timer(1.0 / p["rate_hz"], self._tick, callback_group=MutuallyExclusiveCallbackGroup())
+        # One group for frames and clears: a clear never lands in the middle of a frame's tracking.
+        frames = MutuallyExclusiveCallbackGroup()
+        self._timer = self.create_timer(1.0 / p["rate_hz"], self._tick, callback_group=frames)
+        self.create_service(ClearScene, CLEAR_SCENE_SERVICE, self._on_clear, callback_group=frames)
         self._publish_status()
         self.get_logger().info(
             f"perception with the {detector.name} detector, {len(self._vocabulary)} queries, frames from "
@@ -207,6 +214,21 @@ class PerceptionNode(Node):
         with self._lock:
             self._extra = [q.strip() for q in queries if q.strip() not in self._vocabulary]
         self.get_logger().info(f"extra queries: {self._extra}")
+
+    def _on_clear(self, _request: ClearScene.Request, response: ClearScene.Response) -> ClearScene.Response:
+        with self._lock:
+            # A frame already received may show the world before the reset.
+            self._rgb = self._depth = None
+            self._picked = self._released = self._known = None
+        response.forgotten = self._perception.clear()
+        response.success = True
+        response.message = f"forgot {response.forgotten} object(s); the scene refills from frames after this call"
+        self.get_logger().info(response.message)
+        stamp = self.get_clock().now().to_msg()
+        self._scene_pub.publish(scene_msg([], stamp, self._frame_id))
+        self._markers_pub.publish(scene_markers([], stamp, self._frame_id))
+        self._publish_status()
+        return response
 
     def _tick(self) -> None:
         with self._lock:

@@ -78,6 +78,12 @@ class ScenePerception:
     def tracks(self) -> list[Track]:
         return self._tracker.tracks()
 
+    def clear(self) -> int:
+        """Forget every track (a world reset); returns how many were reported before."""
+        reported = len(self._tracker.tracks())
+        self._tracker.clear()
+        return reported
+
     def put_down(self, object_id: str, label: str, xy: Sequence[float], radius_m: float, known: set[str]) -> bool:
         """The robot at ``xy`` put down the object it knew as ``object_id``: the first track of ``label``
         within ``radius_m`` that is not one of the ids ``known`` before takes that id; False while none."""

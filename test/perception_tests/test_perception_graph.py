@@ -15,8 +15,10 @@ from visualization_msgs.msg import MarkerArray
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import config_file
 from llm_planner_interfaces.msg import SceneObjectArray
+from llm_planner_interfaces.srv import ClearScene
 from llm_planner_ros.bringup import OPTIONAL_NODES, with_optional
-from llm_planner_ros.ros.topics import STATE_QOS
+from llm_planner_ros.ros.futures import wait_for
+from llm_planner_ros.ros.topics import CLEAR_SCENE_SERVICE, STATE_QOS
 from perception.perception_node import PARAMETERS
 from perception.ros_messages import depth_to_msg, intrinsics_to_msg, rgb_to_msg
 from perception.synthetic import Frame
@@ -45,6 +47,9 @@ class Camera:
         rgb.publish(rgb_to_msg(self._frame.rgb, stamp, "head_camera"))
         depth.publish(depth_to_msg(self._frame.depth, stamp, "head_camera"))
         info.publish(intrinsics_to_msg(CAMERA, stamp, "head_camera"))
+
+    def show(self, frame: Frame) -> None:
+        self._frame = frame
 
     def stop(self) -> None:
         self._timer.cancel()
@@ -116,6 +121,30 @@ def test_embedded_node_publishes_the_scene_takes_extra_queries_and_flags_a_camer
     wait_until(lambda: "no RGB-D frame for" in ros_graph.logs(), 5.0, "the error naming the silent topics")
     assert "/camera/color/image_raw" in ros_graph.logs()
     assert listener.labels() == {"coke", "sponge"}, "the last perceived scene is kept"
+
+
+@pytest.mark.graph
+@pytest.mark.model
+def test_clear_scene_forgets_every_object_so_a_new_one_in_its_place_gets_its_own_label(ros_graph: RosGraph) -> None:
+    # The same spot holds a coke, then (after a world reset) a sponge.
+    coke = scene_frame(20, labels=["coke"], min_objects=1, max_objects=1)
+    sponge = scene_frame(20, labels=["sponge"], min_objects=1, max_objects=1)
+    assert coke.spec.objects[0].centre[:2] == sponge.spec.objects[0].centre[:2]
+    listener = Listener(ros_graph)
+    camera = Camera(ros_graph, coke)
+    ros_graph.start_node("perception_node", params={"vocabulary": "coke,sponge", "camera_pose": _pose(coke)})
+    wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
+    clear = ros_graph.service_client(ClearScene, "/" + CLEAR_SCENE_SERVICE)
+
+    camera.show(sponge)
+    published = len(listener.scenes)
+    reply = wait_for(clear.call_async(ClearScene.Request()), 30.0, CLEAR_SCENE_SERVICE)
+    assert reply.success and reply.forgotten == 1, reply.message
+    wait_until(lambda: any(not s.objects for s in listener.scenes[published:]), 10.0, "the empty scene after the clear")
+    wait_until(lambda: listener.labels() == {"sponge"}, 30.0, "the sponge after the clear")
+    assert [o.id for o in listener.scenes[-1].objects] == ["sponge_1"]
+    reply = wait_for(clear.call_async(ClearScene.Request()), 30.0, CLEAR_SCENE_SERVICE)
+    assert reply.forgotten == 1 and "forgot 1 object" in reply.message
 
 
 @pytest.mark.graph

@@ -2,11 +2,13 @@
 before each episode of ``bench kitchen --sim physics --scene perceived`` (``evaluation.ros_runner``).
 
 Perception knows only what the head camera has seen, and the robot starts at one place: an instruction
-naming an object elsewhere would find it missing from the scene. So before the graph takes goals the
-robot visits every place of the world once with the mobile base executor's ``go to`` skills (the goals
-the planner itself sends), waits at each until perception has processed frames taken there, and the
-simulator is then reset to the initial state (``sim/load_episode``): the robot back at its start, its
-visits forgotten, the objects (which driving past never touched) where perception saw them.
+naming an object elsewhere would find it missing from the scene. So before the graph takes goals
+perception forgets what it knew (``perception/clear_scene``: after a simulator reset its old objects
+are ghosts, which also lend their labels to new objects standing where they stood), the robot visits
+every place of the world once with the mobile base executor's ``go to`` skills (the goals the planner
+itself sends), waits at each until perception has processed frames taken there, and the simulator is
+then reset to the initial state (``sim/load_episode``): the robot back at its start, its visits
+forgotten, the objects (which driving past never touched) where perception saw them.
 """
 
 from __future__ import annotations
@@ -22,11 +24,17 @@ from kitchen_domain.skill import GOTO, Skill
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
-from llm_planner_interfaces.srv import LoadEpisode
+from llm_planner_interfaces.srv import ClearScene, LoadEpisode
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.messages import skill_to_msg
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, SCENE_TOPIC, STATE_QOS, executor_action
+from llm_planner_ros.ros.topics import (
+    CLEAR_SCENE_SERVICE,
+    LOAD_EPISODE_SERVICE,
+    SCENE_TOPIC,
+    STATE_QOS,
+    executor_action,
+)
 
 # Scenes perception must publish after the robot arrives before a place counts as seen: the first may
 # come from a frame taken on the way.
@@ -70,6 +78,7 @@ class Survey:
         self._base = RaceFreeActionClient(node, ExecuteSkill, executor_action("mobile_base"))
         self._base_name = node.resolve_topic_name(executor_action("mobile_base"))
         self._load = node.create_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+        self._clear = node.create_client(ClearScene, CLEAR_SCENE_SERVICE)
 
     def _on_scene(self, msg: SceneObjectArray) -> None:
         with self._changed:
@@ -79,6 +88,7 @@ class Survey:
 
     def run(self, world: World, reload: LoadEpisode.Request) -> list[str]:
         missed = []
+        self._forget_old_objects()
         self._wait_frames(world.robot_at, STARTUP_TIMEOUT_S)
         for skill in route(world):
             if not self._go(skill):
@@ -92,6 +102,13 @@ class Survey:
         if not reply.success:
             raise SurveyError(f"the simulator refused the reset after the look around: {reply.message}")
         return missed
+
+    def _forget_old_objects(self) -> None:
+        if not self._clear.wait_for_service(timeout_sec=STARTUP_TIMEOUT_S):
+            service = self._node.resolve_service_name(CLEAR_SCENE_SERVICE)
+            raise SurveyError(f"no {service} service: is perception_node up?")
+        reply = self._wait(self._clear.call_async(ClearScene.Request()), 30.0, "clearing perception's scene")
+        self._report(f"perception: {reply.message}")
 
     def _go(self, skill: Skill) -> bool:
         if not self._base.wait_for_server(timeout_sec=10.0):

@@ -14,6 +14,7 @@ SCENE_TOPIC = "scene/objects"
 ROBOT_STATE_TOPIC = "sim/robot_state"
 APPLY_SKILL_ACTION = "sim/apply_skill"
 LOAD_EPISODE_SERVICE = "sim/load_episode"
+CLEAR_SCENE_SERVICE = "perception/clear_scene"
 EXECUTE_INSTRUCTION_ACTION = "llm_planner/execute_instruction"
 
 # Latched state: a subscriber that starts later still gets the current world.
