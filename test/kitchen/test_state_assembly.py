@@ -55,6 +55,23 @@ def test_assembler_without_stamp_matching_drops_unknown_labels(kitchen: Kitchen,
     assert assembler.ignored_labels == {"mug"}
 
 
+def test_assembler_without_stamp_matching_leaves_out_objects_at_no_place(
+    kitchen: Kitchen, make_world: MakeWorld
+) -> None:
+    world = make_world("table", apple_1="table")
+    assembler = StateAssembler(kitchen, match_stamps=False)
+    assembler.on_robot_state(_record(world, (5, 0)))
+    assembler.on_objects((9, 9), [*world.objects, ObjectInstance("coke_3", "coke", "")])
+    assert assembler.error is None and assembler.world is not None
+    assert [o.id for o in assembler.world.objects] == ["apple_1"]
+    assert assembler.unplaced == {"coke_3"}
+    # With matched stamps (a simulator's truth) an object at no place is an error, not a perception gap.
+    strict = StateAssembler(kitchen, match_stamps=True)
+    strict.on_robot_state(_record(world, (5, 0)))
+    strict.on_objects((5, 0), [*world.objects, ObjectInstance("coke_3", "coke", "")])
+    assert strict.world is None and strict.error is not None and "objects[1].at" in strict.error
+
+
 def test_assembler_keeps_the_last_world_on_an_inconsistent_pair(kitchen: Kitchen, make_world: MakeWorld) -> None:
     world = make_world("table", apple_1="table")
     assembler = StateAssembler(kitchen, match_stamps=True)

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from saycan_doubles import MakeWorld, PreferringModel, WordEmbedder
 
+from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import config_file
+from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.bank import PlanExample
@@ -143,3 +145,27 @@ def test_bad_options_name_the_fix(options: dict[str, object], message: str) -> N
 def test_retrieval_without_a_retriever_is_refused() -> None:
     with pytest.raises(ValueError, match="retriever"):
         SayCanPlanner(PreferringModel([]), GROUNDED, SayCanOptions(examples="retrieved"))
+
+
+@pytest.mark.parametrize(("max_failures", "failed_picks"), [(0, 6), (2, 2)])
+def test_max_failures_stops_repeating_a_skill_that_keeps_failing_in_the_same_state(
+    make_world: MakeWorld, max_failures: int, failed_picks: int
+) -> None:
+    # Every pick fails and leaves the world as it was (a grasp that closes on nothing).
+    failures = FailureInjector({"pick": 1.0}, enabled=True)
+    env = SimulatedEnvironment(make_world("far counter", coke_1="far counter"), failures=failures)
+    planner = SayCanPlanner(
+        PreferringModel(["pick up the coke", "done"]), GROUNDED, SayCanOptions(max_failures=max_failures)
+    )
+    result = run_plan(planner, "Bring me a coke.", env, max_steps=6)
+    assert [s.skill.text for s in result.steps if s.status == StepStatus.FAILED] == ["pick up the coke"] * failed_picks
+    if max_failures:
+        # The model's next choice gets its turn once the pick has failed twice in this state.
+        assert result.reason == EndReason.DONE and result.steps[-1].skill.text == "done"
+    else:
+        assert result.reason == EndReason.MAX_STEPS
+
+
+def test_max_failures_must_not_be_negative() -> None:
+    with pytest.raises(ValueError, match="max_failures must be 0"):
+        SayCanOptions(max_failures=-1)

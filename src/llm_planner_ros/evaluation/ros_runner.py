@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,9 @@ class SimGraph:
                 raise RuntimeError(f"episode {episode.id}: the look around failed: {error}") from error
             self._log_survey(f"{episode.id}: simulator reset; not seen: {', '.join(missed) or 'none'}")
         self._wait_for_scene(episode)
+        if self._perceived:
+            difference = _scene_difference(self.planner_side.current(), self.judged.current())
+            self._log_survey(f"{episode.id}: perceived against truth: {difference}")
         self._step_worlds = {}
         goal = ExecuteInstruction.Goal(
             instruction=episode.instruction, max_steps=episode.max_steps, planner=planner, plan_only=plan_only
@@ -384,3 +388,20 @@ class RosKitchenRunner:
     def __exit__(self, *_exc: object) -> None:
         for graph in self._graphs.values():
             graph.close()
+
+
+def _scene_difference(perceived: World | None, truth: World | None) -> str:
+    """What perception got wrong at each place, as label counts: ``missing`` (in the truth only) and
+    ``extra`` (in perception's scene only); a mislabelled object shows as one of each."""
+    if perceived is None or truth is None:
+        return "no state to compare"
+    problems = []
+    for place in truth.places():
+        seen = Counter(obj.label for obj in perceived.placed_at(place))
+        there = Counter(obj.label for obj in truth.placed_at(place))
+        missing, extra = there - seen, seen - there
+        if missing or extra:
+            problems.append(
+                f"{place}: missing {sorted(missing.elements()) or 'none'}, extra {sorted(extra.elements()) or 'none'}"
+            )
+    return "; ".join(problems) or "the same objects at every place"

@@ -45,6 +45,7 @@ class TopicStateProvider(StateProvider):
         self._assembler = StateAssembler(kitchen, match_stamps)
         self._reported_error: str | None = None
         self._reported_labels: set[str] = set()
+        self._reported_unplaced: set[str] = set()
         node.create_subscription(
             SceneObjectArray, scene_topic, self._on_objects, STATE_QOS, callback_group=callback_group
         )
@@ -100,3 +101,10 @@ class TopicStateProvider(StateProvider):
         if new_labels:
             self._node.get_logger().warning(f"ignoring objects with labels outside the kitchen: {sorted(new_labels)}")
             self._reported_labels |= new_labels
+        new_unplaced = self._assembler.unplaced - self._reported_unplaced
+        if new_unplaced:
+            self._node.get_logger().warning(
+                f"leaving out objects at no place (location ''): {sorted(new_unplaced)}; raise perception's "
+                "place_radius_m if they stand at one of the world's places"
+            )
+            self._reported_unplaced |= new_unplaced

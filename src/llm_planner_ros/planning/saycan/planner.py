@@ -34,6 +34,11 @@ paper's method is what ``SayCanOptions()`` runs; config/planners.yaml switches t
   to effects the plan already had and undid ("put down the coke" right after "pick up the coke"), which
   a greedy planner otherwise repeats forever. A shortest plan never revisits a state, so the cap never
   removes a step some shortest plan needs;
+- ``max_failures``: a skill that failed this many times in the same state (``state_key``) gets
+  affordance 0 there until the state changes (0: off, the paper). A value function reads only the
+  present observation, and a failed pick or put down usually leaves the world as it was, so without
+  this SayCan chooses the same failing skill until the step budget ends (in the physics kitchen, when
+  perception misplaces the target a few centimetres); with it the model's next choice gets its turn;
 - ``llm_temperature``: ranks by p_LLM^(1/T) x affordance (a temperature T on the log-probabilities; 1
   is the paper's product). The adapted model's first choice leads its second by many nats (a median
   7.6 on generated tasks), so with T = 1 an affordance overturns it only near 0; T is fitted on
@@ -44,6 +49,7 @@ paper's method is what ``SayCanOptions()`` runs; config/planners.yaml switches t
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +59,7 @@ from kitchen_domain.skill import TERMINATE, Skill
 from kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.llm.ranking import RankRequest
-from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
@@ -70,7 +76,7 @@ EXAMPLE_SOURCES = ("file", "retrieved", "none")
 class SayCanOptions:
     """``ablation``: one of ABLATIONS; ``top_k``: candidates kept in each step's table;
     ``generation_tokens``: budget of one generated step (generative ablation); ``scene_context``,
-    ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``,
+    ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``, ``max_failures``,
     ``llm_temperature``: see the module docstring; ``prune``: score only the skills that can enter the
     top_k table (branch and bound on p_LLM x affordance, ``llm.ranking``: the same choice and table as
     scoring every skill)."""
@@ -83,6 +89,7 @@ class SayCanOptions:
     retrieved_examples: int = 4
     terminate_affordance: float | None = None
     avoid_revisits: bool = False
+    max_failures: int = 0
     prune: bool = True
     llm_temperature: float = 1.0
 
@@ -100,6 +107,8 @@ class SayCanOptions:
                 f"terminate_affordance must be a probability in [0, 1] (or null: the environment's), "
                 f"got {self.terminate_affordance}"
             )
+        if self.max_failures < 0:
+            raise ValueError(f"max_failures must be 0 (off) or a number of failed attempts, got {self.max_failures}")
         if not self.llm_temperature > 0.0 or math.isinf(self.llm_temperature):
             raise ValueError(
                 f"llm_temperature must be a positive number (1 = the paper's product), got {self.llm_temperature}"
@@ -139,12 +148,16 @@ class SayCanPlanner:
         self._scene = ""
         self._examples: list[DialogExample] | None = None
         self._passed: set[tuple[object, ...]] = set()
+        self._failures: Counter[tuple[tuple[object, ...], str]] = Counter()
+        self._chosen_in: tuple[object, ...] | None = None
 
     def reset(self, instruction: str) -> None:
         self._instruction = instruction
         self._done = []
         self._scene = ""
         self._passed = set()
+        self._failures = Counter()
+        self._chosen_in = None
         self._examples = [] if self.options.examples == "none" else None
         if self._retriever is not None and self.options.examples == "retrieved":
             nearest = self._retriever.nearest(instruction, self.options.retrieved_examples)
@@ -190,11 +203,19 @@ class SayCanPlanner:
                 self.options.terminate_affordance if skill.family == TERMINATE else affordance
                 for skill, affordance in zip(skills, affordances, strict=True)
             ]
+        if not (self.options.avoid_revisits or self.options.max_failures):
+            return affordances
+        world = env.snapshot()
+        state = self._chosen_in = state_key(world)
         if self.options.avoid_revisits:
-            world = env.snapshot()
-            self._passed.add(state_key(world))
+            self._passed.add(state)
             affordances = [
                 0.0 if affordance > 0.0 and self._revisits(world, skill) else affordance
+                for skill, affordance in zip(skills, affordances, strict=True)
+            ]
+        if self.options.max_failures:
+            affordances = [
+                0.0 if self._failures[state, skill.text] >= self.options.max_failures else affordance
                 for skill, affordance in zip(skills, affordances, strict=True)
             ]
         return affordances
@@ -209,6 +230,8 @@ class SayCanPlanner:
     def observe(self, record: StepRecord) -> None:
         if record.succeeded:
             self._done.append(record.skill.text)
+        elif record.status == StepStatus.FAILED and self._chosen_in is not None:
+            self._failures[self._chosen_in, record.skill.text] += 1
 
     def _generative_step(self, skills: list[Skill]) -> StepDecision:
         assert self._projector is not None
@@ -248,6 +271,7 @@ PAPER_SETUP = {
     "examples": "file",
     "terminate_affordance": None,
     "avoid_revisits": False,
+    "max_failures": 0,
 }
 
 
