@@ -1,7 +1,8 @@
 """A 2D detection lifted to a 3D object in the map frame (open3d).
 
 The region's pixels with depth become a point cloud in the map frame; a horizontal plane holding a
-large share of it (the counter under a box detection) is removed by RANSAC; DBSCAN keeps the largest
+large share of it and lying under the rest (the counter under a box detection) is removed by RANSAC,
+while one with points below it is the object's own top (a sponge's, seen from above) and stays; DBSCAN keeps the largest
 cluster, which drops the background seen around the object. The object's centre and extent are the
 cluster's axis-aligned bounds in the map frame, its bottom extended down to the support it stands on.
 """
@@ -22,7 +23,8 @@ class LiftConfig:
     """``max_points``: the cloud is subsampled to this many points (speed); ``plane_distance`` and
     ``plane_fraction``: RANSAC inlier distance (m) and the inlier share a horizontal plane needs to be
     removed; ``cluster_eps`` (m) and ``cluster_min_points``: DBSCAN; ``min_points``: fewer cluster
-    points give no object."""
+    points give no object; ``below_fraction``: a plane with more than this share of the other points
+    below it is an object's top face, not a support, and is kept."""
 
     max_points: int = 1500
     plane_distance: float = 0.006
@@ -30,6 +32,7 @@ class LiftConfig:
     cluster_eps: float = 0.02
     cluster_min_points: int = 8
     min_points: int = 15
+    below_fraction: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,11 @@ def lift(
         horizontal = abs(plane[2]) > 0.95
         if not horizontal or len(inliers) < config.plane_fraction * len(cloud.points):
             break
-        height = float(np.median(np.asarray(cloud.points)[inliers, 2]))
+        heights = np.asarray(cloud.points)[:, 2]
+        height = float(np.median(heights[inliers]))
+        others = np.delete(heights, inliers)
+        if np.count_nonzero(others < height - 2 * config.plane_distance) > config.below_fraction * len(others):
+            break
         support = height if support is None else max(support, height)
         cloud = cloud.select_by_index(inliers, invert=True)
     labels = np.asarray(cloud.cluster_dbscan(config.cluster_eps, config.cluster_min_points))
