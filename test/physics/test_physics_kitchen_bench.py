@@ -88,6 +88,8 @@ def test_perceived_scene_episode_is_judged_on_ground_truth(tmp_path: Path) -> No
     assert_fetched(result, log_dir)
     survey = (log_dir / "survey.log").read_text()
     assert "fetch: looking around" in survey and "fetch: simulator reset" in survey, survey
+    # Perception forgot what it knew before the look around, and its scene is compared with the truth.
+    assert "perception: forgot" in survey and "fetch: perceived against truth: " in survey, survey
     assert list(log_dir.glob("perception*")), sorted(p.name for p in log_dir.iterdir())
 
 
