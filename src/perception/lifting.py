@@ -2,9 +2,10 @@
 
 The region's pixels with depth become a point cloud in the map frame; a horizontal plane holding a
 large share of it and lying under the rest (the counter under a box detection) is removed by RANSAC,
-while one with points below it is the object's own top (a sponge's, seen from above) and stays; DBSCAN keeps the largest
-cluster, which drops the background seen around the object. The object's centre and extent are the
-cluster's axis-aligned bounds in the map frame, its bottom extended down to the support it stands on.
+while one with points below it is the object's own top (a sponge's, seen from above) and stays;
+DBSCAN keeps the largest cluster, which drops the background seen around the object. The object's
+centre and extent are the cluster's axis-aligned bounds in the map frame, its bottom extended down to
+the support it stands on.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ def test_assembler_without_stamp_matching_leaves_out_objects_at_no_place(
     assembler.on_objects((9, 9), [*world.objects, ObjectInstance("coke_3", "coke", "")])
     assert assembler.error is None and assembler.world is not None
     assert [o.id for o in assembler.world.objects] == ["apple_1"]
-    assert assembler.unplaced == {"coke_3"}
+    assert assembler.unplaced_labels == {"coke"}
     # With matched stamps (a simulator's truth) an object at no place is an error, not a perception gap.
     strict = StateAssembler(kitchen, match_stamps=True)
     strict.on_robot_state(_record(world, (5, 0)))

@@ -64,8 +64,8 @@ class StateAssembler:
     robot moved but its objects not yet). Without it (perception and a robot publishing at their own
     rates) each message rebuilds the world from the latest of the other, and the robot-state record says
     what is held (``with_held``: perception lags the gripper), and perceived objects at no place (location
-    "": seen on the way, farther than perception's place radius from every place) are left out, named in
-    ``unplaced``: the planner's world holds objects at places only. Objects with labels the kitchen does
+    "": seen on the way, farther than perception's place radius from every place) are left out, their labels named in
+    ``unplaced_labels``: the planner's world holds objects at places only. Objects with labels the kitchen does
     not know are left out (they have no skills). ``error`` keeps the last reason a pair
     could not be assembled.
     """
@@ -75,7 +75,7 @@ class StateAssembler:
         self.match_stamps = match_stamps
         self.error: str | None = None
         self.ignored_labels: set[str] = set()
-        self.unplaced: set[str] = set()
+        self.unplaced_labels: set[str] = set()
         self._objects: tuple[Stamp, Sequence[ObjectInstance]] | None = None
         self._robot: RobotState | None = None
         self._world: World | None = None
@@ -109,7 +109,7 @@ class StateAssembler:
         known = [obj for obj in objects if obj.label in self.kitchen.config.articles]
         self.ignored_labels.update(obj.label for obj in objects if obj.label not in self.kitchen.config.articles)
         if not self.match_stamps:
-            self.unplaced.update(obj.id for obj in known if not obj.at)
+            self.unplaced_labels.update(obj.label for obj in known if not obj.at)
             known = with_held([obj for obj in known if obj.at], self._robot)
         initial: dict[str, Any] = {
             "robot": {"at": self._robot.at, "holding": self._robot.holding},

@@ -101,10 +101,11 @@ class TopicStateProvider(StateProvider):
         if new_labels:
             self._node.get_logger().warning(f"ignoring objects with labels outside the kitchen: {sorted(new_labels)}")
             self._reported_labels |= new_labels
-        new_unplaced = self._assembler.unplaced - self._reported_unplaced
+        # By label, as the ignored ones: perception issues a new id for every track it starts.
+        new_unplaced = self._assembler.unplaced_labels - self._reported_unplaced
         if new_unplaced:
             self._node.get_logger().warning(
-                f"leaving out objects at no place (location ''): {sorted(new_unplaced)}; raise perception's "
-                "place_radius_m if they stand at one of the world's places"
+                f"leaving out objects at no place (location ''), labels {sorted(new_unplaced)}; raise "
+                "perception's place_radius_m if they stand at one of the world's places"
             )
             self._reported_unplaced |= new_unplaced
