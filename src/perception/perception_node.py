@@ -5,7 +5,8 @@ Subscribes (names relative, topic parameters):
   camera/depth/image_raw      sensor_msgs/Image        32FC1 metres or 16UC1 millimetres, registered to colour
   camera/color/camera_info    sensor_msgs/CameraInfo   intrinsics (K)
   camera_pose_topic           geometry_msgs/PoseStamped  the optical camera frame in the map (when set;
-                              else the fixed ``camera_pose`` parameter)
+                              else the fixed ``camera_pose`` parameter), one per frame with the frame's
+                              stamp: a frame is lifted with the pose within ``sync_slop_s`` of its stamp
   perception/queries          std_msgs/String          JSON list of extra text queries (the planner's
                               object names); each message replaces the previous extra set
   robot_state_topic           std_msgs/String          the robot-state record (when set): an object the
@@ -22,7 +23,8 @@ Publishes:
                               backend, last latency; `stale` when no frame came for ``stale_after_s``
 
 Frames are processed at most ``rate_hz`` times a second, always the newest colour/depth pair whose
-stamps are within ``sync_slop_s``; frames arriving meanwhile are skipped, never queued.
+stamps are within ``sync_slop_s``; frames arriving meanwhile are skipped, never queued. With a pose topic,
+a frame waits for its pose (it may arrive after the images) and is never lifted with another frame's.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ from perception.detection import DetectorError, View
 from perception.geometry import Transform
 from perception.pipeline import PerceptionConfig, ScenePerception
 from perception.places import PlaceAssigner
+from perception.pose_history import PoseHistory
 from perception.ros_messages import (
     ImageFormatError,
     depth_from_msg,
@@ -92,7 +95,9 @@ PARAMETERS = {
         [0.0, 0.0, 1.5, -0.5, 0.5, -0.5, 0.5], "fixed camera pose in the map: x, y, z, qx, qy, qz, qw (optical frame)"
     ),
     "rate_hz": Parameter(5.0, "most frames processed per second", minimum=0.01),
-    "sync_slop_s": Parameter(0.05, "largest stamp difference of a colour/depth pair", minimum=0.0),
+    "sync_slop_s": Parameter(
+        0.05, "largest stamp difference of a colour/depth pair and of a frame and its camera pose", minimum=0.0
+    ),
     "stale_after_s": Parameter(2.0, "no frame for this long: status stale, error logged", minimum=0.01),
     "forget_after_s": Parameter(60.0, "objects not seen for this long leave the scene", minimum=0.0),
     "robot_state_topic": Parameter(
@@ -130,6 +135,8 @@ class PerceptionNode(Node):
         self._vocabulary = [q.strip() for q in p["vocabulary"].split(",") if q.strip()] or list(world.labels)
         self._extra: list[str] = []
         self._camera = pose
+        self._poses = PoseHistory()
+        self._pose_topic = bool(p["camera_pose_topic"])
         self._slop = p["sync_slop_s"]
         self._stale_after = p["stale_after_s"]
         self._lock = threading.Lock()
@@ -152,7 +159,8 @@ class PerceptionNode(Node):
         self._status_pub = self.create_publisher(String, STATUS_TOPIC, STATE_QOS)
         self._debug_pub = self.create_publisher(Image, DEBUG_IMAGE_TOPIC, 1)
         self._markers_pub = self.create_publisher(MarkerArray, MARKERS_TOPIC, 1)
-        self._topics = {key: full_name(self, p[key]) for key in ("rgb_topic", "depth_topic", "camera_info_topic")}
+        topic_keys = ("rgb_topic", "depth_topic", "camera_info_topic", "camera_pose_topic")
+        self._topics = {key: full_name(self, p[key]) for key in topic_keys if p[key]}
         self.create_subscription(Image, p["rgb_topic"], lambda m: self._keep("_rgb", m), qos_profile_sensor_data)
         self.create_subscription(Image, p["depth_topic"], lambda m: self._keep("_depth", m), qos_profile_sensor_data)
         self.create_subscription(
@@ -185,7 +193,7 @@ class PerceptionNode(Node):
             self._report_once(f"ignoring camera pose: {error}")
             return
         with self._lock:
-            self._camera = pose
+            self._poses.add(_seconds(msg.header.stamp), pose)
 
     def _on_robot_state(self, msg: String) -> None:
         try:
@@ -232,7 +240,8 @@ class PerceptionNode(Node):
 
     def _tick(self) -> None:
         with self._lock:
-            rgb, depth, info, camera = self._rgb, self._depth, self._info, self._camera
+            rgb, depth, info = self._rgb, self._depth, self._info
+            camera = self._frame_pose(rgb)
             queries = [*self._vocabulary, *self._extra]
             holding, picked, self._picked = self._holding, self._picked, None
             released = self._released
@@ -242,7 +251,7 @@ class PerceptionNode(Node):
         if picked is not None and (track := self._perception.picked_up(*picked, self._reach)) is not None:
             self.get_logger().info(f"{track.id} ({track.label}) picked up by the robot: out of the scene")
         pair = None if rgb is None or depth is None else (rgb.header.stamp.sec, rgb.header.stamp.nanosec)
-        if pair is None or info is None or pair == self._last_pair:
+        if pair is None or info is None or camera is None or pair == self._last_pair:
             self._check_stale()
             return
         if abs(_seconds(rgb.header.stamp) - _seconds(depth.header.stamp)) > self._slop:
@@ -277,6 +286,13 @@ class PerceptionNode(Node):
         self._debug_pub.publish(rgb_to_msg(draw_detections(view.rgb, result.detections), stamp, rgb.header.frame_id))
         self._publish_status()
 
+    def _frame_pose(self, rgb: Image | None) -> Transform | None:
+        """The camera pose of the frame ``rgb`` (the fixed one without a pose topic); None while it has
+        not arrived. Called under the lock."""
+        if not self._pose_topic:
+            return self._camera
+        return None if rgb is None else self._poses.at(_seconds(rgb.header.stamp), self._slop)
+
     def _check_stale(self) -> None:
         since = self._last_frame_time if self._last_frame_time is not None else self._started
         age = time.monotonic() - since
@@ -284,9 +300,14 @@ class PerceptionNode(Node):
             return
         self._state = "stale"
         what = "no RGB-D frame yet" if self._last_frame_time is None else f"no RGB-D frame for {age:.1f} s"
+        topics = f"{self._topics['rgb_topic']}, {self._topics['depth_topic']} and {self._topics['camera_info_topic']}"
+        if self._pose_topic:
+            topics = (
+                f"{topics} with a pose on {self._topics['camera_pose_topic']} "
+                f"(newest pose stamp {self._poses.newest_stamp()}; publish one per frame, with the frame's stamp)"
+            )
         self.get_logger().error(
-            f"{what} on {self._topics['rgb_topic']}, {self._topics['depth_topic']} and "
-            f"{self._topics['camera_info_topic']} (stamps within {self._slop} s): is the camera publishing? "
+            f"{what} on {topics} (stamps within {self._slop} s): is the camera publishing? "
             f"{full_name(self, SCENE_TOPIC)} keeps the last perceived scene, marked stale on "
             f"{full_name(self, STATUS_TOPIC)}"
         )

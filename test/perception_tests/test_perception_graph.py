@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from geometry_msgs.msg import PoseStamped
+from rclpy.duration import Duration
 from ros_harness import RosGraph, wait_until
 from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import String
@@ -28,7 +30,11 @@ STARTUP_S = 90.0  # the node loads torch and the sentence embedder; slow on a lo
 
 
 class Camera:
-    """Publishes one rendered frame as colour, depth and camera_info at 10 Hz, fresh stamps each time."""
+    """Publishes one rendered frame as colour, depth and camera_info at 10 Hz, fresh stamps each time.
+
+    ``show_pose`` also publishes the frame's pose on /camera/pose, with the frame's stamp, each time
+    followed by a decoy 0.05 s later and 0.4 m to the side, as the next frame's pose arriving before its
+    images would (a moving camera under load); ``only_decoys`` stops the frame's own poses."""
 
     def __init__(self, graph: RosGraph, frame: Frame) -> None:
         node = graph.node
@@ -38,15 +44,30 @@ class Camera:
             node.create_publisher(Image, "/camera/depth/image_raw", 5),
             node.create_publisher(CameraInfo, "/camera/color/camera_info", 5),
         )
+        self._pose_pub = node.create_publisher(PoseStamped, "/camera/pose", 10)
+        self._poses = {"own": False, "decoy": False}
         self._clock = node.get_clock()
         self._timer = node.create_timer(0.1, self._publish)
 
     def _publish(self) -> None:
-        stamp = self._clock.now().to_msg()
+        now = self._clock.now()
+        stamp = now.to_msg()
         rgb, depth, info = self._pubs
         rgb.publish(rgb_to_msg(self._frame.rgb, stamp, "head_camera"))
         depth.publish(depth_to_msg(self._frame.depth, stamp, "head_camera"))
         info.publish(intrinsics_to_msg(CAMERA, stamp, "head_camera"))
+        own = _pose(self._frame)
+        if self._poses["own"]:
+            self._pose_pub.publish(_pose_msg(own, stamp))
+        if self._poses["decoy"]:
+            decoy = [own[0] + 0.4, *own[1:]]
+            self._pose_pub.publish(_pose_msg(decoy, (now + Duration(seconds=0.05)).to_msg()))
+
+    def show_pose(self) -> None:
+        self._poses.update(own=True, decoy=True)
+
+    def only_decoys(self) -> None:
+        self._poses["own"] = False
 
     def show(self, frame: Frame) -> None:
         self._frame = frame
@@ -77,6 +98,15 @@ class Listener:
 
 def _pose(frame: Frame) -> list[float]:
     return [*map(float, frame.spec.camera.translation), *frame.spec.camera.quaternion_xyzw()]
+
+
+def _pose_msg(pose: list[float], stamp: object) -> PoseStamped:
+    msg = PoseStamped()
+    msg.header.stamp, msg.header.frame_id = stamp, "map"
+    position, orientation = msg.pose.position, msg.pose.orientation
+    position.x, position.y, position.z = pose[:3]
+    orientation.x, orientation.y, orientation.z, orientation.w = pose[3:]
+    return msg
 
 
 @pytest.mark.graph
@@ -145,6 +175,31 @@ def test_clear_scene_forgets_every_object_so_a_new_one_in_its_place_gets_its_own
     assert [o.id for o in listener.scenes[-1].objects] == ["sponge_1"]
     reply = wait_for(clear.call_async(ClearScene.Request()), 30.0, CLEAR_SCENE_SERVICE)
     assert reply.forgotten == 1 and "forgot 1 object" in reply.message
+
+
+@pytest.mark.graph
+@pytest.mark.model
+def test_each_frame_is_lifted_with_the_camera_pose_of_its_own_stamp(ros_graph: RosGraph) -> None:
+    frame = scene_frame(20, labels=["coke"], min_objects=1, max_objects=1)
+    [truth] = frame.spec.objects
+    listener = Listener(ros_graph)
+    camera = Camera(ros_graph, frame)
+    camera.show_pose()
+    # Frames 0.1 s apart, decoys half way: a slop of 0.02 s tells each frame's pose from every decoy.
+    params = {"vocabulary": "coke", "camera_pose_topic": "/camera/pose", "sync_slop_s": 0.02, "stale_after_s": 2.0}
+    ros_graph.start_node("perception_node", params=params)
+    wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
+    # Lifted with the newest pose (each frame's decoy), the coke would stand 0.4 m off.
+    wait_until(lambda: len(listener.scenes) >= 5, 30.0, "five processed frames")
+    for scene in listener.scenes:
+        assert [o.id for o in scene.objects] == ["coke_1"], "one track, never a second one from a wrong pose"
+        position = scene.objects[0].pose.pose.position
+        assert abs(position.x - truth.centre[0]) < 0.03 and abs(position.y - truth.centre[1]) < 0.03
+
+    camera.only_decoys()
+    wait_until(lambda: listener.status[-1]["state"] == "stale", 15.0, "status stale without the frames' poses")
+    wait_until(lambda: "publish one per frame, with the frame's stamp" in ros_graph.logs(), 5.0, "the pose error")
+    assert "/camera/pose" in ros_graph.logs()
 
 
 @pytest.mark.graph

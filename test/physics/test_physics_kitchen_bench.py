@@ -60,7 +60,9 @@ def run_bench(tmp_path: Path, *options: str) -> tuple[dict, Path]:
 def assert_fetched(result: dict, log_dir: Path) -> None:
     assert result["sim"] == "physics" and result["ros"] is True
     [run] = result["runs"]
-    assert run["plan"] in (PLAN, PLAN[:-1]), run
+    survey = log_dir / "survey.log"
+    why = f"{run['end_reason']}: {run['message']}\n{survey.read_text() if survey.exists() else ''}"
+    assert run["plan"] in (PLAN, PLAN[:-1]), why
     assert run["plan_success"] and result["plan_success"] == 1.0, run
     # The steps log holds the judged worlds: the ground truth, with the coke at the user at the end.
     [entry] = [json.loads(line) for line in (log_dir / "steps.jsonl").read_text().splitlines()]
