@@ -10,6 +10,7 @@ from saycan_doubles import MakeWorld, PreferringModel, WordEmbedder
 from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import config_file
+from kitchen_domain.skill import Skill
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources
@@ -17,6 +18,7 @@ from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner, build
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
+from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 GROUNDED = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
@@ -164,6 +166,31 @@ def test_max_failures_stops_repeating_a_skill_that_keeps_failing_in_the_same_sta
         assert result.reason == EndReason.DONE and result.steps[-1].skill.text == "done"
     else:
         assert result.reason == EndReason.MAX_STEPS
+
+
+class RetrackingEnvironment(SimulatedEnvironment):
+    """Every pick fails, and the coke comes back under a new id, as perception's re-seen track would."""
+
+    def __init__(self, make_world: MakeWorld) -> None:
+        super().__init__(
+            make_world("far counter", coke_1="far counter"), failures=FailureInjector({"pick": 1.0}, enabled=True)
+        )
+        self._make_world, self._tracks = make_world, 1
+
+    def execute(self, skill: Skill) -> SkillOutcome:
+        outcome = super().execute(skill)
+        if not outcome.success:
+            self._tracks += 1
+            self.world = self._make_world("far counter", **{f"coke_{self._tracks}": "far counter"})
+        return outcome
+
+
+def test_max_failures_counts_by_label_so_a_retracked_object_still_stops_the_repeats(make_world: MakeWorld) -> None:
+    env = RetrackingEnvironment(make_world)
+    planner = SayCanPlanner(PreferringModel(["pick up the coke", "done"]), GROUNDED, SayCanOptions(max_failures=2))
+    result = run_plan(planner, "Bring me a coke.", env, max_steps=6)
+    assert [s.skill.text for s in result.steps if s.status == StepStatus.FAILED] == ["pick up the coke"] * 2
+    assert result.reason == EndReason.DONE and env.world.objects[0].id == "coke_3"
 
 
 def test_max_failures_must_not_be_negative() -> None:

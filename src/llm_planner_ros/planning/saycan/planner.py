@@ -258,9 +258,12 @@ class SayCanPlanner:
 
 
 def state_key(world: World) -> tuple[object, ...]:
-    """What makes two world states the same for ``avoid_revisits``: robot place, every object's place
-    (the gripper included), the drawer, and the set of places visited (goals may ask for visits)."""
-    objects = tuple(sorted((obj.id, obj.at) for obj in world.objects))
+    """What makes two world states the same for ``avoid_revisits`` and ``max_failures``: robot place, the
+    places of the objects by label (the gripper included), the drawer, and the set of places visited
+    (goals may ask for visits). Labels, not ids, because skills name labels and a perceived object's id
+    is not stable: a coke re-seen after a failed pick may come back as another track, and the failure
+    count must still find the state it failed in."""
+    objects = tuple(sorted((obj.label, obj.at) for obj in world.objects))
     return world.robot_at, objects, world.drawer_open, frozenset(world.visited)
 
 
