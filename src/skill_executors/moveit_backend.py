@@ -125,6 +125,11 @@ class MoveItBackend(SkillBackend):
         self._settings = arm_settings(p)
         self._drawer_settings = drawer_settings(p)
         self._default_height = default_object_height
+        # The perceived height of the object the gripper closed on (None once it opens): the grasp was
+        # placed for this height, so the put down lowers by it. Perception stops reporting an object once
+        # it is held, and the kitchen's default height put a taller one into the surface (CONTROL_FAILED).
+        self._grasped_height: float | None = None
+        self._pick_height: float | None = None  # the height of the pick being planned or run
         self._state_timeout_s = p["server_timeout_s"]
 
     def execute(self, skill: Skill, report: ProgressCallback, should_cancel: Callable[[], bool]) -> SkillOutcome:
@@ -142,6 +147,9 @@ class MoveItBackend(SkillBackend):
                 if isinstance(motion, GripperMove)
                 else self._arm_move(motion, should_cancel)
             )
+            if isinstance(motion, GripperMove) and (motion.grasp or ended is None):
+                # A close that held nothing, or any open, leaves the gripper empty.
+                self._grasped_height = self._pick_height if motion.grasp and ended is None else None
             if ended is not None:
                 message = f"{skill.text!r} stopped at {motion.phase!r}: {ended.message}"
                 if isinstance(motion, LinearMove) and ended.status is Status.FAILED:
@@ -160,6 +168,7 @@ class MoveItBackend(SkillBackend):
             target = object_to_pick(skill.argument, self._view.objects(), place)
             if target is None:
                 raise MotionError(f"{skill.text!r}: perception reports no {skill.argument} to pick (on /scene/objects)")
+            self._pick_height = target.height
             return pick_motion(target, self._settings)
         if skill.family == PLACE:
             entry = self._map_entry(skill, place, why)
@@ -203,6 +212,11 @@ class MoveItBackend(SkillBackend):
         return next((obj for obj in self._view.objects() if obj.id == held), None)
 
     def _held_height(self) -> float:
+        """The height the put down lowers the held object by: the one its grasp was made for while the
+        robot still holds something, else what perception reports of it, else the default."""
+        robot = self._view.robot()
+        if self._grasped_height is not None and robot is not None and robot.holding is not None:
+            return self._grasped_height
         held = self._held()
         return held.height if held is not None and held.height > 0.0 else self._default_height
 

@@ -11,7 +11,9 @@ within 5 cm of it across) grasps it, around the handle of the drawer at the robo
 5 cm) holds the handle; opening the gripper puts the held object down at the robot's place (in the
 drawer when it is open there), or lets go of the handle, opening or closing the drawer when the
 fingertips are nearer the handle's open or closed position. The fingertips are ``grasp_offset`` along
-the hand's z axis from the goal's position (the Panda hand's 0.1034 m).
+the hand's z axis from the goal's position (the Panda hand's 0.1034 m). Objects are reported
+``object_height`` tall (0: the kitchen's object size); ``report_held: false`` leaves the held object out
+of ``scene/objects``, as perception_node does (a held object is not a scene object).
 
 Outcomes are scripted per server by the parameters ``nav2_outcomes``, ``move_group_outcomes`` and
 ``gripper_outcomes``: comma-separated, one per goal, the last repeating:
@@ -90,6 +92,8 @@ class RobotDoubles(Node):
         self.declare_parameter("record_file", "")
         self.declare_parameter("robot_state_topic", "robot/state")
         self.declare_parameter("grasp_offset", 0.1034)
+        self.declare_parameter("object_height", 0.0)
+        self.declare_parameter("report_held", True)
         self._lock = threading.RLock()
         self._scripts = {
             name: Script(self.get_parameter(f"{name}_outcomes").value) for name in ("nav2", "move_group", "gripper")
@@ -344,10 +348,12 @@ class RobotDoubles(Node):
 
     def _poses(self) -> list[tuple[Any, tuple[float, float, float]]]:
         """Every object with its centre: on its place's surface (spread along x), at the base when held."""
-        height = self._kitchen.config.object_size[2]
+        height = self._size()[2]
         seen: dict[str, int] = {}
         poses = []
         for obj in sorted(self._world.objects, key=lambda o: o.id):
+            if obj.held and not self.get_parameter("report_held").value:
+                continue
             place = self._places.place(self._world.place_of(obj))
             if obj.held or place is None:
                 robot = self._world.robot_position
@@ -361,6 +367,10 @@ class RobotDoubles(Node):
             poses.append((obj, (spot.x + SPREAD_M * index, spot.y, spot.z + height / 2)))
         return poses
 
+    def _size(self) -> tuple[float, float, float]:
+        x, y, z = self._kitchen.config.object_size
+        return x, y, float(self.get_parameter("object_height").value) or z
+
     def _publish(self) -> None:
         if not self._publish_world:
             return
@@ -369,7 +379,7 @@ class RobotDoubles(Node):
             now = self.get_clock().now().to_msg()
             array = SceneObjectArray()
             array.header.stamp, array.header.frame_id = now, self._places.frame
-            size = self._kitchen.config.object_size
+            size = self._size()
             for obj, (x, y, z) in self._poses():
                 item = SceneObject(id=obj.id, label=obj.label, confidence=0.9, location=obj.at)
                 item.pose.header = array.header

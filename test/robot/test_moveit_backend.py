@@ -70,6 +70,23 @@ def test_pick_and_put_down_run_their_pose_goals_and_gripper_commands(
     assert records(record, "gripper")[-1]["position"] == settings.gripper_open
 
 
+def test_put_down_lowers_by_the_height_the_grasp_was_made_for_when_the_held_object_is_not_reported(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    # A 20 cm bottle, and perception that stops reporting what the gripper holds (as perception_node).
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, object_height=0.2, report_held=False)
+    arm = start_executor(ros_graph, ARM)
+    settings, counter = ArmSettings(), load_place_map().place("far counter").surface
+    for skill in ("pick up the coke", "put down the coke"):
+        response = execute(arm, kitchen.world().skill(skill))
+        assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    approach, lower = (m["target"] for m in records(record, "move_group") if m["phase"] in ("approach", "lower"))
+    grasp_z = counter.z + settings.grasp_height(0.2) + settings.grasp_offset
+    assert approach[2] == pytest.approx(grasp_z)
+    # With the kitchen's default height (12 cm) the bottle's bottom would go 8 cm into the counter.
+    assert lower[2] == pytest.approx(grasp_z + settings.place_clearance)
+
+
 def test_a_planning_failure_fails_the_pick_at_its_step(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
     start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail")
     arm = start_executor(ros_graph, ARM)

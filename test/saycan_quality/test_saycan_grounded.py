@@ -12,13 +12,13 @@ from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import config_file
 from kitchen_domain.skill import Skill
 from llm_planner_ros.planning.decision import StepStatus
+from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner, build
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
-from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 GROUNDED = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
