@@ -57,6 +57,7 @@ from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
+from perception.geometry import Transform
 from physics_sim.camera import Frame
 from physics_sim.layout import Pose2D
 from physics_sim.motions import Motion, Outcome
@@ -481,7 +482,7 @@ class _CameraTopics:
         self.info.publish(info)
         pose = PoseStamped(header=_header(stamp, "map"))
         pose.pose.position.x, pose.pose.position.y, pose.pose.position.z = frame.eye
-        q = _optical_orientation(frame.eye, frame.target)
+        q = Transform.look_at(frame.eye, frame.target).quaternion_xyzw()
         pose.pose.orientation.x, pose.pose.orientation.y, pose.pose.orientation.z, pose.pose.orientation.w = q
         self.pose.publish(pose)
 
@@ -549,23 +550,6 @@ def _quaternion_product(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[flo
         aw * bz + ax * by - ay * bx + az * bw,
         aw * bw - ax * bx - ay * by - az * bz,
     )
-
-
-def _optical_orientation(eye: tuple[float, ...], target: tuple[float, ...]) -> tuple[float, float, float, float]:
-    """Quaternion (x, y, z, w) of an optical frame (z forward, x right, y down) looking from eye to target."""
-    forward = np.subtract(target, eye)
-    forward /= np.linalg.norm(forward)
-    right = np.cross(forward, (0.0, 0.0, 1.0))
-    if np.linalg.norm(right) < 1e-6:  # looking straight down or up
-        right = np.array([1.0, 0.0, 0.0])
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    m = np.column_stack([right, down, forward])
-    w = math.sqrt(max(0.0, 1 + m[0, 0] + m[1, 1] + m[2, 2])) / 2
-    x = math.copysign(math.sqrt(max(0.0, 1 + m[0, 0] - m[1, 1] - m[2, 2])) / 2, m[2, 1] - m[1, 2])
-    y = math.copysign(math.sqrt(max(0.0, 1 - m[0, 0] + m[1, 1] - m[2, 2])) / 2, m[0, 2] - m[2, 0])
-    z = math.copysign(math.sqrt(max(0.0, 1 - m[0, 0] - m[1, 1] + m[2, 2])) / 2, m[1, 0] - m[0, 1])
-    return (x, y, z, w)
 
 
 def _nav_code(outcome: Outcome) -> int:

@@ -81,13 +81,28 @@ class Transform:
         return cls(np.stack([right, down, forward], axis=1), eye_v)
 
     def quaternion_xyzw(self) -> tuple[float, float, float, float]:
-        """The rotation as a unit quaternion (x, y, z, w)."""
+        """The rotation as a unit quaternion (x, y, z, w), w >= 0. Shepperd's method: the square root is
+        taken of the largest of the four diagonal sums, so a rotation near 180 degrees (w near 0: a
+        camera looking along -y) keeps the relative signs of x, y and z, which per-component square
+        roots with copied signs lose."""
         m = self.rotation
-        w = np.sqrt(max(0.0, 1.0 + m[0, 0] + m[1, 1] + m[2, 2])) / 2.0
-        x = np.copysign(np.sqrt(max(0.0, 1.0 + m[0, 0] - m[1, 1] - m[2, 2])) / 2.0, m[2, 1] - m[1, 2])
-        y = np.copysign(np.sqrt(max(0.0, 1.0 - m[0, 0] + m[1, 1] - m[2, 2])) / 2.0, m[0, 2] - m[2, 0])
-        z = np.copysign(np.sqrt(max(0.0, 1.0 - m[0, 0] - m[1, 1] + m[2, 2])) / 2.0, m[1, 0] - m[0, 1])
-        return (float(x), float(y), float(z), float(w))
+        trace = m[0, 0] + m[1, 1] + m[2, 2]
+        if trace > 0.0:
+            s = 2.0 * np.sqrt(1.0 + trace)
+            q = ((m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, s / 4.0)
+        elif m[0, 0] >= m[1, 1] and m[0, 0] >= m[2, 2]:
+            s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+            q = (s / 4.0, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s, (m[2, 1] - m[1, 2]) / s)
+        elif m[1, 1] >= m[2, 2]:
+            s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+            q = ((m[0, 1] + m[1, 0]) / s, s / 4.0, (m[1, 2] + m[2, 1]) / s, (m[0, 2] - m[2, 0]) / s)
+        else:
+            s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+            q = ((m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4.0, (m[1, 0] - m[0, 1]) / s)
+        unit = np.asarray(q, dtype=float) / np.linalg.norm(q)
+        if unit[3] < 0.0:
+            unit = -unit
+        return (float(unit[0]), float(unit[1]), float(unit[2]), float(unit[3]))
 
     def apply(self, points: np.ndarray) -> np.ndarray:
         """(N, 3) points mapped through the transform."""

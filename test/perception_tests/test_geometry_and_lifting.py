@@ -27,6 +27,21 @@ def test_a_pose_quaternion_round_trips_and_look_at_faces_the_target() -> None:
         Transform.from_pose((0, 0, 0), (0, 0, 0, 0))
 
 
+@pytest.mark.parametrize("heading_deg", range(-180, 180, 15))
+@pytest.mark.parametrize("pitch_deg", [0, 35, 89])
+def test_the_quaternion_round_trips_at_every_heading(heading_deg: int, pitch_deg: int) -> None:
+    # A head camera looking along -y (heading -90, the kitchen's counters) is a rotation near 180 degrees
+    # from the optical frame: its quaternion once came out with flipped signs, and a robot at a counter
+    # lifted every detection to the wrong place (nothing seen).
+    heading, pitch = np.radians(heading_deg), np.radians(pitch_deg)
+    eye = np.array([4.5, 1.35, 1.7])
+    target = eye + [np.cos(heading) * np.cos(pitch), np.sin(heading) * np.cos(pitch), -np.sin(pitch)]
+    camera = Transform.look_at(eye, target)
+    q = camera.quaternion_xyzw()
+    assert np.isclose(np.linalg.norm(q), 1.0) and q[3] >= 0.0
+    assert np.allclose(Transform.from_pose(tuple(eye), q).rotation, camera.rotation, atol=1e-9)
+
+
 def test_backprojected_pixels_land_on_the_rendered_surfaces() -> None:
     frame = scene_frame(3)
     near = (frame.segmentation == 0) & (frame.depth < 3.0)  # depth noise grows with range

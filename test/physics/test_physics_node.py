@@ -24,6 +24,7 @@ from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
+from perception.geometry import Transform
 from physics_sim.robot import TUCKED
 
 pytestmark = pytest.mark.graph
@@ -59,6 +60,7 @@ class Truth:
             ("camera/depth/image_raw", Image),
             ("camera/color/camera_info", CameraInfo),
             ("wrist_camera/color/image_raw", Image),
+            ("camera/pose", PoseStamped),
         ):
             node.create_subscription(kind, topic, lambda msg, t=topic: self._saw(t, msg), 10)
         self.messages: dict[str, Any] = {}
@@ -153,6 +155,14 @@ def test_pick_and_place_through_the_robot_actions_moves_the_coke_to_the_user(ros
     truth = _start(ros_graph)
     base, arm, gripper = _clients(ros_graph)
     assert truth.robot is not None and truth.robot.at == "close counter" and truth.robot.holding is None
+    # At the counter the head camera looks along -y and down: the optical frame the node publishes
+    # (z forward, x right, y down) must say so, or perception lifts what it sees to the wrong place.
+    wait_until(lambda: "camera/pose" in truth.messages, 20.0, "the head camera's pose")
+    q = truth.messages["camera/pose"].pose.orientation
+    rotation = Transform.from_pose((0.0, 0.0, 0.0), (q.x, q.y, q.z, q.w)).rotation
+    right, down, forward = rotation.T
+    assert forward[1] < -0.5 and forward[2] < 0.0 and abs(forward[0]) < 0.05, forward
+    assert right[0] < -0.99 and down[2] < 0.0, (right, down)
 
     result = _navigate(base, *FAR_COUNTER)
     assert result.status == GoalStatus.STATUS_SUCCEEDED, result.result.error_msg
@@ -188,7 +198,7 @@ def test_pick_and_place_through_the_robot_actions_moves_the_coke_to_the_user(ros
     assert robot.visited == ("close counter", "far counter", "user")
     assert truth.object("coke_1")["upright"]
     # The robot-side topics a perception node and the executors read.
-    wait_until(lambda: len(truth.seen) == 6, 20.0, f"every robot topic (saw {sorted(truth.seen)})")
+    wait_until(lambda: len(truth.seen) == 7, 20.0, f"every robot topic (saw {sorted(truth.seen)})")
     image, info = truth.messages["camera/color/image_raw"], truth.messages["camera/color/camera_info"]
     assert (image.width, image.height, image.encoding) == (64, 48, "rgb8") and len(image.data) == 64 * 48 * 3
     assert truth.messages["camera/depth/image_raw"].encoding == "32FC1" and info.k[2] == 32.0

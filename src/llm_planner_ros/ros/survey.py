@@ -39,6 +39,9 @@ from llm_planner_ros.ros.topics import (
 # Scenes perception must publish after the robot arrives before a place counts as seen: the first may
 # come from a frame taken on the way.
 FRAMES_PER_PLACE = 2
+# At the start place two more: the clear's own empty scene, and a scene from a frame rendered before the
+# simulator reset and still in flight, are no frames taken there.
+START_EXTRA_FRAMES = 2
 SKILL_TIMEOUT_S = 120.0
 FRAMES_TIMEOUT_S = 30.0
 # The first scene waits for perception to start: it loads torch and the sentence embedder (slow under load).
@@ -89,7 +92,7 @@ class Survey:
     def run(self, world: World, reload: LoadEpisode.Request) -> list[str]:
         missed = []
         self._forget_old_objects()
-        self._wait_frames(world.robot_at, STARTUP_TIMEOUT_S)
+        self._wait_frames(world.robot_at, STARTUP_TIMEOUT_S, START_EXTRA_FRAMES)
         for skill in route(world):
             if not self._go(skill):
                 missed.append(str(skill.argument))
@@ -121,10 +124,10 @@ class Survey:
             self._report(f"{skill.text} failed ({response.result.message}): its objects stay unseen")
         return bool(response.result.success)
 
-    def _wait_frames(self, place: str, timeout_s: float) -> None:
+    def _wait_frames(self, place: str, timeout_s: float, extra: int = 0) -> None:
         deadline = time.monotonic() + timeout_s
         with self._changed:
-            target = self._scenes + FRAMES_PER_PLACE
+            target = self._scenes + FRAMES_PER_PLACE + extra
             while self._scenes < target:
                 if not self._changed.wait(max(0.0, deadline - time.monotonic())):
                     raise SurveyError(
