@@ -72,10 +72,13 @@ class Transform:
 
     @classmethod
     def look_at(cls, eye: np.ndarray | list[float], target: np.ndarray | list[float]) -> Transform:
-        """The optical camera at ``eye`` looking at ``target`` with the map's z axis up in the image."""
+        """The optical camera at ``eye`` looking at ``target`` with the map's z axis up in the image (the
+        map's x axis to the right when it looks straight down or up)."""
         eye_v, forward = np.asarray(eye, dtype=float), np.asarray(target, dtype=float) - np.asarray(eye, dtype=float)
         forward /= np.linalg.norm(forward)
         right = np.cross(forward, [0.0, 0.0, 1.0])
+        if np.linalg.norm(right) < 1e-6:  # straight down or up (a wrist camera over a grasp): x is right
+            right = np.array([1.0, 0.0, 0.0])
         right /= np.linalg.norm(right)
         down = np.cross(forward, right)
         return cls(np.stack([right, down, forward], axis=1), eye_v)

@@ -28,7 +28,7 @@ def test_a_pose_quaternion_round_trips_and_look_at_faces_the_target() -> None:
 
 
 @pytest.mark.parametrize("heading_deg", range(-180, 180, 15))
-@pytest.mark.parametrize("pitch_deg", [0, 35, 89])
+@pytest.mark.parametrize("pitch_deg", [0, 35, 89, 90])
 def test_the_quaternion_round_trips_at_every_heading(heading_deg: int, pitch_deg: int) -> None:
     # A head camera looking along -y (heading -90, the kitchen's counters) is a rotation near 180 degrees
     # from the optical frame: its quaternion once came out with flipped signs, and a robot at a counter
