@@ -29,6 +29,24 @@ def yaw_quaternion(yaw: float) -> Quaternion:
     return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
 
 
+def turned(q: Quaternion, yaw: float) -> Quaternion:
+    """The orientation ``q`` turned by ``yaw`` radians about the map's vertical axis."""
+    zx, zy, zz, zw = yaw_quaternion(yaw)
+    x, y, z, w = q
+    return (
+        zw * x + zx * w + zy * z - zz * y,
+        zw * y - zx * z + zy * w + zz * x,
+        zw * z + zx * y - zy * x + zz * w,
+        zw * w - zx * x - zy * y - zz * z,
+    )
+
+
+def half_turn(angle: float) -> float:
+    """``angle`` modulo pi, in (-pi/2, pi/2]: the same axis for a symmetric gripper's fingers."""
+    folded = math.remainder(angle, math.pi)
+    return math.pi / 2.0 if folded <= -math.pi / 2.0 else folded
+
+
 Vector = tuple[float, float, float]
 
 

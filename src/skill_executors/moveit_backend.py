@@ -5,7 +5,9 @@ on ``move_group_action`` (plan and execute; the pose is a position constraint, a
 ``position_tolerance`` around the target, plus an orientation constraint on ``ee_link``; the closing
 stow step a joint-constraint goal to ``stow_joints``), every gripper step one control_msgs
 GripperCommand goal on ``gripper_action``. Tall objects are grasped ``grasp_depth`` below their top
-(the object's pose and ``size.z`` on ``/scene/objects``). The object to pick comes
+(the object's pose and ``size.z`` on ``/scene/objects``), the fingers turned to close across the base's
+heading at the place (``turn_grasp``; robot_motion.manipulation.grasp_yaw), and a put down opens them
+along the heading, away from the objects free_spot sets beside it. The object to pick comes
 from ``/scene/objects`` (its pose), the surface to put down on from the place map at the robot's
 place: its point, or the free spot of its area nearest the point, clear of what perception reports
 standing there (robot_motion.free_spot; the drawer's interior likewise). The drawer skills
@@ -56,11 +58,13 @@ from robot_motion.manipulation import (
     LinearMove,
     Motion,
     grasp_failure,
+    grasp_yaw,
     pick_motion,
     place_motion,
+    release_yaw,
 )
 from robot_motion.navigation import MotionError
-from robot_motion.perception import PerceivedObject, object_to_pick
+from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
 from robot_motion.place_map import Area, Place, PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
@@ -87,6 +91,8 @@ def arm_settings(p: dict[str, Any]) -> ArmSettings:
         gripper_max_effort=p["gripper_max_effort"],
         grasp_depth=p["grasp_depth"],
         place_clearance=p["place_clearance"],
+        turn_grasp=p["turn_grasp"],
+        max_grasp_width=p["max_grasp_width"],
         stow_joints=stow,
         stow_joint_names=names,
     )
@@ -168,8 +174,14 @@ class MoveItBackend(SkillBackend):
             target = object_to_pick(skill.argument, self._view.objects(), place)
             if target is None:
                 raise MotionError(f"{skill.text!r}: perception reports no {skill.argument} to pick (on /scene/objects)")
+            entry = self._places.place(place) if place is not None else None
+            surface = entry.surface if entry is not None else None
+            if surface is not None and target.location == place and target.pose.frame == surface.frame:
+                target = resting_on(target, surface.z)
+            heading = entry.heading if entry is not None else None
+            yaw = grasp_yaw(target, heading, self._settings) if heading is not None else 0.0
             self._pick_height = target.height
-            return pick_motion(target, self._settings)
+            return pick_motion(target, self._settings, yaw)
         if skill.family == PLACE:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.surface is None:
@@ -178,7 +190,8 @@ class MoveItBackend(SkillBackend):
                     "add surface: {x, y, z} to put objects down there"
                 )
             spot = self._free_spot(skill, entry.surface, entry.surface_area, entry.heading)
-            return place_motion(spot, self._held_height(), self._settings)
+            yaw = release_yaw(entry.heading, self._settings)
+            return place_motion(spot, self._held_height(), self._settings, yaw)
         if skill.family == DRAWER:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.drawer is None:

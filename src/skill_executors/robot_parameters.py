@@ -48,6 +48,13 @@ ROBOT_PARAMETERS = {
         "this). The Panda's palm meets a top about 3.5 cm above the fingertips",
         minimum=0.0,
     ),
+    "turn_grasp": Parameter(
+        True,
+        "turn the grasp about the vertical so the fingers close across the base's heading (the camera's "
+        "least certain axis runs along them), or along it when the object is wider than max_grasp_width "
+        "across; false: grasp_orientation as given",
+    ),
+    "max_grasp_width": Parameter(0.08, "the widest object the open fingers pass around (m)", minimum=0.0),
     "place_clearance": Parameter(0.01, "put down releases the object this high above the surface (m)", minimum=0.0),
     "stow_joint_names": Parameter(list(PANDA_JOINTS), "the arm joints of the stow pose"),
     "stow_joints": Parameter(

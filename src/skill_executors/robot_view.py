@@ -11,7 +11,6 @@ executors follow localization directly; tf2_ros is an optional import, not on Py
 from __future__ import annotations
 
 import importlib.util
-import math
 import threading
 import time
 from typing import Any
@@ -131,5 +130,5 @@ def _perceived(obj: Any, default_frame: str) -> PerceivedObject:
         obj.location,
         Pose(frame, p.x, p.y, p.z, (q.x, q.y, q.z, q.w)),
         obj.size.z,
-        math.hypot(obj.size.x, obj.size.y) / 2.0,
+        (obj.size.x, obj.size.y),
     )

@@ -12,8 +12,9 @@ within 5 cm of it across) grasps it, around the handle of the drawer at the robo
 drawer when it is open there), or lets go of the handle, opening or closing the drawer when the
 fingertips are nearer the handle's open or closed position. The fingertips are ``grasp_offset`` along
 the hand's z axis from the goal's position (the Panda hand's 0.1034 m). Objects are reported
-``object_height`` tall (0: the kitchen's object size); ``report_held: false`` leaves the held object out
-of ``scene/objects``, as perception_node does (a held object is not a scene object).
+``object_height`` tall (0: the kitchen's object size), their lowest ``unseen_bottom`` metres left out
+as a camera looking down misses them (centre raised, height reduced); ``report_held: false`` leaves the
+held object out of ``scene/objects``, as perception_node does (a held object is not a scene object).
 
 Outcomes are scripted per server by the parameters ``nav2_outcomes``, ``move_group_outcomes`` and
 ``gripper_outcomes``: comma-separated, one per goal, the last repeating:
@@ -94,6 +95,7 @@ class RobotDoubles(Node):
         self.declare_parameter("grasp_offset", 0.1034)
         self.declare_parameter("object_height", 0.0)
         self.declare_parameter("report_held", True)
+        self.declare_parameter("unseen_bottom", 0.0)
         self._lock = threading.RLock()
         self._scripts = {
             name: Script(self.get_parameter(f"{name}_outcomes").value) for name in ("nav2", "move_group", "gripper")
@@ -229,6 +231,7 @@ class RobotDoubles(Node):
                 "orientation_link": orientation.link_name if orientation else "",
                 "frame": position.header.frame_id if position else "",
                 "target": [target.x, target.y, target.z] if target else None,
+                "orientation": [q.x, q.y, q.z, q.w] if target is not None and q is not None else None,
                 "plan_only": handle.request.planning_options.plan_only,
                 "path": {
                     "box": list(box.primitives[0].dimensions),
@@ -379,13 +382,15 @@ class RobotDoubles(Node):
             now = self.get_clock().now().to_msg()
             array = SceneObjectArray()
             array.header.stamp, array.header.frame_id = now, self._places.frame
-            size = self._size()
+            unseen = float(self.get_parameter("unseen_bottom").value)
+            size_x, size_y, size_z = self._size()
             for obj, (x, y, z) in self._poses():
                 item = SceneObject(id=obj.id, label=obj.label, confidence=0.9, location=obj.at)
                 item.pose.header = array.header
-                item.pose.pose.position.x, item.pose.pose.position.y, item.pose.pose.position.z = x, y, z
+                position = item.pose.pose.position
+                position.x, position.y, position.z = x, y, z + unseen / 2.0
                 item.pose.pose.orientation.w = 1.0
-                item.size.x, item.size.y, item.size.z = size
+                item.size.x, item.size.y, item.size.z = size_x, size_y, size_z - unseen
                 array.objects.append(item)
             state = RobotState.of_world(self._world, (now.sec, now.nanosec), self._revision, "", None)
             self._scene_pub.publish(array)

@@ -20,7 +20,7 @@ CAN_RADIUS = math.hypot(0.066, 0.066) / 2
 
 
 def can(object_id: str, x: float, y: float, z: float = 0.811, location: str = "user") -> PerceivedObject:
-    return PerceivedObject(object_id, "coke", location, Pose("map", x, y, z), 0.122, CAN_RADIUS)
+    return PerceivedObject(object_id, "coke", location, Pose("map", x, y, z), 0.122, (0.066, 0.066))
 
 
 def test_the_point_when_nothing_stands_near_it() -> None:

@@ -13,7 +13,7 @@ from kitchen_domain.config import load_kitchen_config
 from kitchen_domain.skill import Skill
 from robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
 from robot_motion.error_codes import moveit_failure, nav2_failure
-from robot_motion.geometry import Pose, rotate
+from robot_motion.geometry import Pose, half_turn, rotate, turned, yaw_quaternion
 from robot_motion.manipulation import (
     PANDA_STOW,
     ArmMove,
@@ -22,11 +22,13 @@ from robot_motion.manipulation import (
     JointMove,
     LinearMove,
     grasp_failure,
+    grasp_yaw,
     pick_motion,
     place_motion,
+    release_yaw,
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
-from robot_motion.perception import PerceivedObject, object_to_pick
+from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
 from robot_motion.place_map import PlaceMapError, load_place_map
 
 COKE = PerceivedObject("coke_1", "coke", "far counter", Pose("map", 4.5, 0.5, 0.96), 0.12)
@@ -176,6 +178,60 @@ def test_error_codes_become_clear_messages() -> None:
 
 def test_top_down_grasp_is_a_unit_quaternion() -> None:
     assert math.isclose(sum(c * c for c in ArmSettings().grasp_orientation), 1.0)
+
+
+def test_turned_turns_an_orientation_about_the_vertical() -> None:
+    down = ArmSettings().grasp_orientation
+    for yaw in (-2.0, -math.pi / 2, 0.3, math.pi / 2, 3.0):
+        q = turned(down, yaw)
+        assert math.isclose(sum(c * c for c in q), 1.0)
+        for v in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)):
+            assert rotate(q, v) == pytest.approx(rotate(yaw_quaternion(yaw), rotate(down, v)), abs=1e-12)
+    assert half_turn(-math.pi / 2) == pytest.approx(math.pi / 2)
+    assert half_turn(math.pi) == pytest.approx(0.0, abs=1e-12)
+    assert half_turn(3 * math.pi / 4) == pytest.approx(-math.pi / 4)
+
+
+def test_an_object_hovering_a_little_over_the_surface_is_extended_down_to_it() -> None:
+    seen = PerceivedObject("apple_1", "apple", "close counter", Pose("map", 1.0, 0.5, 0.938), 0.05, (0.05, 0.036))
+    resting = resting_on(seen, 0.9)
+    assert resting.height == pytest.approx(0.063) and resting.pose.z == pytest.approx(0.9315)
+    assert (resting.pose.x, resting.pose.y, resting.footprint) == (1.0, 0.5, (0.05, 0.036))
+    assert resting_on(seen, 0.85) == seen  # 6.3 cm above: on something else, not on this surface
+    assert resting_on(seen, 0.92) == seen  # reaching below the surface: as reported
+
+
+def _closes_along(yaw: float) -> tuple[float, float]:
+    x, y, _ = rotate(turned(ArmSettings().grasp_orientation, yaw), (0.0, 1.0, 0.0))
+    return round(abs(x), 6), round(abs(y), 6)
+
+
+def test_the_grasp_closes_across_the_base_unless_the_object_is_too_wide_there() -> None:
+    settings = ArmSettings()
+    facing_minus_y, facing_minus_x = -math.pi / 2, math.pi
+    apple = PerceivedObject("apple_1", "apple", "close counter", Pose("map", 1.0, 0.5, 0.94), 0.074, (0.05, 0.036))
+    assert _closes_along(grasp_yaw(apple, facing_minus_y, settings)) == (1.0, 0.0)
+    assert _closes_along(grasp_yaw(apple, facing_minus_x, settings)) == (0.0, 1.0)
+    # No footprint reported: across the base too.
+    unsized = PerceivedObject("coke_1", "coke", "table", Pose("map", 2.5, 3.5, 0.8), 0.12)
+    assert _closes_along(grasp_yaw(unsized, facing_minus_y, settings)) == (1.0, 0.0)
+    # An energy bar lying across the view (11.7 cm along x) is taken across its 3.2 cm side instead.
+    bar = PerceivedObject(
+        "energy_bar_1", "energy bar", "close counter", Pose("map", 1.0, 0.5, 0.91), 0.02, (0.117, 0.032)
+    )
+    assert _closes_along(grasp_yaw(bar, facing_minus_y, settings)) == (0.0, 1.0)
+    # Wide both ways: across the base, the narrower side is no better.
+    tray = PerceivedObject("tray_1", "tray", "table", Pose("map", 2.5, 3.5, 0.8), 0.03, (0.2, 0.3))
+    assert _closes_along(grasp_yaw(tray, facing_minus_y, settings)) == (1.0, 0.0)
+    assert grasp_yaw(apple, facing_minus_y, ArmSettings(turn_grasp=False)) == 0.0
+    # A put down opens the fingers along the heading, away from the neighbours beside its spot.
+    assert _closes_along(release_yaw(facing_minus_y, settings)) == (0.0, 1.0)
+    assert _closes_along(release_yaw(facing_minus_x, settings)) == (1.0, 0.0)
+    assert release_yaw(facing_minus_x, ArmSettings(turn_grasp=False)) == 0.0
+    motion = pick_motion(apple, settings, grasp_yaw(apple, facing_minus_y, settings))
+    assert {step.pose.orientation for step in motion if isinstance(step, ArmMove)} == {
+        turned(settings.grasp_orientation, math.pi / 2)
+    }
 
 
 def test_the_drawer_of_the_robot_map_matches_the_physics_kitchens_cabinet() -> None:

@@ -15,6 +15,7 @@ from ros_harness import RosGraph, wait_future, wait_until
 from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.messages import skill_to_msg
+from robot_motion.geometry import rotate
 from robot_motion.manipulation import ArmSettings
 from robot_motion.place_map import load_place_map
 
@@ -85,6 +86,60 @@ def test_put_down_lowers_by_the_height_the_grasp_was_made_for_when_the_held_obje
     assert approach[2] == pytest.approx(grasp_z)
     # With the kitchen's default height (12 cm) the bottle's bottom would go 8 cm into the counter.
     assert lower[2] == pytest.approx(grasp_z + settings.place_clearance)
+
+
+def test_an_object_reported_without_its_bottom_is_grasped_and_put_down_as_standing_on_the_surface(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    # The camera missed the lowest 3 cm of the 12 cm can: reported 9 cm tall, its centre 1.5 cm high.
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, unseen_bottom=0.03, report_held=False)
+    arm = start_executor(ros_graph, ARM)
+    settings, counter = ArmSettings(), load_place_map().place("far counter").surface
+    for skill in ("pick up the coke", "put down the coke"):
+        response = execute(arm, kitchen.world().skill(skill))
+        assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    approach, lower = (m["target"] for m in records(record, "move_group") if m["phase"] in ("approach", "lower"))
+    grasp_z = counter.z + settings.grasp_height(HEIGHT) + settings.grasp_offset
+    assert approach[2] == pytest.approx(grasp_z)
+    # Made for the 9 cm reported, the put down would lower the can 3 cm into the counter.
+    assert lower[2] == pytest.approx(grasp_z + settings.place_clearance)
+
+
+def _closing_axis(orientation: list[float]) -> tuple[float, float]:
+    """The horizontal axis the fingers of a hand with this orientation close along (its y axis)."""
+    x, y, _ = rotate((orientation[0], orientation[1], orientation[2], orientation[3]), (0.0, 1.0, 0.0))
+    return round(abs(x), 3), round(abs(y), 3)
+
+
+def test_the_fingers_close_across_the_base_and_a_put_down_opens_them_along_it(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    # At the far counter the base faces -y: the fingers close along x, across the camera's view.
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE)
+    arm = start_executor(ros_graph, ARM)
+    base = start_executor(ros_graph, "mobile_base_executor")
+    world = kitchen.world()
+    skills = (arm, "pick up the coke"), (arm, "put down the coke"), (arm, "pick up the coke")
+    for client, skill in (*skills, (base, "go to the trash can"), (arm, "put down the coke")):
+        response = execute(client, world.skill(skill))
+        assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    moves = [(m["phase"], _closing_axis(m["orientation"])) for m in records(record, "move_group") if m["orientation"]]
+    picking, putting = {"pre-grasp", "approach", "lift"}, {"above surface", "lower", "retreat"}
+    assert {axis for phase, axis in moves if phase in picking} == {(1.0, 0.0)}
+    # Put down opens them along the heading, clear of the objects set down beside the spot: along y at
+    # the counter, along x at the trash can (the base faces -x).
+    assert [axis for phase, axis in moves if phase in putting] == [(0.0, 1.0)] * 3 + [(1.0, 0.0)] * 3
+
+
+def test_without_turn_grasp_the_grasp_orientation_is_sent_as_given(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE)
+    arm = start_executor(ros_graph, ARM, turn_grasp=False)
+    response = execute(arm, kitchen.world().skill("pick up the coke"))
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    sent = [m["orientation"] for m in records(record, "move_group") if m["orientation"]]
+    assert sent and all(o == pytest.approx(list(ArmSettings().grasp_orientation)) for o in sent)
 
 
 def test_a_planning_failure_fails_the_pick_at_its_step(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
