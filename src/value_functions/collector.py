@@ -1,7 +1,8 @@
 """Rollout collector: runs pick, place and go-to in the physics kitchen from randomised scenes and
 records what the robot perceived before each skill and whether the skill succeeded.
 
-One JSON line per rollout (format in docs/value_functions.md)::
+One JSON line per rollout (format in docs/value_functions.md), gzip-compressed when ``--out`` ends in
+``.gz``::
 
     {"index": 12, "seed": 0, "family": "pick", "skill": "pick up the coke", "argument": "coke",
      "observation": {...value_functions.observation.Observation...}, "success": true,
@@ -17,6 +18,7 @@ Drawer skills are not collected: the physics kitchen scripts no drawer skill.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import random
@@ -26,6 +28,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import pybullet as pb
 
@@ -99,10 +102,18 @@ class Rollout:
         )
 
 
+def open_rollouts(path: Path, mode: str) -> IO[str]:
+    """A rollout file opened as text (``r`` or ``a``), gzip-compressed when its name ends in ``.gz``."""
+    return gzip.open(path, mode + "t") if path.suffix == ".gz" else path.open(mode)
+
+
 def load_rollouts(path: str | Path) -> list[Rollout]:
-    """Every rollout of a collector file; ValueError names the first malformed line."""
+    """Every rollout of a collector file (JSON lines, or gzip-compressed ones: ``.jsonl.gz``); ValueError
+    names the first malformed line."""
     rollouts = []
-    for number, line in enumerate(Path(path).read_text().splitlines(), 1):
+    with open_rollouts(Path(path), "r") as file:
+        text = file.read()
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -315,7 +326,7 @@ def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int 
     tally: Counter[tuple[str, bool]] = Counter()
     started = time.perf_counter()
     try:
-        with out.open("a") as file:
+        with open_rollouts(out, "a") as file:
             for number, index in enumerate(todo, 1):
                 rollout = collector.rollout(index)
                 file.write(rollout.to_json() + "\n")
@@ -339,7 +350,9 @@ def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, required=True, help="JSONL file of rollouts (appended to)")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="JSON-lines file of rollouts, appended to (.jsonl.gz: gzip-compressed)"
+    )
     parser.add_argument("--count", type=int, required=True, help="rollout indices 0..count-1 (over all families)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="continue an existing --out file")

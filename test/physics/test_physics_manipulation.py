@@ -20,8 +20,17 @@ from physics_sim import PhysicsKitchen, load_layout
 from physics_sim.motions import Outcome
 from physics_sim.robot import LINK_INDEX, TUCKED, within_limits
 from robot_motion.geometry import Pose
-from robot_motion.manipulation import ArmSettings, GripperMove, JointMove, Motion, pick_motion, place_motion
-from robot_motion.perception import PerceivedObject
+from robot_motion.manipulation import (
+    ArmSettings,
+    GripperMove,
+    JointMove,
+    Motion,
+    grasp_yaw,
+    pick_motion,
+    place_motion,
+    release_yaw,
+)
+from robot_motion.perception import PerceivedObject, resting_on
 
 EPISODES = "benchmarks/kitchen/dev.yaml"
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -146,3 +155,34 @@ def test_an_ik_angle_beyond_a_limit_turns_a_whole_turn_or_clamps() -> None:
     assert within_limits(-3.91, -2.9, 2.9) == pytest.approx(-3.91 + 2 * math.pi)
     assert within_limits(1.0, -2.9, 2.9) == 1.0
     assert within_limits(3.2, -0.02, 3.0) == 3.0  # 2 pi away is outside as well: the nearer limit
+
+
+def test_an_apple_seen_off_centre_towards_the_camera_is_picked_across_the_view_and_handed_over(
+    sim: PhysicsKitchen, kitchen: Kitchen
+) -> None:
+    """emb-08: perception put the 7.4 cm apple's centre 1.4 cm towards the head camera (along -y's
+    opposite at the close counter) and 1.3 cm high, 5 cm tall; 3 mm a side is all the open fingers have."""
+    load(sim, kitchen, "emb-08")
+    settings = physics_arm_settings()
+    assert sim.run(sim.navigate(sim.standing_pose("close counter"))).outcome is Outcome.SUCCEEDED
+    truth = next(o for o in sim.truth().objects if o.id == "apple_1")
+    x, y, z = truth.position
+    seen = PerceivedObject(
+        "apple_1", "apple", "close counter", Pose("map", x, y + 0.014, z + 0.013), 0.05, (0.051, 0.036)
+    )
+    # Fingers closing along the view (the grasp before turn_grasp) land on the apple.
+    approach = next(m for m in pick_motion(seen, settings) if m.phase == "approach")
+    blocked = sim.run(
+        sim.move_arm(
+            (approach.pose.x, approach.pose.y, approach.pose.z), approach.pose.orientation, LINK_INDEX["panda_hand"]
+        )
+    )
+    assert blocked.outcome is Outcome.IN_COLLISION
+    heading = sim.robot.pose.yaw
+    target = resting_on(seen, surface("close counter").z)
+    run(sim, pick_motion(target, settings, grasp_yaw(target, heading, settings)))
+    assert sim.holding() == "apple_1"
+    assert sim.run(sim.navigate(sim.standing_pose("user"))).outcome is Outcome.SUCCEEDED
+    run(sim, place_motion(surface("user"), target.height, settings, release_yaw(sim.robot.pose.yaw, settings)))
+    sim.step(int(1.0 / sim.time_step))
+    assert next(o for o in sim.truth().objects if o.id == "apple_1").at == "user" and sim.holding() is None

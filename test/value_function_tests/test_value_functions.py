@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -118,8 +119,9 @@ def test_analytic_world_of_a_perceived_observation(kitchen: Kitchen) -> None:
 
 
 @pytest.mark.timeout(180)
-def test_collector_records_perceived_observations_and_resumes(tmp_path: Path) -> None:
-    out = tmp_path / "rollouts.jsonl"
+@pytest.mark.parametrize("name", ["rollouts.jsonl", "rollouts.jsonl.gz"])
+def test_collector_records_perceived_observations_and_resumes(tmp_path: Path, name: str) -> None:
+    out = tmp_path / name
     assert collect(out, 2, seed=3, resume=False) == 2
     with pytest.raises(SystemExit, match="pass --resume"):
         collect(out, 4, seed=3, resume=False)
@@ -130,7 +132,8 @@ def test_collector_records_perceived_observations_and_resumes(tmp_path: Path) ->
     assert [r.index for r in rollouts] == [0, 1, 2, 3]
     assert [r.family for r in rollouts] == ["pick", "pick", "place", "goto"]
     assert collect(out, 4, seed=3, resume=True) == 0
-    for line in out.read_text().splitlines():
+    text = gzip.decompress(out.read_bytes()).decode() if name.endswith(".gz") else out.read_text()
+    for line in text.splitlines():
         objects = json.loads(line)["observation"]["objects"]
         # Only what perception reports: no ids, orientations or contacts of the simulator's truth.
         assert all(set(o) == {"label", "position", "size", "location", "confidence"} for o in objects)
