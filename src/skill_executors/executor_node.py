@@ -66,7 +66,7 @@ class ExecutorNode(Node):
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the kitchen configuration: {error}") from error
         library = kitchen.library
-        self._object_height = kitchen.config.object_size[2]
+        self._object_size = kitchen.config.object_size
         # Drawer skills included: whether the current scene has a drawer is the world's concern.
         self._skills = {skill.text: skill for skill in library.skills(with_drawer=True)}
         group = ReentrantCallbackGroup()
@@ -103,7 +103,7 @@ class ExecutorNode(Node):
             else:
                 from skill_executors.moveit_backend import MoveItBackend
 
-                backend = MoveItBackend(self, places, view, p, group, self._object_height)
+                backend = MoveItBackend(self, places, view, p, group, self._object_size)
         except ImportError as error:
             raise StartupError(
                 f"backend {p['backend']!r} needs the interface package {error.name}, which is not installed: "

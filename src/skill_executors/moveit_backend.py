@@ -27,7 +27,7 @@ cancel may be the e-stop, after which the arm must not move.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from control_msgs.action import GripperCommand
@@ -63,7 +63,7 @@ from robot_motion.manipulation import (
     place_motion,
     release_yaw,
 )
-from robot_motion.navigation import MotionError
+from robot_motion.navigation import DRAWER_CONTENTS, MotionError
 from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
 from robot_motion.place_map import Area, Place, PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
@@ -108,6 +108,10 @@ def drawer_settings(p: dict[str, Any]) -> DrawerSettings:
     )
 
 
+# A stored object counts as seen when perception reports one of its label this near where it was put.
+SEEN_M = 0.1
+
+
 class MoveItBackend(SkillBackend):
     """Runs pick / put down and the drawer skills with MoveIt's MoveGroup action and a GripperCommand action."""
 
@@ -118,7 +122,7 @@ class MoveItBackend(SkillBackend):
         view: RobotView,
         p: dict[str, Any],
         group: CallbackGroup,
-        default_object_height: float,
+        default_object_size: tuple[float, float, float],
     ) -> None:
         limits = CallLimits(p["server_timeout_s"], p["motion_timeout_s"], server_lost_s=p["server_lost_s"])
         arm_fix = "start MoveIt's move_group or set the executor's move_group_action parameter"
@@ -130,7 +134,15 @@ class MoveItBackend(SkillBackend):
         self._p = p
         self._settings = arm_settings(p)
         self._drawer_settings = drawer_settings(p)
-        self._default_height = default_object_height
+        self._default_footprint = (default_object_size[0], default_object_size[1])
+        self._default_height = default_object_size[2]
+        # What this backend put into the drawer: a head camera does not see into a drawer (perception
+        # reports none of it), and the next put aimed at the same spot (drawer-06: the arm carrying a
+        # tea hit the water bottle put there before). Kept until perception reports it or it is picked,
+        # for the episode of the robot-state record (a simulator's reset starts another).
+        self._stored: list[PerceivedObject] = []
+        self._stored_episode = ""
+        self._storing: PerceivedObject | None = None  # the put into the drawer being planned or run
         # The perceived height of the object the gripper closed on (None once it opens): the grasp was
         # placed for this height, so the put down lowers by it. Perception stops reporting an object once
         # it is held, and the kitchen's default height put a taller one into the surface (CONTROL_FAILED).
@@ -164,6 +176,7 @@ class MoveItBackend(SkillBackend):
                     message += self._stow_named()
                 return SkillOutcome(ended.status, message)
         report(1.0, "done")
+        self._remember(skill)
         return SkillOutcome(Status.SUCCEEDED, f"{skill.text!r} done ({', '.join(m.phase for m in motions)})")
 
     def motions(self, skill: Skill) -> list[Motion]:
@@ -200,11 +213,12 @@ class MoveItBackend(SkillBackend):
                     "drawer: {handle: {x, y, z}, open_yaw, travel, interior: {x, y, z}} to work one there"
                 )
             drawer = entry.drawer
-            spot = (
-                self._free_spot(skill, drawer.interior, drawer.interior_area, entry.heading)
-                if drawer_action(skill) == PUT
-                else None
-            )
+            spot = None
+            if drawer_action(skill) == PUT:
+                spot = self._free_spot(
+                    skill, drawer.interior, drawer.interior_area, entry.heading, self._unseen_stored()
+                )
+                self._storing = self._stored_at(skill, spot)
             return drawer_skill_motion(skill, drawer, self._held_height(), self._settings, self._drawer_settings, spot)
         raise MotionError(
             f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
@@ -233,14 +247,63 @@ class MoveItBackend(SkillBackend):
         held = self._held()
         return held.height if held is not None and held.height > 0.0 else self._default_height
 
-    def _free_spot(self, skill: Skill, surface: Pose, area: Area, heading: float) -> Pose:
+    def _free_spot(
+        self, skill: Skill, surface: Pose, area: Area, heading: float, unseen: Sequence[PerceivedObject] = ()
+    ) -> Pose:
         """Where put down sets the held object: the free spot of the surface's area nearest its point,
-        clear of what perception reports standing there (robot_motion.free_spot)."""
-        held = self._held()
+        clear of what perception reports standing there and of ``unseen`` (robot_motion.free_spot)."""
         try:
-            return free_spot(surface, area, heading, held.radius if held else 0.0, self._view.objects())
+            return free_spot(surface, area, heading, self._held_radius(), [*self._view.objects(), *unseen])
         except NoFreeSpot as error:
             raise MotionError(f"{skill.text!r}: {error}") from error
+
+    def _held_radius(self) -> float:
+        """The held object's radius as perception reports it, else the kitchen's default object's."""
+        held = self._held()
+        return held.radius if held is not None and held.radius > 0.0 else math.hypot(*self._default_footprint) / 2.0
+
+    def _stored_at(self, skill: Skill, spot: Pose) -> PerceivedObject:
+        """The held object as it will stand at ``spot`` in the drawer once put there."""
+        held, height = self._held(), self._held_height()
+        footprint = held.footprint if held is not None and held.radius > 0.0 else self._default_footprint
+        pose = Pose(spot.frame, spot.x, spot.y, spot.z + height / 2.0, spot.orientation)
+        return PerceivedObject(
+            f"stored {skill.argument}", skill.argument or "", DRAWER_CONTENTS, pose, height, footprint
+        )
+
+    def _unseen_stored(self) -> list[PerceivedObject]:
+        """What this backend put into the drawer that perception does not report near where it was put."""
+        seen = self._view.objects()
+        return [
+            stored
+            for stored in self._current_stored()
+            if not any(
+                obj.label == stored.label
+                and math.hypot(obj.pose.x - stored.pose.x, obj.pose.y - stored.pose.y) < SEEN_M
+                for obj in seen
+            )
+        ]
+
+    def _current_stored(self) -> list[PerceivedObject]:
+        """The stored objects of the robot's current episode (forgotten when another starts)."""
+        robot = self._view.robot()
+        episode = robot.episode if robot is not None else ""
+        if episode != self._stored_episode:
+            self._stored, self._stored_episode = [], episode
+        return self._stored
+
+    def _remember(self, skill: Skill) -> None:
+        """After a skill succeeded: a put into the drawer is kept; a pick of a label stored there, at the
+        drawer's place, takes one of that label out."""
+        if skill.family == DRAWER and drawer_action(skill) == PUT and self._storing is not None:
+            self._current_stored().append(self._storing)
+        elif skill.family == PICK:
+            place, _ = self._view.place()
+            entry = self._places.place(place) if place is not None else None
+            taken = next((s for s in self._current_stored() if s.label == skill.argument), None)
+            if entry is not None and entry.drawer is not None and taken is not None:
+                self._stored.remove(taken)
+        self._storing = None
 
     def _let_go(self, should_cancel: Callable[[], bool]) -> str:
         """Open the gripper on the handle after a failed pull or push; what became of it, for the message."""

@@ -14,7 +14,8 @@ fingertips are nearer the handle's open or closed position. The fingertips are `
 the hand's z axis from the goal's position (the Panda hand's 0.1034 m). Objects are reported
 ``object_height`` tall (0: the kitchen's object size), their lowest ``unseen_bottom`` metres left out
 as a camera looking down misses them (centre raised, height reduced); ``report_held: false`` leaves the
-held object out of ``scene/objects``, as perception_node does (a held object is not a scene object).
+held object out of ``scene/objects``, as perception_node does (a held object is not a scene object);
+``report_drawer: false`` leaves out what is in the drawer, which a head camera does not see.
 
 Outcomes are scripted per server by the parameters ``nav2_outcomes``, ``move_group_outcomes`` and
 ``gripper_outcomes``: comma-separated, one per goal, the last repeating:
@@ -95,6 +96,7 @@ class RobotDoubles(Node):
         self.declare_parameter("grasp_offset", 0.1034)
         self.declare_parameter("object_height", 0.0)
         self.declare_parameter("report_held", True)
+        self.declare_parameter("report_drawer", True)
         self.declare_parameter("unseen_bottom", 0.0)
         self._lock = threading.RLock()
         self._scripts = {
@@ -356,6 +358,9 @@ class RobotDoubles(Node):
         poses = []
         for obj in sorted(self._world.objects, key=lambda o: o.id):
             if obj.held and not self.get_parameter("report_held").value:
+                continue
+            drawer = self._kitchen.config.drawer
+            if drawer is not None and obj.at == drawer.contents_at and not self.get_parameter("report_drawer").value:
                 continue
             place = self._places.place(self._world.place_of(obj))
             if obj.held or place is None:
