@@ -93,6 +93,7 @@ def arm_settings(p: dict[str, Any]) -> ArmSettings:
         place_clearance=p["place_clearance"],
         turn_grasp=p["turn_grasp"],
         max_grasp_width=p["max_grasp_width"],
+        tall_ratio=p["tall_grasp_ratio"],
         stow_joints=stow,
         stow_joint_names=names,
     )

@@ -55,6 +55,11 @@ ROBOT_PARAMETERS = {
         "across; false: grasp_orientation as given",
     ),
     "max_grasp_width": Parameter(0.08, "the widest object the open fingers pass around (m)", minimum=0.0),
+    "tall_grasp_ratio": Parameter(
+        2.0,
+        "an object this many times as tall as its footprint is wide is grasped along the heading (turn_grasp)",
+        minimum=0.0,
+    ),
     "place_clearance": Parameter(0.01, "put down releases the object this high above the surface (m)", minimum=0.0),
     "stow_joint_names": Parameter(list(PANDA_JOINTS), "the arm joints of the stow pose"),
     "stow_joints": Parameter(

@@ -220,6 +220,12 @@ def test_the_grasp_closes_across_the_base_unless_the_object_is_too_wide_there() 
         "energy_bar_1", "energy bar", "close counter", Pose("map", 1.0, 0.5, 0.91), 0.02, (0.117, 0.032)
     )
     assert _closes_along(grasp_yaw(bar, facing_minus_y, settings)) == (0.0, 1.0)
+    # A 20 cm bottle: along the heading, where the closing fingers centre it.
+    bottle = PerceivedObject(
+        "water_bottle_1", "water bottle", "far counter", Pose("map", 4.5, 0.5, 1.0), 0.2, (0.05, 0.045)
+    )
+    assert _closes_along(grasp_yaw(bottle, facing_minus_y, settings)) == (0.0, 1.0)
+    assert _closes_along(grasp_yaw(bottle, facing_minus_y, ArmSettings(tall_ratio=5.0))) == (1.0, 0.0)
     # Wide both ways: across the base, the narrower side is no better.
     tray = PerceivedObject("tray_1", "tray", "table", Pose("map", 2.5, 3.5, 0.8), 0.03, (0.2, 0.3))
     assert _closes_along(grasp_yaw(tray, facing_minus_y, settings)) == (1.0, 0.0)
