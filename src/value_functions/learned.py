@@ -2,7 +2,9 @@
 
 pick, place and go-to are scored by their model, batched (one forward pass per family per call).
 Two of SayCan's caps stay (appendix D.2): going where the robot already is and picking with a full
-gripper get 0. Families without a model (find, terminate, drawer) get the analytic model's answer on
+gripper get 0; so does picking a label perception reports nowhere, which the executor refuses ("perception
+reports no ... to pick") and no rollout shows (the collector's targets are always in the scene, so the
+model's answer there is an extrapolation: 0.76 for an unseen sponge from the 20,000-rollout models). Families without a model (find, terminate, drawer) get the analytic model's answer on
 the world assembled from the same perception (``analytic.world_of``), so the backend reads nothing a
 robot would not have.
 """
@@ -47,6 +49,7 @@ class LearnedAffordance:
         results = [0.0] * len(skills)
         batches: dict[str, list[int]] = {}
         fallback: list[int] = []
+        seen = {obj.label for obj in observation.objects}
         for index, skill in enumerate(skills):
             if skill.family not in FAMILIES:
                 raise AffordanceError(
@@ -60,7 +63,7 @@ class LearnedAffordance:
                     f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}"
                 )
             capped = (skill.family == GOTO and skill.argument == observation.robot_at) or (
-                skill.family == PICK and observation.holding_label is not None
+                skill.family == PICK and (observation.holding_label is not None or skill.argument not in seen)
             )
             if not capped:
                 batches.setdefault(skill.family, []).append(index)

@@ -9,8 +9,8 @@ stage sees its own random 70 % of the rows); the served probability is their mea
 after each family the weight file is written, and ``--resume`` keeps the families already in it that
 were trained on the same number of rollouts and members.
 
-    nice -n 10 python -m value_functions.training --rollouts data/value_functions/rollouts.jsonl \
-        data/value_functions/rollouts_seed1.jsonl --out data/value_functions/value_functions.npz --seed 0
+    nice -n 10 python -m value_functions.training --rollouts data/value_functions/rollouts_seed0.jsonl.gz \
+        data/value_functions/rollouts_seed1.jsonl.gz --out data/value_functions/value_functions.npz --seed 0
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def fit_ensemble(
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Fit the value functions on collector rollouts.")
-    parser.add_argument("--rollouts", type=Path, nargs="+", required=True, help="collector JSONL files")
+    parser.add_argument("--rollouts", type=Path, nargs="+", required=True, help="collector files (.jsonl or .jsonl.gz)")
     parser.add_argument("--out", type=Path, required=True, help="weight file (.npz) to write")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--members", type=int, default=5, help="models per family (their mean is served)")

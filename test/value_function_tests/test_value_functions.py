@@ -100,6 +100,8 @@ def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Kitchen,
     assert all(0.0 < a < 1.0 for a in answers[:4])
     holding = Observation(observation.robot_xy, "table", "sponge", None, observation.objects)
     assert model.evaluate([skills[0]], holding) == [0.0]  # picking with a full gripper
+    # A label perception reports nowhere: the executor has nothing to grasp (no rollout shows this).
+    assert model.evaluate([world.skill("pick up the sponge")], observation) == [0.0]
     with pytest.raises(AffordanceError, match="needs one argument"):
         model.evaluate([Skill("pick up", "pick", ())], observation)
     with pytest.raises(WeightFileError, match="no model for"):

@@ -20,11 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT_ROLLOUTS = ("data/value_functions/rollouts.jsonl", "data/value_functions/rollouts_seed1.jsonl")
+DEFAULT_ROLLOUTS = ("data/value_functions/rollouts_seed0.jsonl.gz", "data/value_functions/rollouts_seed1.jsonl.gz")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rollouts", nargs="+", default=list(DEFAULT_ROLLOUTS), help="collector JSONL files")
+    parser.add_argument(
+        "--rollouts", nargs="+", default=list(DEFAULT_ROLLOUTS), help="collector files (.jsonl or .jsonl.gz)"
+    )
     parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="weight file")
     parser.add_argument("--plot", type=Path, default=Path("docs/results/value_functions_reliability.png"))
     parser.add_argument("--batch", type=int, default=50, help="skills per timed batch")
