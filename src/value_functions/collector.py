@@ -12,7 +12,8 @@ Rollout ``index`` is drawn from its own generator seeded by (seed, index), so a 
 ``--resume`` continues exactly where it stopped and produces the same lines as an uninterrupted one.
 Drawer skills are not collected: the physics kitchen scripts no drawer skill.
 
-    nice -n 10 python -m value_functions.collector --out data/value_functions/rollouts_seed0.jsonl.gz --count 10000 --seed 0 --resume
+    nice -n 10 python -m value_functions.collector --out data/value_functions/rollouts_seed0.jsonl.gz \
+        --count 10000 --seed 0 --resume
 """
 
 from __future__ import annotations

@@ -2,11 +2,12 @@
 
 pick, place and go-to are scored by their model, batched (one forward pass per family per call).
 Two of SayCan's caps stay (appendix D.2): going where the robot already is and picking with a full
-gripper get 0; so does picking a label perception reports nowhere, which the executor refuses ("perception
-reports no ... to pick") and no rollout shows (the collector's targets are always in the scene, so the
-model's answer there is an extrapolation: 0.76 for an unseen sponge from the 20,000-rollout models). Families without a model (find, terminate, drawer) get the analytic model's answer on
-the world assembled from the same perception (``analytic.world_of``), so the backend reads nothing a
-robot would not have.
+gripper get 0; so does picking a label perception reports nowhere, which the executor refuses
+("perception reports no ... to pick") and no rollout shows (the collector's targets are always in the
+scene, so the model's answer there is an extrapolation: 0.76 for an unseen sponge from the
+20,000-rollout models). Families without a model (find, terminate, drawer) get the analytic model's
+answer on the world assembled from the same perception (``analytic.world_of``), so the backend reads
+nothing a robot would not have.
 """
 
 from __future__ import annotations
