@@ -64,6 +64,7 @@ from physics_sim.motions import Motion, Outcome
 from physics_sim.robot import JOINT_NAMES, LINK_INDEX
 from physics_sim.simulation import PhysicsKitchen, scene_of
 from physics_sim.truth import Truth
+from robot_motion.geometry import turned
 
 PARAMETERS = {
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
@@ -371,8 +372,8 @@ class PhysicsSimNode(Node):
         if frame == "base_link":
             base = self._sim.robot.pose
             x, y = self._sim.robot.to_map(position[0], position[1])
-            turn = (0.0, 0.0, math.sin(base.yaw / 2), math.cos(base.yaw / 2))
-            return (x, y, position[2]), _quaternion_product(turn, orientation)
+            qx, qy, qz, qw = orientation
+            return (x, y, position[2]), turned((qx, qy, qz, qw), base.yaw)
         raise _GoalError(MoveItErrorCodes.FRAME_TRANSFORM_FAILURE, f"frame {frame!r}; known: map, base_link")
 
     def _gripper(self, handle: ServerGoalHandle) -> GripperCommand.Result:
@@ -539,17 +540,6 @@ def _pose_stamped(pose: Pose2D, stamp: Time) -> PoseStamped:
 
 def _yaw(q: Any) -> float:
     return math.atan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))
-
-
-def _quaternion_product(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, float, float]:
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    )
 
 
 def _nav_code(outcome: Outcome) -> int:

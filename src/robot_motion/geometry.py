@@ -29,16 +29,21 @@ def yaw_quaternion(yaw: float) -> Quaternion:
     return (0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0))
 
 
+def quaternion_product(a: Quaternion, b: Quaternion) -> Quaternion:
+    """The rotation ``b`` followed by ``a`` (the Hamilton product a * b), both (x, y, z, w)."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
 def turned(q: Quaternion, yaw: float) -> Quaternion:
     """The orientation ``q`` turned by ``yaw`` radians about the map's vertical axis."""
-    zx, zy, zz, zw = yaw_quaternion(yaw)
-    x, y, z, w = q
-    return (
-        zw * x + zx * w + zy * z - zz * y,
-        zw * y - zx * z + zy * w + zz * x,
-        zw * z + zx * y - zy * x + zz * w,
-        zw * w - zx * x - zy * y - zz * z,
-    )
+    return quaternion_product(yaw_quaternion(yaw), q)
 
 
 def half_turn(angle: float) -> float:

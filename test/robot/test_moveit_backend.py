@@ -6,6 +6,7 @@ with a clear message naming the step, and a cancel reaches MoveIt."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from action_msgs.msg import GoalStatus
@@ -71,38 +72,41 @@ def test_pick_and_put_down_run_their_pose_goals_and_gripper_commands(
     assert records(record, "gripper")[-1]["position"] == settings.gripper_open
 
 
-def test_put_down_lowers_by_the_height_the_grasp_was_made_for_when_the_held_object_is_not_reported(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
-) -> None:
-    # A 20 cm bottle, and perception that stops reporting what the gripper holds (as perception_node).
-    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, object_height=0.2, report_held=False)
+def _approach_and_lower_heights(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen, **doubles: Any
+) -> tuple[float, float]:
+    """Pick up the coke at the far counter and put it down again with the doubles' ``doubles``
+    parameters (perception that stops reporting what the gripper holds, as perception_node); the heights
+    above the counter's surface of the approach and lower goals, less ``grasp_offset``."""
+    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, report_held=False, **doubles)
     arm = start_executor(ros_graph, ARM)
     settings, counter = ArmSettings(), load_place_map().place("far counter").surface
     for skill in ("pick up the coke", "put down the coke"):
         response = execute(arm, kitchen.world().skill(skill))
         assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
     approach, lower = (m["target"] for m in records(record, "move_group") if m["phase"] in ("approach", "lower"))
-    grasp_z = counter.z + settings.grasp_height(0.2) + settings.grasp_offset
-    assert approach[2] == pytest.approx(grasp_z)
+    return approach[2] - counter.z - settings.grasp_offset, lower[2] - counter.z - settings.grasp_offset
+
+
+def test_put_down_lowers_by_the_height_the_grasp_was_made_for_when_the_held_object_is_not_reported(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    settings = ArmSettings()
+    approach, lower = _approach_and_lower_heights(ros_graph, tmp_path, kitchen, object_height=0.2)  # a bottle
+    assert approach == pytest.approx(settings.grasp_height(0.2))
     # With the kitchen's default height (12 cm) the bottle's bottom would go 8 cm into the counter.
-    assert lower[2] == pytest.approx(grasp_z + settings.place_clearance)
+    assert lower == pytest.approx(settings.grasp_height(0.2) + settings.place_clearance)
 
 
 def test_an_object_reported_without_its_bottom_is_grasped_and_put_down_as_standing_on_the_surface(
     ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
 ) -> None:
     # The camera missed the lowest 3 cm of the 12 cm can: reported 9 cm tall, its centre 1.5 cm high.
-    _, record = start_doubles(ros_graph, tmp_path, AT_COKE, unseen_bottom=0.03, report_held=False)
-    arm = start_executor(ros_graph, ARM)
-    settings, counter = ArmSettings(), load_place_map().place("far counter").surface
-    for skill in ("pick up the coke", "put down the coke"):
-        response = execute(arm, kitchen.world().skill(skill))
-        assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
-    approach, lower = (m["target"] for m in records(record, "move_group") if m["phase"] in ("approach", "lower"))
-    grasp_z = counter.z + settings.grasp_height(HEIGHT) + settings.grasp_offset
-    assert approach[2] == pytest.approx(grasp_z)
+    settings = ArmSettings()
+    approach, lower = _approach_and_lower_heights(ros_graph, tmp_path, kitchen, unseen_bottom=0.03)
+    assert approach == pytest.approx(settings.grasp_height(HEIGHT))
     # Made for the 9 cm reported, the put down would lower the can 3 cm into the counter.
-    assert lower[2] == pytest.approx(grasp_z + settings.place_clearance)
+    assert lower == pytest.approx(settings.grasp_height(HEIGHT) + settings.place_clearance)
 
 
 def _closing_axis(orientation: list[float]) -> tuple[float, float]:
