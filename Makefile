@@ -14,7 +14,7 @@ ROBOT_INTERFACE_SOURCES := scripts/build_robot_interfaces.py robot_interfaces/py
 ROS_BUILD_ENV := AMENT_PREFIX_PATH=$(VENV) CMAKE_PREFIX_PATH=$(VENV) PATH=$(VENV)/bin:$$PATH
 PYTEST_ARGS ?=
 
-.PHONY: setup lint test demo demo-physics lock clean
+.PHONY: setup lint test demo demo-symbolic lock clean
 
 setup: $(VENV)/.package-stamp $(VENV)/.robot-interfaces-stamp
 
@@ -58,14 +58,14 @@ lint: setup
 test: lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# The PyBullet kitchen, planned on what perception_node sees through the head camera (docs/perception.md,
+# "In a graph"): 90 s on the 2-core machine from a cold start (README, "Physics simulation").
 demo: setup
-	$(VENV)/bin/llm-planner demo "How would you bring me a coke can?"
-
-# The same instruction on the PyBullet kitchen, planned on what perception_node sees through the head
-# camera (docs/perception.md, "In a graph"). Not `make demo` yet: its first run took 4 min on the shared
-# 2-core machine (README, "Physics simulation").
-demo-physics: setup
 	$(VENV)/bin/llm-planner demo --sim physics "How would you bring me a coke can?"
+
+# The same instruction in the symbolic kitchen (sim_world_node): seconds, no physics or camera.
+demo-symbolic: setup
+	$(VENV)/bin/llm-planner demo --sim symbolic "How would you bring me a coke can?"
 
 lock:
 	bash scripts/write_lock.sh
