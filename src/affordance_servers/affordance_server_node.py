@@ -42,6 +42,8 @@ from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 from value_functions.network import WeightFileError
 
 BACKENDS = ("analytic", "learned")
+# How long a learned evaluation waits for the scene stamped like the newest robot state (match_stamps).
+PAIR_WAIT_S = 1.0
 
 PARAMETERS = {
     "families": Parameter(list(FAMILIES), "skill families to serve, one affordance/<family> action server each"),
@@ -159,7 +161,7 @@ class AffordanceServerNode(Node):
             )
         if self._learned is None or self._observations is None:
             return self._model.evaluate(skills, world)
-        observation = self._observations.current()
+        observation = self._observations.current(PAIR_WAIT_S)
         if observation is None:
             raise _Refused(f"no perceived scene with a matching robot state from {self._provider.describe()} yet")
         return self._learned.evaluate(skills, observation)

@@ -3,7 +3,9 @@
 detection; the robot's position, place, held label and drawer state). No simulator-only fact passes.
 
 With ``match_stamps`` (the simulator stamps both messages of one world revision alike) the observation
-is built only from a pair with equal stamps; otherwise from the latest of each.
+is built only from a pair with equal stamps, and ``current`` can wait for the scene of the newest
+robot state (after a navigation the robot state may arrive first: a pick scored from the place the robot
+had just left chose the wrong skill under load); otherwise from the latest of each.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class ObservationListener:
     ) -> None:
         self._match_stamps = match_stamps
         self._lock = threading.Lock()
+        self._assembled = threading.Condition(self._lock)
         self._objects: tuple[tuple[int, int], tuple[PerceivedObject, ...]] | None = None
         self._robot: RobotState | None = None
         self._current: Observation | None = None
@@ -43,9 +46,16 @@ class ObservationListener:
         )
         node.create_subscription(String, robot_state_topic, self._on_robot, STATE_QOS, callback_group=callback_group)
 
-    def current(self) -> Observation | None:
+    def current(self, wait_s: float = 0.0) -> Observation | None:
+        """The latest observation; with ``match_stamps``, first up to ``wait_s`` for the scene stamped like
+        the newest robot state, when it has not come yet (then the latest matched pair's)."""
         with self._lock:
+            if self._match_stamps and wait_s > 0.0 and self._robot is not None:
+                self._assembled.wait_for(self._paired, timeout=wait_s)
             return self._current
+
+    def _paired(self) -> bool:
+        return self._robot is not None and self._objects is not None and self._objects[0] == self._robot.stamp
 
     def _on_objects(self, msg: SceneObjectArray) -> None:
         detections = tuple(perceived(o) for o in msg.objects if o.location != HELD)
@@ -72,6 +82,7 @@ class ObservationListener:
         self._current = Observation(
             (robot.position.x, robot.position.y), robot.at, robot.holding_label, robot.drawer_open, detections
         )
+        self._assembled.notify_all()
 
 
 def perceived(msg: SceneObject) -> PerceivedObject:

@@ -117,3 +117,38 @@ def test_learned_backend_refuses_to_start_without_usable_weights(
     assert len(fatal) == 1 and expected in fatal[0], log
     if case != "unknown backend":
         assert "python -m value_functions.training" in fatal[0]
+
+
+@pytest.mark.timeout(60)
+def test_the_observation_waits_for_the_scene_of_the_newest_robot_state(ros_graph: RosGraph) -> None:
+    """After a navigation the robot state can arrive before the scene of the same revision: a learned
+    evaluation then waits for that scene instead of scoring from the place the robot has just left."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from affordance_servers.perceived_observation import ObservationListener
+
+    listener = ObservationListener(ros_graph.node, "scene/objects", "sim/robot_state", match_stamps=True)
+    node = ros_graph.node
+    scene_pub = node.create_publisher(SceneObjectArray, "scene/objects", STATE_QOS)
+    robot_pub = node.create_publisher(String, "sim/robot_state", STATE_QOS)
+
+    def publish_robot(sec: int, at: str, xy: tuple[float, float]) -> None:
+        robot_pub.publish(String(data=RobotState((sec, 0), sec, "", at, Position(*xy), None, None, None, ()).to_json()))
+
+    def publish_scene(sec: int) -> None:
+        array = SceneObjectArray()
+        array.header.stamp.sec, array.header.frame_id = sec, "map"
+        scene_pub.publish(array)
+
+    publish_robot(7, "table", (2.5, 2.9))
+    publish_scene(7)
+    wait_until(lambda: listener.current() is not None, 10.0, "the first observation")
+    publish_robot(8, "far counter", (4.5, 1.1))
+    wait_until(lambda: listener._robot is not None and listener._robot.stamp == (8, 0), 10.0, "the new robot state")
+    stale = listener.current()
+    assert stale is not None and stale.robot_at == "table"  # no wait: the last matched pair
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(listener.current, 10.0)
+        publish_scene(8)
+        fresh = waiting.result(timeout=15.0)
+    assert fresh is not None and fresh.robot_at == "far counter" and fresh.robot_xy == (4.5, 1.1)
