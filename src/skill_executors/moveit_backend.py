@@ -213,14 +213,14 @@ class MoveItBackend(SkillBackend):
                     f"{skill.text!r}: the {place} has no drawer in the place map {self._places.source}: add "
                     "drawer: {handle: {x, y, z}, open_yaw, travel, interior: {x, y, z}} to work one there"
                 )
-            drawer = entry.drawer
+            drawer, height = entry.drawer, self._held_height()
             spot = None
             if drawer_action(skill) == PUT:
                 spot = self._free_spot(
                     skill, drawer.interior, drawer.interior_area, entry.heading, self._unseen_stored()
                 )
-                self._storing = self._stored_at(skill, spot)
-            return drawer_skill_motion(skill, drawer, self._held_height(), self._settings, self._drawer_settings, spot)
+                self._storing = self._stored_at(skill, spot, height)
+            return drawer_skill_motion(skill, drawer, height, self._settings, self._drawer_settings, spot)
         raise MotionError(
             f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
             "skills are not supported"
@@ -263,9 +263,9 @@ class MoveItBackend(SkillBackend):
         held = self._held()
         return held.radius if held is not None and held.radius > 0.0 else math.hypot(*self._default_footprint) / 2.0
 
-    def _stored_at(self, skill: Skill, spot: Pose) -> PerceivedObject:
-        """The held object as it will stand at ``spot`` in the drawer once put there."""
-        held, height = self._held(), self._held_height()
+    def _stored_at(self, skill: Skill, spot: Pose, height: float) -> PerceivedObject:
+        """The held object, ``height`` tall, as it will stand at ``spot`` in the drawer once put there."""
+        held = self._held()
         footprint = held.footprint if held is not None and held.radius > 0.0 else self._default_footprint
         pose = Pose(spot.frame, spot.x, spot.y, spot.z + height / 2.0, spot.orientation)
         return PerceivedObject(
