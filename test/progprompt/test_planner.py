@@ -217,6 +217,8 @@ def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen
         build_planner("progprompt", bad)
     with pytest.raises(ValueError, match="unknown assert_check 'vision'"):
         ProgPromptOptions(assert_check="vision")
+    with pytest.raises(ValueError, match="unknown examples 'retrieved'; choose one of file, none"):
+        ProgPromptOptions(examples="retrieved")
 
 
 def test_build_refuses_example_programs_the_validator_rejects(kitchen: Kitchen, tmp_path: Path) -> None:

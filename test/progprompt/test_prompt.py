@@ -61,6 +61,21 @@ def test_the_prompt_has_imports_scene_names_examples_and_the_task_header_last(vo
     assert prompt.endswith("\n\ndef bring_me_a_coke_please():")
 
 
+def test_without_examples_and_with_the_scene_the_prompt_is_lists_scene_comment_and_header(
+    vocabulary: Vocabulary,
+) -> None:
+    scene = "Scene: robot at the table,\n holding the apple.   close counter: coke."
+    prompt = render_prompt(None, vocabulary, "Bring me a coke, please!", scene)
+    assert prompt.split("\n\n") == [
+        "from actions import find <obj>, pick_up <obj>, put_down <obj>, go_to <location>, bring_it_to_you, done",
+        "objects = ['apple', 'coke', 'sponge']\n"
+        "locations = ['close counter', 'far counter', 'table', 'trash can', 'user']\n"
+        "# Scene: robot at the table, holding the apple. close counter: coke.",
+        "def bring_me_a_coke_please():",
+    ]
+    assert "#" not in render_prompt(None, vocabulary, "Bring me a coke", " ")
+
+
 def test_task_function_names_are_identifiers() -> None:
     assert task_function_name("How would you bring me a coke can?") == "how_would_you_bring_me_a_coke_can"
     assert task_function_name("7up to the table") == "task_7up_to_the_table"

@@ -38,13 +38,16 @@ def bank(kitchen: Kitchen) -> list[PlanExample]:
     return list(generate_examples(kitchen, 24, seed=3))
 
 
+@pytest.mark.parametrize("shown", [True, False], ids=["examples-file", "examples-none-scene-context"])
 def test_the_program_is_what_the_planner_prompts_and_runs_to_the_goal(
-    kitchen: Kitchen, bank: list[PlanExample]
+    kitchen: Kitchen, bank: list[PlanExample], shown: bool
 ) -> None:
+    options = ProgPromptOptions() if shown else ProgPromptOptions(examples="none", scene_context=True)
     for example in bank:
-        text, start = program_example(kitchen, EXAMPLES, example)
+        text, start = program_example(kitchen, EXAMPLES if shown else None, example, scene_context=not shown)
+        assert ("else: find('sponge')" in text[:start]) == shown and ("\n# Scene: robot " in text) != shown
         model = ScriptedModel(text[start:])
-        planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions())
+        planner = ProgPromptPlanner(model, EXAMPLES, options)
         env = SimulatedEnvironment(kitchen.world(example.initial))
         result = run_plan(planner, example.instruction, env, max_steps=len(example.steps) + 2)
         assert model.generate_prompts == [text[:start]], example.id

@@ -135,3 +135,22 @@ def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: 
     assert abs(losses[2] - losses[1]) < 0.02, out.getvalue()  # float16 storage of A and B rounds a little
     with safe_open(str(second), framework="pt") as handle:
         assert sorted(handle.keys()) == sorted(f"layers.29.{module}.{ab}" for module in MODULE_PATHS for ab in "AB")
+
+
+@pytest.mark.model
+def test_one_adapter_trains_on_programs_and_dialogs_together(tmp_path: Path) -> None:
+    """``--method progprompt saycan`` with a count each: both kinds of sequence in one run, the validation
+    dialogs shared out between the methods; a count list that does not match the methods is refused."""
+    from llm_planner_ros.training.saycan_adapter import main
+
+    common = ["--validation", "2", "--layers", "1", "--rank", "2", "--batch", "2", "--threads", "1"]
+    common += ["--method", "progprompt", "saycan", "--program-examples", "none", "--scene-context"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*common, "--examples", "3", "2", "--out", str(tmp_path / "both.safetensors")]) == 0
+    assert "5 training dialogs" in out.getvalue(), out.getvalue()
+    losses = re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())
+    assert len(losses) == 2, out.getvalue()  # "nan" when no validation dialog was made
+    assert (tmp_path / "both.safetensors").stat().st_size > 0
+    with pytest.raises(SystemExit, match="one per --method \\(2\\), got 3"):
+        main([*common, "--examples", "3", "2", "1", "--out", str(tmp_path / "never.safetensors")])

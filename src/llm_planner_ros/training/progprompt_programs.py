@@ -3,9 +3,10 @@ oracle's plan written as a program.
 
 The prompt is exactly what ``ProgPromptPlanner`` sends for the request's scene at its first step
 (``progprompt.prompt.render_prompt``: the import line, the scene's objects and locations, the example
-programs, the task's ``def`` line); the vocabulary comes from a ``SimulatedEnvironment`` of the example's
-initial scene, as in ``llm-planner bench kitchen``. The completion is the oracle plan (A*, shortest) with
-each skill text written as the call the planner's own vocabulary maps to it (``find a coke`` ->
+programs, the task's ``def`` line; or, for the planner's ``examples: none`` and ``scene_context: true``, no
+example programs and the scene comment after the lists); the vocabulary comes from a ``SimulatedEnvironment``
+of the example's initial scene, as in ``llm-planner bench kitchen``. The completion is the oracle plan (A*,
+shortest) with each skill text written as the call the planner's own vocabulary maps to it (``find a coke`` ->
 ``find('coke')``), one per line, ending with ``done()`` and the empty line that closes a program in the
 program grammar (``planning.grammars.program_grammar``). Only the completion's tokens are targets.
 """
@@ -21,6 +22,7 @@ from llm_planner_ros.planning.progprompt.examples import PromptExamples
 from llm_planner_ros.planning.progprompt.prompt import render_prompt
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.training.saycan_adapter import TrainingSequence, target_positions
 
@@ -31,7 +33,10 @@ class UnwritableStep(ValueError):
 
 def scene_vocabulary(kitchen: Kitchen, example: PlanExample) -> Vocabulary:
     """The vocabulary the planner builds for the example's initial scene."""
-    env = SimulatedEnvironment(kitchen.world(example.initial))
+    return _vocabulary(SimulatedEnvironment(kitchen.world(example.initial)))
+
+
+def _vocabulary(env: SimulatedEnvironment) -> Vocabulary:
     return Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
 
 
@@ -56,18 +61,27 @@ def program_completion(vocabulary: Vocabulary, steps: Sequence[str]) -> str:
     return "".join(f"\n{INDENT}{calls[step]}" for step in steps) + "\n\n"
 
 
-def program_example(kitchen: Kitchen, examples: PromptExamples, example: PlanExample) -> tuple[str, int]:
-    """The training text of ``example`` and where its completion starts (characters)."""
-    vocabulary = scene_vocabulary(kitchen, example)
-    prompt = render_prompt(examples, vocabulary, example.instruction)
+def program_example(
+    kitchen: Kitchen, examples: PromptExamples | None, example: PlanExample, scene_context: bool = False
+) -> tuple[str, int]:
+    """The training text of ``example`` and where its completion starts (characters); ``examples`` None
+    and ``scene_context`` as the planner's options ``examples: none`` and ``scene_context: true``."""
+    env = SimulatedEnvironment(kitchen.world(example.initial))
+    vocabulary = _vocabulary(env)
+    scene = describe_scene(env.snapshot()) if scene_context else ""
+    prompt = render_prompt(examples, vocabulary, example.instruction, scene)
     return prompt + program_completion(vocabulary, example.steps), len(prompt)
 
 
 def encode_program(
-    tokenizer: Any, kitchen: Kitchen, examples: PromptExamples, example: PlanExample
+    tokenizer: Any,
+    kitchen: Kitchen,
+    examples: PromptExamples | None,
+    example: PlanExample,
+    scene_context: bool = False,
 ) -> TrainingSequence:
     """Tokenize a training program; the targets are the tokens that reach into the completion."""
-    text, start = program_example(kitchen, examples, example)
+    text, start = program_example(kitchen, examples, example, scene_context)
     encoded = tokenizer(text, return_offsets_mapping=True)
     targets = target_positions(encoded["offset_mapping"], [(start, len(text))])
     return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))

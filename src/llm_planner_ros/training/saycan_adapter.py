@@ -51,6 +51,7 @@ from kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
+from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
 from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.planner import dialog_example
@@ -58,8 +59,8 @@ from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
-SAYCAN, PROGPROMPT = "saycan", "progprompt"
-METHODS = (SAYCAN, PROGPROMPT)
+SAYCAN, PROGPROMPT, LLM_PLANNER = "saycan", "progprompt", "llm_planner"
+METHODS = (SAYCAN, PROGPROMPT, LLM_PLANNER)
 # Trained with --method progprompt (docs/benchmarks.md, "The ProgPrompt adapter"); chosen with --llm adapter=...
 PROGPROMPT_ADAPTER = Path("data/progprompt/adapter.safetensors")
 
@@ -203,12 +204,19 @@ def train(args: argparse.Namespace) -> int:
     if not 1 <= args.layers <= total_layers:
         raise SystemExit(f"--layers must be between 1 and {total_layers}")
     bank = load_bank(args.bank)
-    chosen = balanced_sample(bank, args.examples + args.validation, rng)
-    if args.method == PROGPROMPT:
-        sequences = program_sequences(tokenizer, chosen)
-    else:
-        sequences = _dialog_sequences(args, tokenizer, bank, chosen, console)
-    validation, sequences = sequences[: args.validation], sequences[args.validation :]
+    counts = _method_counts(args.method, args.examples)
+    chosen = balanced_sample(bank, sum(counts) + args.validation, rng)
+    held, rest = chosen[: args.validation], chosen[args.validation :]
+    sequences: list[TrainingSequence] = []
+    for index, (method, count) in enumerate(zip(args.method, counts, strict=True)):
+        start = sum(counts[:index])
+        sequences += _method_sequences(args, method, tokenizer, bank, rest[start : start + count], console)
+    # The validation dialogs go to the methods in turn, so its loss watches each of them.
+    validation = [
+        sequence
+        for index, method in enumerate(args.method)
+        for sequence in _method_sequences(args, method, tokenizer, bank, held[index :: len(args.method)], console)
+    ]
     tokens = sum(len(seq.ids) for seq in sequences)
     console.log(
         f"{len(sequences)} training dialogs ({tokens} tokens, "
@@ -289,6 +297,30 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _method_counts(methods: Sequence[str], examples: Sequence[int]) -> list[int]:
+    """Training sequences per method: one ``--examples`` count for each ``--method``, or one for all."""
+    if len(examples) == 1:
+        return list(examples) * len(methods)
+    if len(examples) != len(methods):
+        raise SystemExit(f"--examples takes one count, or one per --method ({len(methods)}), got {len(examples)}")
+    return list(examples)
+
+
+def _method_sequences(
+    args: argparse.Namespace,
+    method: str,
+    tokenizer: Any,
+    bank: Sequence[PlanExample],
+    chosen: Sequence[PlanExample],
+    console: Any,
+) -> list[TrainingSequence]:
+    if method == PROGPROMPT:
+        return program_sequences(tokenizer, chosen, args.program_examples == "file", args.scene_context)
+    if method == LLM_PLANNER:
+        return plan_sequences(tokenizer, chosen, args.replan_share, random.Random(args.seed))
+    return _dialog_sequences(args, tokenizer, bank, chosen, console)
+
+
 def _dialog_sequences(
     args: argparse.Namespace, tokenizer: Any, bank: Sequence[PlanExample], chosen: Sequence[PlanExample], console: Any
 ) -> list[TrainingSequence]:
@@ -303,14 +335,36 @@ def _dialog_sequences(
     return [encode(tokenizer, prompt, example, examples) for example, examples in zip(chosen, shown, strict=True)]
 
 
-def program_sequences(tokenizer: Any, chosen: Sequence[PlanExample]) -> list[TrainingSequence]:
-    """ProgPrompt: each chosen example as the planner's program prompt and the oracle plan as a program."""
+def program_sequences(
+    tokenizer: Any, chosen: Sequence[PlanExample], show_examples: bool = True, scene_context: bool = False
+) -> list[TrainingSequence]:
+    """ProgPrompt: each chosen example as the planner's program prompt (with or without the example
+    programs, with or without the scene comment) and the oracle plan as a program."""
     # Imported here: progprompt_programs builds on this module's TrainingSequence.
     from llm_planner_ros.training.progprompt_programs import encode_program
 
     kitchen = load_kitchen()
-    examples = load_examples(resolve_config(None, EXAMPLES_FILE))
-    return [encode_program(tokenizer, kitchen, examples, example) for example in chosen]
+    examples = load_examples(resolve_config(None, EXAMPLES_FILE)) if show_examples else None
+    return [encode_program(tokenizer, kitchen, examples, example, scene_context) for example in chosen]
+
+
+def plan_sequences(
+    tokenizer: Any, chosen: Sequence[PlanExample], replan_share: float, rng: random.Random
+) -> list[TrainingSequence]:
+    """LLM-Planner: each chosen example as the planner's plan prompt (no examples, the scene line) and the
+    rest of the oracle plan; a ``replan_share`` of those with three steps or more are cut after a random
+    number of completed steps (a re-plan's prompt)."""
+    from llm_planner_ros.training.llm_planner_plans import encode_plan
+
+    kitchen = load_kitchen()
+    prompt = LlmPlannerPrompt()
+    sequences = []
+    for example in chosen:
+        cut = 0
+        if len(example.steps) >= 3 and rng.random() < replan_share:
+            cut = rng.randint(1, len(example.steps) - 2)
+        sequences.append(encode_plan(tokenizer, kitchen, prompt, example, cut))
+    return sequences
 
 
 def _batches(sequences: Sequence[TrainingSequence], size: int, rng: random.Random) -> list[list[TrainingSequence]]:
@@ -338,9 +392,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--method",
         choices=METHODS,
-        default=SAYCAN,
+        nargs="+",
+        default=[SAYCAN],
         help="saycan: dialogs scored step by step (the default); progprompt: the program prompt and the oracle "
-        "plan as a program",
+        "plan as a program; llm_planner: the plan prompt (no examples, the scene line) and the oracle plan's "
+        "line; several: one adapter trained on each (--examples per method)",
+    )
+    parser.add_argument(
+        "--program-examples",
+        choices=("file", "none"),
+        default="file",
+        help="progprompt: show the example programs in the prompt (file, the default) or not (none); match the "
+        "planner's examples option",
+    )
+    parser.add_argument(
+        "--replan-share",
+        type=float,
+        default=0.5,
+        help="llm_planner: share of the plans (of three steps or more) cut after completed steps, as a re-plan "
+        "(default 0.5)",
+    )
+    parser.add_argument(
+        "--scene-context",
+        action="store_true",
+        help="progprompt: the scene comment after the lists, as the planner's scene_context: true",
     )
     parser.add_argument(
         "--out",
@@ -350,7 +425,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)"
     )
-    parser.add_argument("--examples", type=int, default=3600, help="training dialogs (default 3600)")
+    parser.add_argument(
+        "--examples",
+        type=int,
+        nargs="+",
+        default=[3600],
+        help="training dialogs (default 3600): one count for every --method, or one per --method",
+    )
     parser.add_argument(
         "--neighbours",
         type=int,
@@ -373,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-minutes", type=float, default=45.0, help="stop training after this long (default 45)")
     args = parser.parse_args(argv)
     if args.out is None:
-        args.out = PROGPROMPT_ADAPTER if args.method == PROGPROMPT else EMBEDDED_ADAPTER
+        args.out = PROGPROMPT_ADAPTER if args.method == [PROGPROMPT] else EMBEDDED_ADAPTER
     return train(args)
 
 

@@ -52,6 +52,7 @@ from llm_planner_ros.planning.llm_planner.prompt import (
     split_plan,
 )
 from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.scene_change import Replan
 from llm_planner_ros.planning.skill_projection import SkillProjector, require_skill_texts
 
@@ -60,16 +61,17 @@ OBJECT_PLACEHOLDER = "<object>"
 
 @dataclass(frozen=True)
 class GenerationOptions:
-    """How one plan is generated: ``examples`` in-context examples (the paper's K=9), a budget of
-    ``max_tokens``, and ``logit_bias`` added to the logits of allowed words (the paper's 0.1; 0 = off)."""
+    """How one plan is generated: ``examples`` in-context examples (the paper's K=9; 0 for a model
+    trained on the format), a budget of ``max_tokens``, and ``logit_bias`` added to the logits of
+    allowed words (the paper's 0.1; 0 = off)."""
 
     examples: int = 9
     max_tokens: int = 96
     logit_bias: float = 0.1
 
     def __post_init__(self) -> None:
-        if self.examples < 1:
-            raise ValueError(f"examples (K) must be at least 1, got {self.examples}")
+        if self.examples < 0:
+            raise ValueError(f"examples (K) must be 0 or more, got {self.examples}")
         if self.max_tokens < 1:
             raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}")
 
@@ -103,10 +105,15 @@ class PlanGenerator:
         self._prompt = prompt
 
     def prompt_for(
-        self, task: str, actions: Sequence[str], completed: Sequence[str] = (), objects: Sequence[str] = ()
+        self,
+        task: str,
+        actions: Sequence[str],
+        completed: Sequence[str] = (),
+        objects: Sequence[str] = (),
+        scene: str = "",
     ) -> str:
-        nearest_first = self._retriever.nearest(task, self.options.examples)
-        return self._prompt.render(task, actions, nearest_first[::-1], completed, objects)
+        nearest_first = self._retriever.nearest(task, self.options.examples) if self.options.examples else []
+        return self._prompt.render(task, actions, nearest_first[::-1], completed, objects, scene)
 
     def generate(
         self,
@@ -115,9 +122,11 @@ class PlanGenerator:
         completed: Sequence[str] = (),
         objects: Sequence[str] = (),
         grammar: str | None = None,
+        scene: str = "",
     ) -> GeneratedPlan:
-        """One greedy plan; ``grammar`` (a Lark grammar of the plan line) constrains it when given."""
-        prompt = self.prompt_for(task, actions, completed, objects)
+        """One greedy plan; ``grammar`` (a Lark grammar of the plan line) constrains it when given;
+        ``scene`` is the test task's scene line (empty = none)."""
+        prompt = self.prompt_for(task, actions, completed, objects, scene)
         result = self._model.generate(
             prompt,
             n=1,
@@ -153,8 +162,10 @@ def action_templates(skills: Sequence[Skill]) -> list[str]:
 
 @dataclass(frozen=True)
 class LlmPlannerOptions:
-    """Re-planning triggers (module docstring), the subgoal-to-skill threshold, the table size, and
-    ``grammar``: plans constrained to the scene's skill texts (False: free text mapped by embeddings)."""
+    """Re-planning triggers (module docstring), the subgoal-to-skill threshold, the table size,
+    ``grammar``: plans constrained to the scene's skill texts (False: free text mapped by embeddings), and
+    ``scene_context``: each (re-)plan's prompt says where the robot is, what it holds and what lies where
+    (``saycan.scene``; for a model trained on that prompt, the embedded model's adapter)."""
 
     max_failures: int = 1
     stall_steps: int = 3
@@ -163,6 +174,7 @@ class LlmPlannerOptions:
     min_similarity: float = 0.5
     top_k: int = 5
     grammar: bool = True
+    scene_context: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_failures", "stall_steps", "top_k"):
@@ -238,7 +250,8 @@ class LlmPlanner:
         self._account_progress(env.describe_state())
         while True:
             if self._pending is not None:
-                if (gave_up := self._replan(skills)) is not None:
+                scene = describe_scene(env.snapshot()) if self.options.scene_context else ""
+                if (gave_up := self._replan(skills, scene)) is not None:
                     return StepDecision(None, note=gave_up)
             if self._cursor >= len(self._plan):
                 self._pending = "the plan ended without done"
@@ -275,7 +288,7 @@ class LlmPlanner:
         self._last_state = state
         self._last_succeeded = None
 
-    def _replan(self, skills: Sequence[Skill]) -> str | None:
+    def _replan(self, skills: Sequence[Skill], scene: str) -> str | None:
         """Generate a new plan for ``self._pending``; returns why the planner gives up, or None."""
         initial = not self.generations
         if not initial and self._replans >= self.options.max_replans:
@@ -285,7 +298,7 @@ class LlmPlanner:
         except GrammarError as error:
             return str(error)
         generated = self._generator.generate(
-            self._instruction, action_templates(skills), self._completed, list(self._perceived), grammar
+            self._instruction, action_templates(skills), self._completed, list(self._perceived), grammar, scene
         )
         self.generations.append(generated)
         self._replans += 0 if initial else 1

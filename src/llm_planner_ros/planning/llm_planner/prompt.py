@@ -10,6 +10,16 @@ far, ending with "Next plan:". Every example and the test task share one layout:
     Next plan: go to the table, put down the apple, done
 
 A plan is one line of steps joined by ", ", so a newline ends the generation.
+
+For a model trained on this format (the embedded model's adapter, ``training.llm_planner_plans``) the
+planner can show no examples (K=0) and give the test task a scene line (``saycan.scene.describe_scene``,
+its ``scene_context`` option) before the visible objects, which alone do not say where the robot is, what
+it holds, or where each object lies:
+
+    Task description: Take the apple over to the table.
+    Scene: robot at the far counter, holding nothing. close counter: apple. ...
+    Visible objects are apple, tea
+    Next plan:
 """
 
 from __future__ import annotations
@@ -50,12 +60,14 @@ class LlmPlannerPrompt:
         examples: Sequence[PlanExample],
         completed: Sequence[str] = (),
         objects: Sequence[str] = (),
+        scene: str = "",
     ) -> str:
         """The full prompt; ``examples`` appear in the given order (the planner puts the nearest last,
-        next to the test task, where a small model attends most)."""
+        next to the test task, where a small model attends most); ``scene`` (one line, empty = none)
+        goes into the test task's block."""
         header = f"{self.introduction}\nAllowed actions are {STEP_DELIMITER.join(actions)}."
         blocks = [header, *(_block(e.task, (), e.objects, e.steps) for e in examples)]
-        blocks.append(_block(task, completed, objects, None))
+        blocks.append(_block(task, completed, objects, None, scene))
         return "\n\n".join(blocks)
 
 
@@ -96,10 +108,14 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and bool(value) and all(isinstance(v, str) and v.strip() for v in value)
 
 
-def _block(task: str, completed: Sequence[str], objects: Sequence[str], plan: Sequence[str] | None) -> str:
+def _block(
+    task: str, completed: Sequence[str], objects: Sequence[str], plan: Sequence[str] | None, scene: str = ""
+) -> str:
     lines = [f"Task description: {task}"]
     if completed:
         lines.append(f"Completed plans: {STEP_DELIMITER.join(completed)}")
+    if scene.strip():
+        lines.append(" ".join(scene.split()))
     if objects:
         lines.append(f"Visible objects are {STEP_DELIMITER.join(objects)}")
     lines.append("Next plan:" if plan is None else f"Next plan: {STEP_DELIMITER.join(plan)}")

@@ -57,7 +57,12 @@ from llm_planner_ros.planning.progprompt.prompt import STOP, program_text, rende
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program, parse_valid_prefix
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.scene_change import Replan
+
+# ``examples`` option: the prompt shows the examples file's programs, or none.
+EXAMPLES_SHOWN, NO_EXAMPLES = "file", "none"
+EXAMPLE_CHOICES = (EXAMPLES_SHOWN, NO_EXAMPLES)
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,10 @@ class ProgPromptOptions:
     program; ``max_checks_per_step``: the most asserts decided on the way to one skill call (beyond it
     the program halts); ``limits``: what size and shape of program the validator accepts; ``grammar``:
     constrain generation to the scene's program grammar (False: the paper's free generation);
-    ``max_replans``: the most programs re-written for scene changes per instruction (one more ends the plan)."""
+    ``max_replans``: the most programs re-written for scene changes per instruction (one more ends the plan);
+    ``examples``: ``file`` shows the example programs (the paper's prompt), ``none`` leaves them out (for a
+    model trained on programs: the embedded model's adapter); ``scene_context``: a comment line saying
+    where the robot is, what it holds and what lies where (``saycan.scene``) follows the lists."""
 
     assert_check: str = RULES
     infeasible_below: float = 0.05
@@ -76,8 +84,12 @@ class ProgPromptOptions:
     limits: ProgramLimits = field(default_factory=ProgramLimits)
     grammar: bool = True
     max_replans: int = 3
+    examples: str = EXAMPLES_SHOWN
+    scene_context: bool = False
 
     def __post_init__(self) -> None:
+        if self.examples not in EXAMPLE_CHOICES:
+            raise ValueError(f"unknown examples {self.examples!r}; choose one of {', '.join(EXAMPLE_CHOICES)}")
         if self.assert_check not in CHECKERS:
             raise ValueError(f"unknown assert_check {self.assert_check!r}; choose one of {', '.join(CHECKERS)}")
         if not 0.0 <= self.infeasible_below <= 1.0:
@@ -189,7 +201,12 @@ class ProgPromptPlanner:
 
     def _write_program(self, env: PlanningEnvironment) -> None:
         vocabulary = Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
-        prompt = render_prompt(self._examples, vocabulary, self._instruction)
+        prompt = render_prompt(
+            self._examples if self.options.examples == EXAMPLES_SHOWN else None,
+            vocabulary,
+            self._instruction,
+            describe_scene(env.snapshot()) if self.options.scene_context else "",
+        )
         try:
             grammar = program_grammar(vocabulary) if self.options.grammar else None
         except GrammarError as error:

@@ -15,6 +15,16 @@ the model to complete::
     def bring_me_a_coke():
 
 The model's completion starts with the newline after that header.
+
+Two options serve a model fine-tuned on programs (``training.progprompt_programs``), as SayCan's
+``examples: none`` and ``scene_context`` do: ``examples=False`` leaves the example programs out (the
+adapter knows the format), and a ``scene`` line (``saycan.scene.describe_scene``: where the robot is,
+what it holds, what lies where) is written as a comment after the lists, because the lists alone do not
+say what the gripper holds or which counter the coke is on::
+
+    objects = ['coke', 'sponge']
+    locations = ['close counter', 'far counter', 'table', 'trash can', 'user']
+    # Scene: robot at the close counter, holding nothing. close counter: coke. ...
 """
 
 from __future__ import annotations
@@ -27,11 +37,16 @@ from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 STOP = ("\ndef ",)
 
 
-def render_prompt(examples: PromptExamples, vocabulary: Vocabulary, instruction: str) -> str:
+def render_prompt(examples: PromptExamples | None, vocabulary: Vocabulary, instruction: str, scene: str = "") -> str:
+    """The program prompt; ``examples`` None leaves the example programs out, ``scene`` (one line, empty =
+    none) is added as a comment after the lists."""
+    lists = f"objects = {list(vocabulary.objects)!r}\nlocations = {list(vocabulary.locations)!r}"
+    if scene.strip():
+        lists += f"\n# {' '.join(scene.split())}"
     parts = [
         vocabulary.import_line(),
-        f"objects = {list(vocabulary.objects)!r}\nlocations = {list(vocabulary.locations)!r}",
-        *(program.text() for program in examples.programs),
+        lists,
+        *(program.text() for program in (examples.programs if examples is not None else ())),
         # No newline after the header: the model writes it, together with the body's indentation (a
         # prompt ending in a bare newline splits the tokens a newline and its indentation usually form,
         # and small models then write the body unindented).
