@@ -26,6 +26,7 @@ from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.planning.registry import load_planner_options
 
 pytestmark = pytest.mark.graph
 
@@ -162,7 +163,9 @@ def test_progprompt_halts_a_loop_of_asserts_at_the_nodes_check_budget(
     graph: RosGraph, recording: Path, tmp_path: Path
 ) -> None:
     planners = tmp_path / "planners.yaml"
-    planners.write_text(yaml.safe_dump({"progprompt": {"max_checks_per_step": 10}}))
+    # the shipped section (the prompt the recording was made with) with a smaller check budget
+    section = {**load_planner_options()["progprompt"], "max_checks_per_step": 10}
+    planners.write_text(yaml.safe_dump({"progprompt": section}))
     start_planner(graph, recording, planners_file=str(planners))
     response = execute(graph, "find the apple")
     assert response.status == GoalStatus.STATUS_ABORTED and not response.result.executed, response.result.message

@@ -12,7 +12,9 @@ from kitchen_domain import Kitchen
 from kitchen_domain.paths import config_file
 from llm_planner_ros.planning.llm_planner.planner import LlmPlanner
 from llm_planner_ros.planning.llm_planner.prompt import DEFAULT_INTRODUCTION, load_plan_examples
+from llm_planner_ros.planning.plan_loop import run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.zero_shot import ZeroShotPlanner, load_demonstrations
 
 
@@ -26,6 +28,19 @@ def test_both_planners_build_from_the_shipped_configuration(kitchen: Kitchen) ->
     assert (zero_shot.options.samples, zero_shot.options.beta) == (10, 0.3)
     llm_planner = build_planner("llm_planner", resources(kitchen))
     assert isinstance(llm_planner, LlmPlanner) and llm_planner.options.replan_on_new_objects is False
+
+
+def test_the_shipped_llm_planner_prompt_is_that_of_its_adapter(kitchen: Kitchen) -> None:
+    """No retrieved examples, and a scene line: what the embedded model's llm_planner adapter was trained on."""
+    model = ScriptedModel([[" done\n"]])
+    planner = build_planner("llm_planner", PlannerResources(model, kitchen, WordEmbedder, load_planner_options()))
+    world = kitchen.world(
+        {"robot": {"at": "table", "holding": None}, "objects": [{"id": "coke_1", "label": "coke", "at": "table"}]}
+    )
+    run_plan(planner, "bring me the coke", SimulatedEnvironment(world), 3)
+    prompt = model.calls[0].prompt
+    assert prompt.count("Task description:") == 1, prompt
+    assert "\nScene: robot at the table, holding nothing. " in prompt, prompt
 
 
 def test_example_steps_must_be_kitchen_skills(kitchen: Kitchen, tmp_path: Path) -> None:

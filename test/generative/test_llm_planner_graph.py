@@ -69,7 +69,9 @@ def test_a_failed_subgoal_is_replanned_with_completed_subgoals_and_perceived_obj
 
     prompts = [json.loads(line)["request"]["prompt"] for line in recording.read_text().splitlines()]
     assert len(prompts) == 2
+    # the scene line (config/planners.yaml: scene_context) is the world the node sees after the failure
     assert prompts[1].endswith(
         f"Task description: {INSTRUCTION}\nCompleted plans: go to the close counter\n"
-        "Visible objects are apple, coke\nNext plan:"
-    )
+        "Scene: robot at the close counter, holding nothing. close counter: nothing. far counter: coke. "
+        "table: apple. trash can: nothing. you: nothing.\nVisible objects are apple, coke\nNext plan:"
+    ), prompts[1]

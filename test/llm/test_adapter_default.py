@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from kitchen_domain.paths import repo_path
-from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, LLMConfig, adapter_file, parse_config
+from llm_planner_ros.llm.factory import (
+    EMBEDDED_ADAPTER,
+    METHOD_ADAPTERS,
+    LLMConfig,
+    adapter_file,
+    method_llm_config,
+    parse_config,
+)
 
 
 def test_the_embedded_model_gets_the_saycan_adapter_by_default() -> None:
@@ -32,3 +39,18 @@ def test_a_relative_adapter_path_is_read_from_the_checkout(tmp_path: Path, monke
         "data/saycan/x.safetensors"
     )
     assert adapter_file(parse_config(LLMConfig, {"adapter": "/abs/y.safetensors"})) == Path("/abs/y.safetensors")
+
+
+@pytest.mark.parametrize("method", ["progprompt", "llm_planner"])
+def test_a_generative_method_names_its_own_adapter(method: str) -> None:
+    found = adapter_file(parse_config(LLMConfig, {"adapter": method}))
+    assert found == repo_path(METHOD_ADAPTERS[method]) and found.is_file()
+    assert found != repo_path(EMBEDDED_ADAPTER)
+
+
+def test_a_service_for_one_generative_method_gets_its_adapter_unless_told_otherwise() -> None:
+    assert method_llm_config({}, "progprompt") == {"adapter": "progprompt"}
+    assert method_llm_config({"threads": 1}, "llm_planner") == {"threads": 1, "adapter": "llm_planner"}
+    assert method_llm_config({}, "saycan") == {} and method_llm_config({}, "") == {}
+    for config in ({"adapter": "none"}, {"model": "other.gguf"}, {"backend": "openai"}, {"backend": "replay"}):
+        assert method_llm_config(config, "progprompt") == config

@@ -22,12 +22,15 @@ pytestmark = [pytest.mark.graph, pytest.mark.model]
 INSTRUCTION = "How would you bring me a coke can?"
 
 
-def demo(tmp_path: Path, name: str, *llm: str) -> tuple[subprocess.CompletedProcess[str], dict]:
+def demo(
+    tmp_path: Path, name: str, *llm: str, planner: str = "", instruction: str = INSTRUCTION
+) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / f"{name}.json"
     argv = [
         str(Path(sys.executable).parent / "llm-planner"),
         "demo",
-        INSTRUCTION,
+        instruction,
+        *(["--planner", planner] if planner else []),
         "--max-steps",
         "6",
         "--time-scale",
@@ -67,3 +70,15 @@ def test_demo_plans_and_executes_with_the_embedded_model_and_replays_identically
     for first, second in zip(steps, again["steps"], strict=True):
         assert [c["llm"] for c in second["candidates"]] == [c["llm"] for c in first["candidates"]]
     assert again["final_state"] == outcome["final_state"]
+
+
+def test_a_progprompt_demo_serves_the_progprompt_adapter_and_its_program_runs(tmp_path: Path) -> None:
+    """``demo --planner progprompt`` with the embedded model: the model service merges ProgPrompt's
+    adapter (the program prompt of config/planners.yaml is written for it), and the program it writes
+    brings the coke."""
+    completed, outcome = demo(tmp_path, "progprompt", planner="progprompt", instruction="Bring me the coke.")
+    logs = "".join(path.read_text() for path in (tmp_path / "progprompt-logs").rglob("*.log"))
+    assert "progprompt_adapter.safetensors into" in logs, logs[-3000:]
+    skills = [step["skill"] for step in outcome["steps"]]
+    assert skills[:2] == ["find a coke", "pick up the coke"] and skills[-1] == "done", completed.stdout
+    assert outcome["success"] and completed.returncode == 0, completed.stdout

@@ -206,7 +206,8 @@ def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen
     )
     planner = build_planner("progprompt", resources)
     assert isinstance(planner, ProgPromptPlanner) and planner.name == "progprompt"
-    assert planner.options == ProgPromptOptions()  # the shipped section spells out the defaults
+    # the shipped section spells out the defaults, but for the prompt of the embedded model's adapter
+    assert planner.options == ProgPromptOptions(examples="none", scene_context=True)
     bad = PlannerResources(
         ScriptedModel(""),
         kitchen,

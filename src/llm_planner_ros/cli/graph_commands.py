@@ -39,6 +39,7 @@ from llm_planner_ros.bringup import (
 )
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
+from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.options import parse_key_values, step_budget
 from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.survey import Survey, SurveyError
@@ -273,7 +274,8 @@ class _graph:
             simulator.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
         self._overrides = {
             "physics_sim_node" if sim == "physics" else "sim_world_node": simulator,
-            "llm_service": parse_key_values(args.llm),
+            # A demo's one goal names its method: the model service gets that method's adapter.
+            "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", "")),
         }
         try:
             self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)

@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         summarize,
     )
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
+    from llm_planner_ros.llm.factory import method_llm_config
     from llm_planner_ros.options import parse_key_values
 
     if args.sim == "physics" and args.execution_failures:
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         episodes = [e for e in episodes if e.id in wanted]
     if args.limit:
         episodes = episodes[: args.limit]
-    llm_config = parse_key_values(args.llm)
+    llm_config = method_llm_config(parse_key_values(args.llm), args.planner)
     options = _planner_options(args)
 
     label = args.planner + (f" ({args.ablation})" if args.ablation else "")

@@ -27,6 +27,12 @@ BACKENDS = ("hf", "openai", "replay")
 AUTO_ADAPTER = "auto"
 # Trained for the embedded model by llm_planner_ros.training.saycan_adapter (docs/benchmarks.md, "The SayCan adapter").
 EMBEDDED_ADAPTER = Path("data/saycan/adapter.safetensors")
+# The SayCan adapter trained further on one generative method's prompts (config/planners.yaml writes them for
+# it; docs/benchmarks.md, "Adapters of the generative planners"); ``adapter: <method>`` names one.
+METHOD_ADAPTERS = {
+    "progprompt": Path("data/progprompt/progprompt_adapter.safetensors"),
+    "llm_planner": Path("data/llm_planner/llm_planner_adapter.safetensors"),
+}
 REPLAY_MODES = ("replay", "record")
 
 _log = logging.getLogger(__name__)
@@ -59,6 +65,7 @@ class LLMConfig:
         AUTO_ADAPTER,
         "hf: LoRA adapter file merged into the weights (llm.lora); auto = the project's "
         "SayCan adapter (data/saycan/adapter.safetensors) with the embedded model, none with any other; "
+        "progprompt, llm_planner = that method's adapter (data/<method>/<method>_adapter.safetensors); "
         "none or empty = no adapter",
     )
     base_url: str = _option("http://localhost:8000/v1", "openai: API base URL, including /v1")
@@ -170,9 +177,21 @@ def adapter_file(settings: LLMConfig) -> Path | None:
 
     if settings.adapter == AUTO_ADAPTER:
         return None if settings.model else repo_path(EMBEDDED_ADAPTER)
+    if settings.adapter in METHOD_ADAPTERS:
+        return repo_path(METHOD_ADAPTERS[settings.adapter])
     if settings.adapter in ("", "none"):
         return None
     return repo_path(Path(settings.adapter).expanduser())
+
+
+def method_llm_config(config: Mapping[str, Any], method: str) -> dict[str, Any]:
+    """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal): the
+    embedded model gets the method's own adapter where it has one (ProgPrompt, LLM-Planner: their prompts
+    were written for it), unless ``config`` names an adapter, another model or another backend."""
+    embedded = config.get("backend", "hf") == "hf" and not config.get("model")
+    if method in METHOD_ADAPTERS and embedded and "adapter" not in config:
+        return {**config, "adapter": method}
+    return dict(config)
 
 
 def _openai_model(settings: LLMConfig) -> LanguageModel:

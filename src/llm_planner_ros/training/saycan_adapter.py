@@ -1,9 +1,14 @@
-"""Fit a LoRA adapter of the embedded model to SayCan dialogs (or, with ``--method progprompt``, to
-ProgPrompt programs) from a generated example bank, on a CPU.
+"""Fit a LoRA adapter of the embedded model to SayCan dialogs (or ProgPrompt programs, or LLM-Planner
+plans, or a mix of them) from a generated example bank, on a CPU.
 
 ``--method progprompt`` trains on each example as the ProgPrompt planner's program prompt followed by
-the oracle plan written as a program (``training.progprompt_programs``), loss on the program's tokens
-only; everything else below (the split model, stages, ``--max-minutes``) is the same.
+the oracle plan written as a program (``training.progprompt_programs``; ``--program-examples none
+--scene-context`` for the planner's ``examples: none``, ``scene_context: true``); ``--method
+llm_planner`` on the LLM-Planner planner's plan prompt (no examples, the scene line) followed by the
+oracle plan's line, a ``--replan-share`` of them cut after completed steps as a re-plan's prompt
+(``training.llm_planner_plans``). The loss is on the program's or the plan's tokens only. Several
+methods train one adapter on all of them, ``--examples`` giving each its count. Everything else below
+(the split model, stages, ``--max-minutes``) is the same for every method.
 
 Each training sequence is what the planner scores at inference: the grounded prompt's preamble, the
 ``--neighbours`` bank examples nearest to a bank example's request (itself excluded; most similar last,
@@ -29,6 +34,9 @@ e.g. the last:
         --exclude data/saycan/held_out_instructions.txt --out /tmp/bank5.jsonl
     python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \\
         --seed 5 --lr 4e-4 --out data/saycan/adapter.safetensors
+
+The adapters of ProgPrompt and LLM-Planner (data/progprompt/, data/llm_planner/) continue the SayCan
+adapter in such stages (docs/benchmarks.md, "Adapters of the generative planners").
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ import torch
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import repo_path, resolve_config
-from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, load_embedder
+from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
@@ -61,8 +69,6 @@ from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
 SAYCAN, PROGPROMPT, LLM_PLANNER = "saycan", "progprompt", "llm_planner"
 METHODS = (SAYCAN, PROGPROMPT, LLM_PLANNER)
-# Trained with --method progprompt (docs/benchmarks.md, "The ProgPrompt adapter"); chosen with --llm adapter=...
-PROGPROMPT_ADAPTER = Path("data/progprompt/adapter.safetensors")
 
 
 @dataclass(frozen=True)
@@ -420,7 +426,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out",
         type=Path,
-        help=f"adapter file (default {EMBEDDED_ADAPTER}, with --method progprompt {PROGPROMPT_ADAPTER})",
+        help=f"adapter file (default {EMBEDDED_ADAPTER} for saycan alone, else the first --method's "
+        "data/<method>/<method>_adapter.safetensors)",
     )
     parser.add_argument(
         "--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)"
@@ -454,7 +461,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-minutes", type=float, default=45.0, help="stop training after this long (default 45)")
     args = parser.parse_args(argv)
     if args.out is None:
-        args.out = PROGPROMPT_ADAPTER if args.method == [PROGPROMPT] else EMBEDDED_ADAPTER
+        method = next((m for m in args.method if m in METHOD_ADAPTERS), None)
+        args.out = METHOD_ADAPTERS[method] if method is not None else EMBEDDED_ADAPTER
     return train(args)
 
 
