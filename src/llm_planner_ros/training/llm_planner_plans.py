@@ -21,7 +21,7 @@ from llm_planner_ros.planning.llm_planner.prompt import PLAN_STOP, STEP_DELIMITE
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.saycan_adapter import TrainingSequence, target_positions
+from llm_planner_ros.training.saycan_adapter import TrainingSequence, completion_sequence
 
 
 class UnrunnableStep(ValueError):
@@ -57,8 +57,4 @@ def encode_plan(
     tokenizer: Any, kitchen: Kitchen, prompt: LlmPlannerPrompt, example: PlanExample, completed: int = 0
 ) -> TrainingSequence:
     """Tokenize a training plan; the targets are the tokens that reach into the completion."""
-    text, start = plan_example(kitchen, prompt, example, completed)
-    encoded = tokenizer(text, return_offsets_mapping=True)
-    return TrainingSequence(
-        tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], [(start, len(text))]))
-    )
+    return completion_sequence(tokenizer, *plan_example(kitchen, prompt, example, completed))

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kitchen_domain.kitchen import Kitchen
+from kitchen_domain.world import World
 from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.examples import PromptExamples
 from llm_planner_ros.planning.progprompt.prompt import render_prompt
@@ -24,7 +25,7 @@ from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.saycan_adapter import TrainingSequence, target_positions
+from llm_planner_ros.training.saycan_adapter import TrainingSequence, completion_sequence
 
 
 class UnwritableStep(ValueError):
@@ -36,8 +37,8 @@ def scene_vocabulary(kitchen: Kitchen, example: PlanExample) -> Vocabulary:
     return _vocabulary(SimulatedEnvironment(kitchen.world(example.initial)))
 
 
-def _vocabulary(env: SimulatedEnvironment) -> Vocabulary:
-    return Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
+def _vocabulary(env: SimulatedEnvironment, world: World | None = None) -> Vocabulary:
+    return Vocabulary.of_scene(env.admissible_skills(), world or env.snapshot(), env.observed_objects())
 
 
 def call_texts(vocabulary: Vocabulary) -> dict[str, str]:
@@ -67,8 +68,9 @@ def program_example(
     """The training text of ``example`` and where its completion starts (characters); ``examples`` None
     and ``scene_context`` as the planner's options ``examples: none`` and ``scene_context: true``."""
     env = SimulatedEnvironment(kitchen.world(example.initial))
-    vocabulary = _vocabulary(env)
-    scene = describe_scene(env.snapshot()) if scene_context else ""
+    world = env.snapshot()
+    vocabulary = _vocabulary(env, world)
+    scene = describe_scene(world) if scene_context else ""
     prompt = render_prompt(examples, vocabulary, example.instruction, scene)
     return prompt + program_completion(vocabulary, example.steps), len(prompt)
 
@@ -81,7 +83,4 @@ def encode_program(
     scene_context: bool = False,
 ) -> TrainingSequence:
     """Tokenize a training program; the targets are the tokens that reach into the completion."""
-    text, start = program_example(kitchen, examples, example, scene_context)
-    encoded = tokenizer(text, return_offsets_mapping=True)
-    targets = target_positions(encoded["offset_mapping"], [(start, len(text))])
-    return TrainingSequence(tuple(encoded["input_ids"]), tuple(targets))
+    return completion_sequence(tokenizer, *program_example(kitchen, examples, example, scene_context))

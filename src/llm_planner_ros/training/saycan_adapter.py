@@ -59,7 +59,8 @@ from kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
-from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
+from llm_planner_ros.planning.llm_planner.prompt import EXAMPLES_FILE as PLAN_EXAMPLES_FILE
+from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
 from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.planner import dialog_example
@@ -106,6 +107,15 @@ def encode(
     text, spans = dialog_text(prompt, example, shown)
     encoded = tokenizer(text, return_offsets_mapping=True)
     return TrainingSequence(tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], spans)))
+
+
+def completion_sequence(tokenizer: Any, text: str, start: int) -> TrainingSequence:
+    """Tokenize a prompt and its completion (``text[start:]``); the targets are the tokens that reach
+    into the completion."""
+    encoded = tokenizer(text, return_offsets_mapping=True)
+    return TrainingSequence(
+        tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], [(start, len(text))]))
+    )
 
 
 def target_positions(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
@@ -357,13 +367,13 @@ def program_sequences(
 def plan_sequences(
     tokenizer: Any, chosen: Sequence[PlanExample], replan_share: float, rng: random.Random
 ) -> list[TrainingSequence]:
-    """LLM-Planner: each chosen example as the planner's plan prompt (no examples, the scene line) and the
-    rest of the oracle plan; a ``replan_share`` of those with three steps or more are cut after a random
-    number of completed steps (a re-plan's prompt)."""
+    """LLM-Planner: each chosen example as the planner's plan prompt (the introduction of its examples
+    file, no examples, the scene line) and the rest of the oracle plan; a ``replan_share`` of those with
+    three steps or more are cut after a random number of completed steps (a re-plan's prompt)."""
     from llm_planner_ros.training.llm_planner_plans import encode_plan
 
     kitchen = load_kitchen()
-    prompt = LlmPlannerPrompt()
+    prompt, _ = load_plan_examples(resolve_config(None, PLAN_EXAMPLES_FILE))
     sequences = []
     for example in chosen:
         cut = 0

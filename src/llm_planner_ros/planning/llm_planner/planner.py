@@ -45,6 +45,7 @@ from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, plan_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import (
+    EXAMPLES_FILE,
     PLAN_STOP,
     LlmPlannerPrompt,
     PlanExample,
@@ -340,7 +341,7 @@ def build(resources: PlannerResources) -> LlmPlanner:
     Every step of every example must be a skill of the kitchen: ValueError names the ones that are not.
     """
     options = resources.options_for("llm_planner")
-    path = resolve_config(options.pop("examples_file", None), "llm_planner_examples.yaml")
+    path = resolve_config(options.pop("examples_file", None), EXAMPLES_FILE)
     prompt, examples = load_plan_examples(path)
     require_skill_texts((s for e in examples for s in e.steps), resources.kitchen, str(path))
     generation = GenerationOptions(

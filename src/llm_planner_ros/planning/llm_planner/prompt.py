@@ -34,6 +34,8 @@ import yaml
 DEFAULT_INTRODUCTION = (
     "Create a high-level plan for completing a household task using the allowed actions and visible objects."
 )
+# The examples file of config/ (introduction and kNN training set) the planner reads by default.
+EXAMPLES_FILE = "llm_planner_examples.yaml"
 STEP_DELIMITER = ", "
 PLAN_STOP = "\n"
 

@@ -200,12 +200,13 @@ class ProgPromptPlanner:
         gives its programs no action-success feedback either)."""
 
     def _write_program(self, env: PlanningEnvironment) -> None:
-        vocabulary = Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
+        world = env.snapshot()
+        vocabulary = Vocabulary.of_scene(env.admissible_skills(), world, env.observed_objects())
         prompt = render_prompt(
             self._examples if self.options.examples == EXAMPLES_SHOWN else None,
             vocabulary,
             self._instruction,
-            describe_scene(env.snapshot()) if self.options.scene_context else "",
+            describe_scene(world) if self.options.scene_context else "",
         )
         try:
             grammar = program_grammar(vocabulary) if self.options.grammar else None
