@@ -138,3 +138,20 @@ def test_a_file_of_another_format_is_refused_with_the_reason(
     data, examples = files
     assert main(["bench", "alfred-hlp", "--data", str(examples), "--examples", str(examples)]) == 2
     assert "lacks task_id, action_sequence, refined" in capsys.readouterr().err
+
+
+def test_the_embedded_model_plans_alfred_with_the_alfred_adapter(
+    files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = ScriptedModel([[" GotoLocation fridge"], [" GotoLocation sofa"]])
+    configs: list[dict[str, str]] = []
+    monkeypatch.setattr(factory, "load_language_model", lambda config, report=None: configs.append(config) or model)
+    monkeypatch.setattr(factory, "load_embedder", lambda config: WordEmbedder())
+    data, examples = files
+    assert main(["bench", "alfred-hlp", "--data", str(data), "--examples", str(examples), "--k", "1"]) == 0
+    assert configs == [{"backend": "hf", "adapter": "alfred_hlp"}]
+    # An adapter named on the command line is kept.
+    model.calls.clear()
+    argv = ["bench", "alfred-hlp", "--data", str(data), "--examples", str(examples), "--llm", "adapter=none"]
+    assert main(argv) == 0
+    assert configs[-1] == {"backend": "hf", "adapter": "none"}

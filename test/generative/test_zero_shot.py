@@ -178,3 +178,47 @@ def test_samples_without_log_probs_are_ranked_by_similarity(make_world: MakeWorl
     assert decision.skill is not None and decision.skill.text == "find a coke"
     assert decision.candidates[0].combined == pytest.approx(1.0, abs=1e-5)
     assert math.isnan(decision.candidates[0].llm)  # reported as unknown, not as probability 1
+
+
+def test_a_skill_that_failed_in_this_state_is_not_proposed_again_until_the_state_changes(
+    make_world: MakeWorld,
+) -> None:
+    # The coke is at the far counter and the robot at the close counter: picking it up cannot run.
+    env = SimulatedEnvironment(make_world("close counter", coke_1="far counter"))
+    script = [["pick up the coke"], ["pick up the coke"], ["go to the far counter"], ["pick up the coke"]]
+    model = ScriptedModel(script)
+    zero_shot = planner(model, WordEmbedder(), samples=1, max_failures=1)
+    zero_shot.reset("Bring me the coke.")
+    first = zero_shot.next_step(env, [])
+    assert first.skill is not None and first.skill.text == "pick up the coke"
+    assert not env.execute(first.skill).success
+    zero_shot.observe(StepRecord(0, first.skill, first.candidates, StepStatus.FAILED, "out of reach"))
+    # Same state: the failed skill has left the grammar and the candidates; the same sample now
+    # translates to another skill.
+    second = zero_shot.next_step(env, [])
+    assert "pick up the coke" in (model.calls[0].kwargs["grammar"] or "")
+    assert "pick up the coke" not in (model.calls[1].kwargs["grammar"] or "")
+    assert second.skill is not None and second.skill.text != "pick up the coke"
+    assert "pick up the coke" not in {c.skill.text for c in second.candidates}
+    # Another state (the robot moved): the skill is proposed again, and now it runs.
+    third = zero_shot.next_step(env, [])
+    assert third.skill is not None and third.skill.text == "go to the far counter"
+    assert env.execute(third.skill).success
+    zero_shot.observe(StepRecord(1, third.skill, third.candidates, StepStatus.SUCCEEDED))
+    fourth = zero_shot.next_step(env, [])
+    assert fourth.skill is not None and fourth.skill.text == "pick up the coke"
+    assert env.execute(fourth.skill).success
+
+
+def test_without_max_failures_the_failed_skill_is_proposed_again(make_world: MakeWorld) -> None:
+    env = SimulatedEnvironment(make_world("close counter", coke_1="far counter"))
+    model = ScriptedModel([["pick up the coke"], ["pick up the coke"]])
+    zero_shot = planner(model, WordEmbedder(), samples=1)
+    zero_shot.reset("Bring me the coke.")
+    first = zero_shot.next_step(env, [])
+    assert first.skill is not None
+    zero_shot.observe(StepRecord(0, first.skill, first.candidates, StepStatus.FAILED, "out of reach"))
+    second = zero_shot.next_step(env, [])
+    assert second.skill is not None and second.skill.text == "pick up the coke"
+    with pytest.raises(ValueError, match="max_failures must be 0"):
+        ZeroShotOptions(max_failures=-1)

@@ -41,7 +41,7 @@ def test_a_relative_adapter_path_is_read_from_the_checkout(tmp_path: Path, monke
     assert adapter_file(parse_config(LLMConfig, {"adapter": "/abs/y.safetensors"})) == Path("/abs/y.safetensors")
 
 
-@pytest.mark.parametrize("method", ["progprompt", "llm_planner"])
+@pytest.mark.parametrize("method", ["progprompt", "llm_planner", "zero_shot", "alfred_hlp"])
 def test_a_generative_method_names_its_own_adapter(method: str) -> None:
     found = adapter_file(parse_config(LLMConfig, {"adapter": method}))
     assert found == repo_path(METHOD_ADAPTERS[method]) and found.is_file()

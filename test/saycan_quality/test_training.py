@@ -139,18 +139,40 @@ def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: 
 
 @pytest.mark.model
 def test_one_adapter_trains_on_programs_and_dialogs_together(tmp_path: Path) -> None:
-    """``--method progprompt saycan`` with a count each: both kinds of sequence in one run, the validation
-    dialogs shared out between the methods; a count list that does not match the methods is refused."""
+    """``--method progprompt saycan zero_shot`` with a count each: every kind of sequence in one run, the
+    validation dialogs shared out between the methods; a count list that does not match the methods is
+    refused."""
     from llm_planner_ros.training.saycan_adapter import main
 
-    common = ["--validation", "2", "--layers", "1", "--rank", "2", "--batch", "2", "--threads", "1"]
-    common += ["--method", "progprompt", "saycan", "--program-examples", "none", "--scene-context"]
+    common = ["--validation", "3", "--layers", "1", "--rank", "2", "--batch", "2", "--threads", "1"]
+    common += ["--method", "progprompt", "saycan", "zero_shot", "--program-examples", "none", "--scene-context"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main([*common, "--examples", "3", "2", "--out", str(tmp_path / "both.safetensors")]) == 0
-    assert "5 training dialogs" in out.getvalue(), out.getvalue()
+        assert main([*common, "--examples", "3", "2", "2", "--out", str(tmp_path / "both.safetensors")]) == 0
+    assert "7 training dialogs" in out.getvalue(), out.getvalue()
     losses = re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())
     assert len(losses) == 2, out.getvalue()  # "nan" when no validation dialog was made
     assert (tmp_path / "both.safetensors").stat().st_size > 0
-    with pytest.raises(SystemExit, match="one per --method \\(2\\), got 3"):
-        main([*common, "--examples", "3", "2", "1", "--out", str(tmp_path / "never.safetensors")])
+    with pytest.raises(SystemExit, match="one per --method \\(3\\), got 2"):
+        main([*common, "--examples", "3", "2", "--out", str(tmp_path / "never.safetensors")])
+
+
+@pytest.mark.model
+def test_the_alfred_adapter_trains_on_the_alfred_training_set_alone(tmp_path: Path) -> None:
+    """``--method alfred_hlp``: the ALFRED training set's plans (--examples of those not held out for
+    validation), never mixed with kitchen methods; a validation share that leaves nothing to train on is
+    refused."""
+    from llm_planner_ros.training.saycan_adapter import main
+
+    common = "--layers 1 --rank 2 --batch 2 --lr 3e-3 --threads 1 --examples 4 --method alfred_hlp".split()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main([*common, "--validation", "2", "--out", str(tmp_path / "alfred.safetensors")]) == 0
+    assert "4 training dialogs" in out.getvalue(), out.getvalue()
+    losses = [float(value) for value in re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())]
+    assert len(losses) == 2 and losses[1] < losses[0], out.getvalue()
+    with pytest.raises(SystemExit, match="below the 100 ALFRED training examples"):
+        main([*common, "--validation", "100", "--out", str(tmp_path / "never.safetensors")])
+    with pytest.raises(SystemExit, match="trains alone"):
+        main([*common, "saycan", "--validation", "5", "--out", str(tmp_path / "never.safetensors")])
+    assert not (tmp_path / "never.safetensors").exists()

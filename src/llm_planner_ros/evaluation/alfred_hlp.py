@@ -151,7 +151,7 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     from llm_planner_ros.evaluation.alfred_grammar import load_object_types
     from llm_planner_ros.evaluation.alfred_plans import ACTIONS
     from llm_planner_ros.evaluation.counting_model import CountingModel
-    from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.llm.factory import load_embedder, load_language_model, method_llm_config
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.knn_retriever import KnnRetriever
     from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
@@ -163,7 +163,8 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     examples = load_examples(args.examples)
     object_types = load_object_types(repo_path(args.objects)) if args.grammar == "alfred" else []
     options = GenerationOptions(examples=args.k, max_tokens=args.max_tokens, logit_bias=args.logit_bias)
-    llm_config = {"backend": "hf", **parse_key_values(args.llm)}
+    # The embedded model gets the adapter trained on LLM-Planner's ALFRED training set (docs/llm.md).
+    llm_config = method_llm_config({"backend": "hf", **parse_key_values(args.llm)}, "alfred_hlp")
     loading = time.perf_counter()
     model = CountingModel(load_language_model(llm_config, report=console.print))
     retriever = KnnRetriever(examples, lambda example: example.task, load_embedder({}))

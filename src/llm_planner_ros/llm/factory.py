@@ -28,10 +28,13 @@ AUTO_ADAPTER = "auto"
 # Trained for the embedded model by llm_planner_ros.training.saycan_adapter (docs/benchmarks.md, "The SayCan adapter").
 EMBEDDED_ADAPTER = Path("data/saycan/adapter.safetensors")
 # The SayCan adapter trained further on one generative method's prompts (config/planners.yaml writes them for
-# it; docs/benchmarks.md, "Adapters of the generative planners"); ``adapter: <method>`` names one.
+# it; docs/benchmarks.md, "Adapters of the generative planners", "The zero-shot adapter"), and the base
+# model trained on LLM-Planner's ALFRED training plans ("ALFRED-HLP"); ``adapter: <name>`` names one.
 METHOD_ADAPTERS = {
     "progprompt": Path("data/progprompt/progprompt_adapter.safetensors"),
     "llm_planner": Path("data/llm_planner/llm_planner_adapter.safetensors"),
+    "zero_shot": Path("data/zero_shot/zero_shot_adapter.safetensors"),
+    "alfred_hlp": Path("data/alfred_hlp/alfred_hlp_adapter.safetensors"),
 }
 REPLAY_MODES = ("replay", "record")
 
@@ -186,8 +189,9 @@ def adapter_file(settings: LLMConfig) -> Path | None:
 
 def method_llm_config(config: Mapping[str, Any], method: str) -> dict[str, Any]:
     """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal): the
-    embedded model gets the method's own adapter where it has one (ProgPrompt, LLM-Planner: their prompts
-    were written for it), unless ``config`` names an adapter, another model or another backend."""
+    embedded model gets the method's own adapter where it has one (ProgPrompt, LLM-Planner, zero-shot:
+    their prompts were written for it; ``alfred_hlp``, the ALFRED benchmark), unless ``config`` names an
+    adapter, another model or another backend."""
     embedded = config.get("backend", "hf") == "hf" and not config.get("model")
     if method in METHOD_ADAPTERS and embedded and "adapter" not in config:
         return {**config, "adapter": method}

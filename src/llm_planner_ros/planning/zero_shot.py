@@ -16,10 +16,17 @@ scored by max over the samples of cos(embed(sample), embed(skill)) + ``beta`` x 
 the sample) (section 3.3, equation 3), and the best-scoring skill is the step (semantic translation).
 The translated skill, not the free-form phrase, is appended to the prompt once it has run (autoregressive
 trajectory correction); a failed skill is not, so the next step is sampled again from the same prompt.
+Sampled again from the same prompt, a small model proposes the same failed skill until the step budget
+ends; with ``max_failures`` (config/planners.yaml ships 1; 0 is the paper) a skill that failed that often
+in the same world state (``saycan.planner.state_key``: what the robot knows of where it is, what it holds
+and where objects are) leaves the step grammar and the translation's candidates until the state changes.
 
 The plan ends (section 3.3) when the translated skill is ``done``, or early, proposing nothing (the loop
 ends with ``no_candidate``), when more than half of the samples are empty or when the best score is
 below ``epsilon`` (the phrase is out of the robot's vocabulary).
+
+With ``scene_context`` (for the embedded model's adapter, which was trained on it; the paper has no
+scene) the task's block has the SayCan scene line of the world when the plan starts under ``Task:``.
 
 With ``grammar`` on (the default) every sample is constrained to the step grammar (planning.grammars):
 the text of an admissible skill on a perceived object, a place or nothing; translation then finds that
@@ -30,6 +37,7 @@ paper's free-form sampling with translation by similarity alone.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,14 +48,17 @@ import yaml
 from kitchen_domain.paths import resolve_config
 from kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, step_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycan.planner import state_key
+from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.skill_projection import SkillProjector, require_skill_texts
 
 STEP_STOP = "\n"
+EXAMPLES_FILE = "zero_shot_examples.yaml"
 # Leading and trailing characters that are not English text (section 3.3 counts a sample made only of
 # them as 0-length): digits, punctuation, whitespace, anything outside a-z.
 _NON_TEXT_EDGES = re.compile(r"^[^A-Za-z]+|[^A-Za-z]+$")
@@ -68,7 +79,10 @@ class ZeroShotOptions:
     threshold (grid {0, 0.4, 0.8}; the paper does not say which won, 0.4 is the middle), ``temperature``
     (grid {0.1, 0.3, 0.6}), ``top_p`` nucleus sampling (used, value not given); ``max_tokens`` budget of
     one step; ``top_k`` candidates kept in each step's table; ``grammar``: samples constrained to the
-    scene's skill texts (False: the paper's free-form samples)."""
+    scene's skill texts (False: the paper's free-form samples); ``max_failures``: a skill that failed this
+    many times in the same world state is no longer proposed there (0: off, the paper); ``scene_context``:
+    the task's block says, under the task, where the robot is, what it holds and what lies where when
+    the plan starts (for a model trained on that line; the paper has none)."""
 
     samples: int = 10
     beta: float = 0.3
@@ -78,11 +92,15 @@ class ZeroShotOptions:
     max_tokens: int = 12
     top_k: int = 5
     grammar: bool = True
+    max_failures: int = 0
+    scene_context: bool = False
 
     def __post_init__(self) -> None:
         for name in ("samples", "max_tokens", "top_k"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.max_failures < 0:
+            raise ValueError(f"max_failures must be 0 (off) or a number of failed attempts, got {self.max_failures}")
         if not 0.0 < self.top_p <= 1.0:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
 
@@ -113,6 +131,9 @@ class ZeroShotPlanner:
         self._instruction = ""
         self._example: Demonstration | None = None
         self._done: list[str] = []
+        self._failures: Counter[tuple[object, str]] = Counter()
+        self._chosen_in: object = None
+        self._scene = ""
 
     @property
     def example(self) -> Demonstration | None:
@@ -123,16 +144,25 @@ class ZeroShotPlanner:
         self._instruction = instruction
         self._example = self._demonstrations.nearest(instruction, 1)[0]
         self._done = []
+        self._failures.clear()
+        self._scene = ""
 
     def current_prompt(self) -> str:
         assert self._example is not None, "reset() selects the demonstration; call it first"
-        example = _task_block(self._example.task, self._example.steps)
-        return f"{example}\n\n{_task_block(self._instruction, self._done)}\nStep {len(self._done) + 1}:"
+        return step_prompt(self._example, self._instruction, self._done, self._scene)
 
     def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
         skills = list(env.admissible_skills())
         if not skills:
             return StepDecision(None, note="no admissible skill in this scene")
+        if self.options.scene_context and not self._scene:
+            # The scene when the plan starts, kept: every later prompt continues the first.
+            self._scene = describe_scene(env.snapshot())
+        if self.options.max_failures:
+            self._chosen_in = state_key(env.snapshot())
+            skills = [s for s in skills if self._failures[self._chosen_in, s.text] < self.options.max_failures]
+            if not skills:
+                return StepDecision(None, note=f"every skill failed {self.options.max_failures} times here")
         try:
             grammar = step_grammar(skills, env.observed_objects()) if self.options.grammar else None
         except GrammarError as error:
@@ -156,6 +186,8 @@ class ZeroShotPlanner:
     def observe(self, record: StepRecord) -> None:
         if record.succeeded:
             self._done.append(record.skill.text)
+        elif record.status == StepStatus.FAILED and self.options.max_failures:
+            self._failures[self._chosen_in, record.skill.text] += 1
 
     def _translate(self, sampled: list[tuple[str, float]], skills: list[Skill]) -> StepDecision:
         texts = [text for text, _ in sampled]
@@ -181,8 +213,17 @@ class ZeroShotPlanner:
         return StepDecision(skills[best], candidates, note=f"translated {phrase!r}")
 
 
-def _task_block(task: str, steps: Sequence[str]) -> str:
-    lines = [f"Task: {task}", *(f"Step {index}: {step}" for index, step in enumerate(steps, start=1))]
+def step_prompt(example: Demonstration, instruction: str, done: Sequence[str], scene: str = "") -> str:
+    """The prompt of the step after ``done``: the demonstration, the instruction (with the ``scene``
+    line under it when one is given) and the steps done so far, ending with the next step's ``Step N:``
+    (the model writes " <skill>" and a newline)."""
+    demonstration = _task_block(example.task, example.steps)
+    return f"{demonstration}\n\n{_task_block(instruction, done, scene)}\nStep {len(done) + 1}:"
+
+
+def _task_block(task: str, steps: Sequence[str], scene: str = "") -> str:
+    lines = [f"Task: {task}", *([" ".join(scene.split())] if scene.strip() else [])]
+    lines += [f"Step {index}: {step}" for index, step in enumerate(steps, start=1)]
     return "\n".join(lines)
 
 
@@ -212,7 +253,7 @@ def build(resources: PlannerResources) -> ZeroShotPlanner:
     """The zero-shot planner from config/planners.yaml's ``zero_shot`` section (examples_file, samples,
     beta, epsilon, ...). Every step of every demonstration must be a kitchen skill (ValueError lists them)."""
     options = resources.options_for("zero_shot")
-    path = resolve_config(options.pop("examples_file", None), "zero_shot_examples.yaml")
+    path = resolve_config(options.pop("examples_file", None), EXAMPLES_FILE)
     demonstrations = load_demonstrations(path)
     require_skill_texts((s for d in demonstrations for s in d.steps), resources.kitchen, str(path))
     retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, resources.embedder)

@@ -6,7 +6,9 @@ the oracle plan written as a program (``training.progprompt_programs``; ``--prog
 --scene-context`` for the planner's ``examples: none``, ``scene_context: true``); ``--method
 llm_planner`` on the LLM-Planner planner's plan prompt (no examples, the scene line) followed by the
 oracle plan's line, a ``--replan-share`` of them cut after completed steps as a re-plan's prompt
-(``training.llm_planner_plans``). The loss is on the program's or the plan's tokens only. Several
+(``training.llm_planner_plans``); ``--method zero_shot`` on the zero-shot planner's step prompts after the
+nearest demonstration, each step of the oracle plan written after its ``Step N:``
+(``training.zero_shot_plans``). The loss is on the program's, the plan's or the steps' tokens only. Several
 methods train one adapter on all of them, ``--examples`` giving each its count. Everything else below
 (the split model, stages, ``--max-minutes``) is the same for every method.
 
@@ -35,8 +37,11 @@ e.g. the last:
     python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \\
         --seed 5 --lr 4e-4 --out data/saycan/adapter.safetensors
 
-The adapters of ProgPrompt and LLM-Planner (data/progprompt/, data/llm_planner/) continue the SayCan
-adapter in such stages (docs/benchmarks.md, "Adapters of the generative planners").
+The adapters of ProgPrompt, LLM-Planner and zero-shot planning (data/progprompt/, data/llm_planner/,
+data/zero_shot/) continue the SayCan adapter in such stages (docs/benchmarks.md, "Adapters of the
+generative planners", "The zero-shot adapter"). ``--method alfred_hlp`` (alone) trains the ALFRED
+benchmark's adapter (data/alfred_hlp/) on LLM-Planner's 100 ALFRED training examples
+(``training.alfred_plans``), no evaluation task read.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ from kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
+from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import EXAMPLES_FILE as PLAN_EXAMPLES_FILE
 from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
 from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
@@ -66,10 +72,15 @@ from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_ba
 from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
+from llm_planner_ros.planning.zero_shot import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
+from llm_planner_ros.planning.zero_shot import load_demonstrations
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
-SAYCAN, PROGPROMPT, LLM_PLANNER = "saycan", "progprompt", "llm_planner"
-METHODS = (SAYCAN, PROGPROMPT, LLM_PLANNER)
+SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT = "saycan", "progprompt", "llm_planner", "zero_shot"
+# Not a kitchen method: LLM-Planner's static plans on ALFRED (llm-planner bench alfred-hlp).
+ALFRED = "alfred_hlp"
+METHODS = (SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT, ALFRED)
+ALFRED_EXAMPLES = Path("benchmarks/alfred_hlp/llm_planner_knn_set.json")
 
 
 @dataclass(frozen=True)
@@ -104,18 +115,19 @@ def encode(
 ) -> TrainingSequence:
     """Tokenize a dialog; a token is a target when its characters reach into a skill text of the target
     plan (a token that straddles the join, like " find", belongs to the skill, as in scoring)."""
-    text, spans = dialog_text(prompt, example, shown)
-    encoded = tokenizer(text, return_offsets_mapping=True)
-    return TrainingSequence(tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], spans)))
+    return spans_sequence(tokenizer, *dialog_text(prompt, example, shown))
 
 
 def completion_sequence(tokenizer: Any, text: str, start: int) -> TrainingSequence:
     """Tokenize a prompt and its completion (``text[start:]``); the targets are the tokens that reach
     into the completion."""
+    return spans_sequence(tokenizer, text, [(start, len(text))])
+
+
+def spans_sequence(tokenizer: Any, text: str, spans: Sequence[tuple[int, int]]) -> TrainingSequence:
+    """Tokenize ``text``; the targets are the tokens that reach into one of the character ``spans``."""
     encoded = tokenizer(text, return_offsets_mapping=True)
-    return TrainingSequence(
-        tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], [(start, len(text))]))
-    )
+    return TrainingSequence(tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], spans)))
 
 
 def target_positions(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
@@ -219,20 +231,10 @@ def train(args: argparse.Namespace) -> int:
     total_layers = len(model.model.layers)
     if not 1 <= args.layers <= total_layers:
         raise SystemExit(f"--layers must be between 1 and {total_layers}")
-    bank = load_bank(args.bank)
-    counts = _method_counts(args.method, args.examples)
-    chosen = balanced_sample(bank, sum(counts) + args.validation, rng)
-    held, rest = chosen[: args.validation], chosen[args.validation :]
-    sequences: list[TrainingSequence] = []
-    for index, (method, count) in enumerate(zip(args.method, counts, strict=True)):
-        start = sum(counts[:index])
-        sequences += _method_sequences(args, method, tokenizer, bank, rest[start : start + count], console)
-    # The validation dialogs go to the methods in turn, so its loss watches each of them.
-    validation = [
-        sequence
-        for index, method in enumerate(args.method)
-        for sequence in _method_sequences(args, method, tokenizer, bank, held[index :: len(args.method)], console)
-    ]
+    if ALFRED in args.method:
+        sequences, validation = _alfred_data(args, tokenizer, rng)
+    else:
+        sequences, validation = _kitchen_data(args, tokenizer, rng, console)
     tokens = sum(len(seq.ids) for seq in sequences)
     console.log(
         f"{len(sequences)} training dialogs ({tokens} tokens, "
@@ -313,6 +315,50 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kitchen_data(
+    args: argparse.Namespace, tokenizer: Any, rng: random.Random, console: Any
+) -> tuple[list[TrainingSequence], list[TrainingSequence]]:
+    """Training and validation sequences of the kitchen methods, drawn from the generated bank."""
+    bank = load_bank(args.bank)
+    counts = _method_counts(args.method, args.examples)
+    chosen = balanced_sample(bank, sum(counts) + args.validation, rng)
+    held, rest = chosen[: args.validation], chosen[args.validation :]
+    sequences: list[TrainingSequence] = []
+    for index, (method, count) in enumerate(zip(args.method, counts, strict=True)):
+        start = sum(counts[:index])
+        sequences += _method_sequences(args, method, tokenizer, bank, rest[start : start + count], console)
+    # The validation dialogs go to the methods in turn, so its loss watches each of them.
+    validation = [
+        sequence
+        for index, method in enumerate(args.method)
+        for sequence in _method_sequences(args, method, tokenizer, bank, held[index :: len(args.method)], console)
+    ]
+    return sequences, validation
+
+
+def _alfred_data(
+    args: argparse.Namespace, tokenizer: Any, rng: random.Random
+) -> tuple[list[TrainingSequence], list[TrainingSequence]]:
+    """ALFRED: the training set's examples as plans after their ``--alfred-k`` nearest; ``--validation``
+    of them held out of the targets (they stay in the retrieval pool, as training examples are at
+    evaluation), at most ``--examples`` of the rest trained on."""
+    from llm_planner_ros.evaluation.alfred_hlp import load_examples as load_alfred_examples
+    from llm_planner_ros.training.alfred_plans import alfred_sequences
+
+    if args.method != [ALFRED]:
+        raise SystemExit(f"--method {ALFRED} trains alone: its plans share nothing with the kitchen's")
+    pool = load_alfred_examples(repo_path(args.alfred_examples))
+    if not 0 <= args.validation < len(pool):
+        raise SystemExit(f"--validation must be below the {len(pool)} ALFRED training examples, got {args.validation}")
+    order = rng.sample(pool, len(pool))
+    retriever = KnnRetriever(pool, lambda example: example.task, load_embedder({}))
+    held, rest = order[: args.validation], order[args.validation :][: _method_counts(args.method, args.examples)[0]]
+    return (
+        alfred_sequences(tokenizer, retriever, rest, args.alfred_k),
+        alfred_sequences(tokenizer, retriever, held, args.alfred_k),
+    )
+
+
 def _method_counts(methods: Sequence[str], examples: Sequence[int]) -> list[int]:
     """Training sequences per method: one ``--examples`` count for each ``--method``, or one for all."""
     if len(examples) == 1:
@@ -334,6 +380,8 @@ def _method_sequences(
         return program_sequences(tokenizer, chosen, args.program_examples == "file", args.scene_context)
     if method == LLM_PLANNER:
         return plan_sequences(tokenizer, chosen, args.replan_share, random.Random(args.seed))
+    if method == ZERO_SHOT:
+        return step_sequences(tokenizer, chosen, args.scene_context)
     return _dialog_sequences(args, tokenizer, bank, chosen, console)
 
 
@@ -383,6 +431,19 @@ def plan_sequences(
     return sequences
 
 
+def step_sequences(
+    tokenizer: Any, chosen: Sequence[PlanExample], scene_context: bool = False
+) -> list[TrainingSequence]:
+    """Zero-shot: each chosen example as the planner's step prompts after its nearest demonstration of the
+    shipped set (with the scene line under the task for ``scene_context``), the oracle's steps as the
+    targets."""
+    from llm_planner_ros.training.zero_shot_plans import encode_steps
+
+    demonstrations = load_demonstrations(resolve_config(None, ZERO_SHOT_EXAMPLES_FILE))
+    retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, load_embedder({}))
+    return encode_steps(tokenizer, retriever, chosen, load_kitchen() if scene_context else None)
+
+
 def _batches(sequences: Sequence[TrainingSequence], size: int, rng: random.Random) -> list[list[TrainingSequence]]:
     """Batches of similar lengths (little padding), in random order."""
     ordered = sorted(sequences, key=lambda seq: len(seq.ids))
@@ -412,7 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=[SAYCAN],
         help="saycan: dialogs scored step by step (the default); progprompt: the program prompt and the oracle "
         "plan as a program; llm_planner: the plan prompt (no examples, the scene line) and the oracle plan's "
-        "line; several: one adapter trained on each (--examples per method)",
+        "line; zero_shot: the step prompts after the nearest demonstration and the oracle's steps; several: one "
+        "adapter trained on each (--examples per method); alfred_hlp (alone): LLM-Planner's ALFRED training "
+        "set, each plan after its --alfred-k nearest",
     )
     parser.add_argument(
         "--program-examples",
@@ -431,7 +494,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--scene-context",
         action="store_true",
-        help="progprompt: the scene comment after the lists, as the planner's scene_context: true",
+        help="progprompt: the scene comment after the lists; zero_shot: the scene line under the task; as the "
+        "planners' scene_context: true",
+    )
+    parser.add_argument(
+        "--alfred-examples",
+        type=Path,
+        default=ALFRED_EXAMPLES,
+        help=f"alfred_hlp: LLM-Planner's ALFRED training set (default {ALFRED_EXAMPLES}; --examples caps the plans)",
+    )
+    parser.add_argument(
+        "--alfred-k",
+        type=int,
+        default=9,
+        help="alfred_hlp: retrieved examples before each plan (default 9, as the bench)",
     )
     parser.add_argument(
         "--out",
