@@ -14,9 +14,14 @@ from doubles import ScriptedModel, WordEmbedder
 
 from llm_planner_ros.cli.main import main
 from llm_planner_ros.evaluation.alfred_grammar import alfred_plan_grammar, load_object_types
-from llm_planner_ros.evaluation.alfred_plans import ACTIONS, parse_knn_trajectory, parse_plan_text, render_plan
 from llm_planner_ros.llm import factory
 from llm_planner_ros.planning.grammars import GrammarError
+from llm_planner_ros.planning.llm_planner.alfred_plans import (
+    ACTIONS,
+    parse_knn_trajectory,
+    parse_plan_text,
+    render_plan,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASET = ROOT / "benchmarks" / "alfred_hlp"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.evaluation.alfred_plans import (
+from llm_planner_ros.planning.llm_planner.alfred_plans import (
     ACTIONS,
     CLEAN,
     COOL,

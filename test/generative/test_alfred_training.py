@@ -11,9 +11,13 @@ from doubles import WordEmbedder
 from saycan_quality.saycan_doubles import word_tokenizer
 
 from kitchen_domain.paths import repo_path
-from llm_planner_ros.evaluation.alfred_hlp import load_examples
-from llm_planner_ros.evaluation.alfred_plans import ACTIONS, parse_knn_trajectory, parse_plan_text
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
+from llm_planner_ros.planning.llm_planner.alfred_plans import (
+    ACTIONS,
+    load_examples,
+    parse_knn_trajectory,
+    parse_plan_text,
+)
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample
 from llm_planner_ros.training.alfred_plans import alfred_plan_text, alfred_sequences

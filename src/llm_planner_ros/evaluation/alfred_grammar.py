@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from llm_planner_ros.evaluation.alfred_plans import ACTIONS, PUT, normalize_object
 from llm_planner_ros.planning.grammars import GrammarError, choice, literal
+from llm_planner_ros.planning.llm_planner.alfred_plans import ACTIONS, PUT, normalize_object
 
 
 def alfred_plan_grammar(objects: Iterable[str]) -> str:

@@ -6,7 +6,7 @@ ALFRED" release, docs/benchmarks.md, or a held-out split in the same format) the
 one greedy generation) writes a plan from the instruction of the chosen variant; a task counts as
 correct when the normalized plan equals the normalized gold ``action_sequence`` exactly (LLM-Planner,
 arXiv 2212.04088, section 5.2, "HLP ACC", static).
-The training examples are shown in the same normalized vocabulary (llm_planner_ros.evaluation.alfred_plans).
+The training examples are shown in the same normalized vocabulary (llm_planner_ros.planning.llm_planner.alfred_plans).
 The data default to the repository's copy in ``benchmarks/alfred_hlp/`` (its PROVENANCE.md).
 
 ``--grammar`` constrains the plan line (evaluation.alfred_grammar): ``none`` is the paper's free
@@ -29,8 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llm_planner_ros.evaluation.alfred_plans import AlfredStep, parse_knn_trajectory, parse_plan_text, render_plan
-from llm_planner_ros.planning.llm_planner.prompt import PlanExample
+from llm_planner_ros.planning.llm_planner.alfred_plans import (
+    AlfredStep,
+    json_list,
+    load_examples,
+    parse_plan_text,
+    render_plan,
+)
 
 if TYPE_CHECKING:
     from llm_planner_ros.planning.llm_planner.planner import PlanGenerator
@@ -102,7 +107,7 @@ def load_tasks(path: Path, variant: str) -> list[AlfredTask]:
     """The tasks of a refined-commands file; ValueError names the entry and the missing field."""
     field = VARIANTS[variant]
     tasks = []
-    for index, entry in enumerate(_json_list(path)):
+    for index, entry in enumerate(json_list(path)):
         missing = [key for key in ("task_id", "action_sequence", field) if key not in entry]
         if missing:
             raise ValueError(f"{path}: entry {index} lacks {', '.join(missing)} (is it a refined-commands file?)")
@@ -112,17 +117,6 @@ def load_tasks(path: Path, variant: str) -> list[AlfredTask]:
         gold = parse_plan_text(entry["action_sequence"])
         tasks.append(AlfredTask(entry["task_id"], entry.get("task_type", ""), instruction.strip(), gold))
     return tasks
-
-
-def load_examples(path: Path) -> list[PlanExample]:
-    """The LLM-Planner training set as plan examples: goal instruction -> normalized plan."""
-    examples = []
-    for index, entry in enumerate(_json_list(path)):
-        if not isinstance(entry, dict) or "task_instr" not in entry or "gold_traj" not in entry:
-            raise ValueError(f"{path}: entry {index} lacks task_instr or gold_traj (is it llm_planner_knn_set.json?)")
-        plan = parse_knn_trajectory(entry["gold_traj"])
-        examples.append(PlanExample(entry["task_instr"].strip(), tuple(step.render() for step in plan)))
-    return examples
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,11 +143,11 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
 
     from kitchen_domain.paths import repo_path
     from llm_planner_ros.evaluation.alfred_grammar import load_object_types
-    from llm_planner_ros.evaluation.alfred_plans import ACTIONS
     from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model, method_llm_config
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.knn_retriever import KnnRetriever
+    from llm_planner_ros.planning.llm_planner.alfred_plans import ACTIONS
     from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
     from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
 
@@ -279,13 +273,3 @@ def _summary(results: Sequence[dict[str, Any]], calls: int, seconds: float) -> d
         "seconds_per_task": round(seconds / total, 3) if total else 0.0,
         "by_task_type": by_type,
     }
-
-
-def _json_list(path: Path) -> list[Any]:
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path}: cannot read JSON ({error})") from error
-    if not isinstance(data, list) or not data:
-        raise ValueError(f"{path}: expected a non-empty JSON list of tasks")
-    return data

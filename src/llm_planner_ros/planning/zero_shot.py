@@ -111,8 +111,8 @@ class ZeroShotPlanner:
     Outcomes of ``next_step``: the skill that best translates the samples, with the top-k skills as
     candidates (``combined`` = the translation score, ``llm`` = mean log-prob of the sample that scored
     it best, ``affordance`` 1.0: the method does not consult affordances); ``None`` (note says which
-    rule) when more than half of the samples are empty, the best score is below epsilon, or the scene
-    has no skill.
+    rule) when more than half of the samples are empty, the best score is below epsilon, the scene has
+    no skill, or (``max_failures``) every skill of the scene failed that often in the present state.
     """
 
     name = "zero_shot"

@@ -342,7 +342,7 @@ def _alfred_data(
     """ALFRED: the training set's examples as plans after their ``--alfred-k`` nearest; ``--validation``
     of them held out of the targets (they stay in the retrieval pool, as training examples are at
     evaluation), at most ``--examples`` of the rest trained on."""
-    from llm_planner_ros.evaluation.alfred_hlp import load_examples as load_alfred_examples
+    from llm_planner_ros.planning.llm_planner.alfred_plans import load_examples as load_alfred_examples
     from llm_planner_ros.training.alfred_plans import alfred_sequences
 
     if args.method != [ALFRED]:

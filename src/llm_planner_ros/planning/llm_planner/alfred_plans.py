@@ -21,14 +21,20 @@ unambiguously, whereas expanding PDDL plans would need to know which receptacles
 5. the plan ends at the first Done (or NoOp): it and anything after it are dropped.
 
 ``parse_plan_text`` reads any of these spellings (and a model's free-form rendering of them), so the same
-function normalizes gold plans and generated ones.
+function normalizes gold plans and generated ones. ``load_examples`` reads the training set as plan
+examples in this vocabulary, for the benchmark's retrieval pool and the ALFRED adapter's training.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llm_planner_ros.planning.llm_planner.prompt import PlanExample
 
 GOTO = "GotoLocation"
 PICKUP = "PickupObject"
@@ -174,3 +180,26 @@ def _collapse_appliances(plan: list[AlfredStep]) -> list[AlfredStep]:
         collapsed.append(step)
         index += 1
     return collapsed
+
+
+def load_examples(path: Path) -> list[PlanExample]:
+    """LLM-Planner's ALFRED training set (``llm_planner_knn_set.json``) as plan examples: goal instruction
+    -> normalized plan; ValueError names a malformed entry."""
+    examples = []
+    for index, entry in enumerate(json_list(path)):
+        if not isinstance(entry, dict) or "task_instr" not in entry or "gold_traj" not in entry:
+            raise ValueError(f"{path}: entry {index} lacks task_instr or gold_traj (is it llm_planner_knn_set.json?)")
+        plan = parse_knn_trajectory(entry["gold_traj"])
+        examples.append(PlanExample(entry["task_instr"].strip(), tuple(step.render() for step in plan)))
+    return examples
+
+
+def json_list(path: Path) -> list[Any]:
+    """The non-empty JSON list of a data file; ValueError names the file and what is wrong."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: cannot read JSON ({error})") from error
+    if not isinstance(data, list) or not data:
+        raise ValueError(f"{path}: expected a non-empty JSON list of tasks")
+    return data
