@@ -91,6 +91,20 @@ def test_a_pick_that_always_fails_costs_execution_success_but_not_plan_success()
     assert summary["execution_failed_skills"] == episode.max_steps - 1
 
 
+def test_failed_attempts_of_the_plan_pass_are_counted() -> None:
+    """A physical simulator fails skills in the plan pass itself: those attempts are what a learned
+    "Can" should avoid, so each run and the summary count them."""
+    kitchen = load_kitchen()
+    episode = _coke_episode(kitchen)
+    seed = _seed_failing_first_pick_only(kitchen, episode)
+    failing_first_pick = _runner(kitchen, 0.5, seed)
+    run = evaluate_episode(episode, kitchen, lambda e, _: failing_first_pick(e, True), None, execution_failures=False)
+    assert run.plan_success and run.failed_skills == 1 and run.execution_failed_skills == 0
+    clean = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=False)
+    assert clean.failed_skills == 0
+    assert summarize([run, clean])["failed_skills"] == 1
+
+
 def test_without_the_failure_pass_execution_success_is_plan_success() -> None:
     kitchen = load_kitchen()
     episode = _coke_episode(kitchen)

@@ -48,6 +48,9 @@ class EpisodeRun:
     wall_s: float
     failure: str | None = None
     failure_detail: str = ""
+    # Skill attempts of the plan pass that the environment reported failed (issue metric of the
+    # learned value functions: a good "Can" avoids attempting what cannot succeed now).
+    failed_skills: int = 0
     execution_plan: list[str] = field(default_factory=list)
     # Skills that failed during the pass with injected failures (each one a chance to recover or not).
     execution_failed_skills: int = 0
@@ -93,6 +96,7 @@ def evaluate_episode(
         llm_calls=usage.calls if usage else 0,
         scored_tokens=usage.scored_tokens if usage else 0,
         wall_s=wall_s,
+        failed_skills=sum(step.status == StepStatus.FAILED for step in result.steps),
     )
     if not metrics.plan_success:
         diagnosis = diagnose(result, episode, kitchen)
@@ -154,6 +158,7 @@ def _aggregate(runs: Iterable[EpisodeRun]) -> dict[str, Any]:
         "scored_tokens_per_episode": mean(r.scored_tokens for r in runs),
         "wall_s_per_episode": mean(r.wall_s for r in runs),
         "failures": {kind: sum(r.failure == kind for r in runs) for kind in FAILURE_KINDS},
+        "failed_skills": sum(r.failed_skills for r in runs),
         "execution_failed_skills": sum(r.execution_failed_skills for r in runs),
     }
 

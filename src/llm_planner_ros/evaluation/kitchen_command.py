@@ -174,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(markdown_report(summary, f"kitchen benchmark: {label} on {args.episodes}"))
     console.print(
         f"plan_success {summary['plan_success']:.3f}  execution_success {summary['execution_success']:.3f}  "
-        f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  ({final['wall_s']:.0f} s)"
+        f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  failed skill attempts {summary['failed_skills']}  "
+        f"({final['wall_s']:.0f} s)"
     )
     if args.execution_failures:
         console.print(f"{summary['execution_failed_skills']} skill attempts failed in the pass with injected failures")
