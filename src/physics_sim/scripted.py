@@ -2,8 +2,13 @@
 
 These are what the bench runs (and what an executor backend does over ROS): go to a place, pick an
 object top-down, put the held object down on the furniture of the robot's place (or drop it into the
-bin). Each returns a ``SkillRun``: success, a message naming the primitive that failed and why, and the
-number of primitives used.
+bin), and the drawer skills. Each returns a ``SkillRun``: success, a message naming the primitive that
+failed and why, and the number of primitives used.
+
+The drawer skills run the motion sequences the ``moveit`` executor backend sends (``robot_motion.drawer``,
+from the robot map's drawer entry, ``config/robot_map.yaml``), each motion as physics_sim_node runs the
+MoveGroup or GripperCommand goal it becomes: a pose of ``panda_hand`` in the map frame, a joint goal, or a
+gripper command; a close that must grasp fails when the fingers hold nothing.
 """
 
 from __future__ import annotations
@@ -13,10 +18,17 @@ from dataclasses import dataclass
 
 import pybullet as pb
 
-from kitchen_domain.skill import FIND, GOTO, PICK, PLACE, TERMINATE
+from kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE
 from kitchen_domain.world import SkillError
 from physics_sim.motions import Motion, Outcome
+from physics_sim.robot import LINK_INDEX
 from physics_sim.simulation import PhysicsKitchen
+from robot_motion import manipulation
+from robot_motion.drawer import CLOSE, OPEN, DrawerSettings, drawer_motion
+from robot_motion.free_spot import NoFreeSpot, free_spot
+from robot_motion.geometry import Pose
+from robot_motion.perception import PerceivedObject
+from robot_motion.place_map import Place, PlaceMap, load_place_map
 
 APPROACH_M = 0.12  # pre-grasp and retreat height above the grasp / place pose
 # Lift this high before tucking: the tuck swings the arm sideways, and the held object must clear the
@@ -25,6 +37,8 @@ LIFT_M = 0.3
 FINGER_DEPTH = 0.035  # how far below an object's top the fingertips close
 PLACE_CLEARANCE = 0.015  # release this high above the surface
 MOTION_TIMEOUT_S = 30.0
+EE_LINK = LINK_INDEX["panda_hand"]  # the executors' ee_link (config/executors.yaml)
+GRIPPER_OPEN_ABOVE = 0.02  # a gripper position above this opens (as physics_sim_node reads GripperCommand)
 
 
 @dataclass
@@ -44,13 +58,16 @@ def top_down(yaw: float) -> tuple[float, float, float, float]:
 class ScriptedSkills:
     """Runs skills on one simulation, stepping it until each primitive ends."""
 
-    def __init__(self, sim: PhysicsKitchen) -> None:
+    def __init__(self, sim: PhysicsKitchen, places: PlaceMap | None = None) -> None:
         self.sim = sim
+        self._places = places
+        self.arm = manipulation.ArmSettings()
+        self.drawer_settings = DrawerSettings()
 
     def run_text(self, text: str) -> SkillRun:
         """Run a kitchen skill by its text ("find a coke", "pick up the coke", "bring it to you", "put down
-        the coke", "done"): the symbolic world read from the physics state checks the skill's
-        preconditions and names its target; the primitives do the rest. Drawer skills are not scripted."""
+        the coke", "done", "open the drawer", "put the coke in the drawer"): the symbolic world read from the
+        physics state checks the skill's preconditions and names its target; the primitives do the rest."""
         world = self.sim.truth().world(self.sim.kitchen)
         try:
             rule = world.check(text)
@@ -68,6 +85,8 @@ class ScriptedSkills:
             return self.pick(min(world.reachable(str(skill.argument)), key=lambda o: o.id).id)
         if skill.family == PLACE:
             return self.put_down()
+        if skill.family == DRAWER:
+            return self.drawer(OPEN if text.startswith(OPEN) else CLOSE if text.startswith(CLOSE) else None)
         return SkillRun(False, f"{text!r}: {skill.family} skills are not scripted on the physics simulation")
 
     def go_to(self, place: str) -> SkillRun:
@@ -138,7 +157,71 @@ class ScriptedSkills:
         run.message = f"put {held} down at the {truth.robot_at}"
         return run
 
+    def drawer(self, action: str | None) -> SkillRun:
+        """Open (``OPEN``) or close (``CLOSE``) the drawer of the robot's place by its handle, or put the held
+        object into it (``None``) at the free spot of its interior nearest the interior's point."""
+        truth = self.sim.truth()
+        place = self.places.place(truth.robot_at)
+        if place is None or place.drawer is None:
+            return SkillRun(False, f"the {truth.robot_at} has no drawer in the robot map {self.places.source}")
+        if action is not None:
+            return self._follow(
+                f"{action} the drawer", drawer_motion(place.drawer, action == OPEN, self.arm, self.drawer_settings)
+            )
+        held = self.sim.holding()
+        if held is None:
+            return SkillRun(False, "put in the drawer: the gripper holds nothing")
+        model = self.sim.layout.models[self.sim.built.labels[held]]
+        try:
+            spot = self._drawer_spot(place, math.hypot(model.extents[0], model.extents[1]) / 2.0)
+        except NoFreeSpot as error:
+            return SkillRun(False, f"put {held} in the drawer: {error}")
+        return self._follow(f"put {held} in the drawer", manipulation.place_motion(spot, model.height, self.arm))
+
+    @property
+    def places(self) -> PlaceMap:
+        if self._places is None:
+            self._places = load_place_map()
+        return self._places
+
     # ----- helpers ------------------------------------------------------------------------------------------
+    def _drawer_spot(self, place: Place, held_radius: float) -> Pose:
+        """The free spot of the drawer's interior, clear of what lies in the drawer (the executor remembers
+        what it put there; here the simulation knows)."""
+        assert place.drawer is not None
+        contents_at = self.sim.kitchen.config.drawer.contents_at if self.sim.kitchen.config.drawer else ""
+        interior = place.drawer.interior
+        lying = []
+        for obj in self.sim.truth().objects:
+            if obj.at != contents_at:
+                continue
+            model = self.sim.layout.models[obj.label]
+            x, y, _ = obj.position
+            pose = Pose(interior.frame, x, y, interior.z + model.height / 2.0, interior.orientation)
+            footprint = (model.extents[0], model.extents[1])
+            lying.append(PerceivedObject(obj.id, obj.label, contents_at, pose, model.height, footprint))
+        return free_spot(interior, place.drawer.interior_area, place.heading, held_radius, lying)
+
+    def _follow(self, skill: str, motions: list[manipulation.Motion]) -> SkillRun:
+        """Run ``robot_motion`` motions as physics_sim_node runs the goals they become (module docstring)."""
+        run = SkillRun(True, "")
+        sim = self.sim
+        for step in motions:
+            if isinstance(step, manipulation.GripperMove):
+                motion = sim.gripper(close=step.position <= GRIPPER_OPEN_ABOVE)
+            elif isinstance(step, manipulation.JointMove):
+                motion = sim.move_joints(list(step.positions))
+            else:
+                pose = step.pose
+                motion = sim.move_arm((pose.x, pose.y, pose.z), pose.orientation, EE_LINK)
+            if not self._primitive(run, f"{skill} ({step.phase})", motion):
+                return run
+            if isinstance(step, manipulation.GripperMove) and step.grasp and sim.truth().grasped is None:
+                run.success, run.message = False, f"{skill} ({step.phase}): the gripper closed on nothing"
+                return run
+        run.message = f"{skill}: done"
+        return run
+
     def _primitive(self, run: SkillRun, skill: str, motion: Motion) -> bool:
         self.sim.run(motion, MOTION_TIMEOUT_S)
         run.primitives += 1

@@ -488,6 +488,26 @@ class PhysicsKitchen:
             return None
         return float(pb.getJointState(self.built.drawer_body, 0, physicsClientId=self.client)[0])
 
+    def set_drawer_extension(self, extension: float) -> None:
+        """Slide the drawer to ``extension`` (0 closed, ``layout.drawer_travel`` fully open) with what lies
+        in it; ValueError when the scene has no drawer or the extension is outside its travel."""
+        body, c = self.built.drawer_body, self.client
+        if body is None:
+            raise ValueError("the scene has no drawer: load one whose drawer state is open or closed")
+        if not 0.0 <= extension <= self.layout.drawer_travel:
+            raise ValueError(
+                f"drawer extension {extension:.3f} m outside its travel 0 to {self.layout.drawer_travel} m"
+            )
+        before = pb.getLinkState(body, 0, physicsClientId=c)[0]
+        contents_at = self.kitchen.config.drawer.contents_at if self.kitchen.config.drawer else None
+        inside = [self.built.objects[o.id] for o in self.truth().objects if o.at == contents_at]
+        pb.resetJointState(body, 0, extension, physicsClientId=c)
+        after = pb.getLinkState(body, 0, physicsClientId=c)[0]
+        for item in inside:
+            position, orientation = pb.getBasePositionAndOrientation(item, physicsClientId=c)
+            moved = [p + a - b for p, a, b in zip(position, after, before, strict=True)]
+            pb.resetBasePositionAndOrientation(item, moved, orientation, physicsClientId=c)
+
     def truth(self) -> Truth:
         """Where everything is now, named as the kitchen domain names it (physics_sim.truth)."""
         c = self.client

@@ -1,5 +1,5 @@
-"""Rollout collector: runs pick, place and go-to in the physics kitchen from randomised scenes and
-records what the robot perceived before each skill and whether the skill succeeded.
+"""Rollout collector: runs pick, place, go-to and the drawer skills in the physics kitchen from
+randomised scenes and records what the robot perceived before each skill and whether the skill succeeded.
 
 One JSON line per rollout (format in docs/value_functions.md), gzip-compressed when ``--out`` ends in
 ``.gz``::
@@ -10,7 +10,9 @@ One JSON line per rollout (format in docs/value_functions.md), gzip-compressed w
 
 Rollout ``index`` is drawn from its own generator seeded by (seed, index), so a run resumed with
 ``--resume`` continues exactly where it stopped and produces the same lines as an uninterrupted one.
-Drawer skills are not collected: the physics kitchen scripts no drawer skill.
+``--cycle`` chooses the families: ``default`` cycles pick, pick, place, go-to by index; ``drawer`` runs
+only the drawer skills (open, close, put the X in the drawer; the rollout's ``argument`` is ``open``,
+``close`` or the label put in). A file keeps one cycle: resuming with another is refused.
 
     nice -n 10 python -m value_functions.collector --out data/value_functions/rollouts_seed0.jsonl.gz \
         --count 10000 --seed 0 --resume
@@ -35,14 +37,16 @@ import pybullet as pb
 
 from kitchen_domain.config import HELD
 from kitchen_domain.scene import ObjectInstance, Scene
-from kitchen_domain.skill import GOTO, PICK, PLACE
+from kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE
 from physics_sim import PhysicsKitchen, Pose2D
 from physics_sim.scripted import ScriptedSkills
 from physics_sim.truth import Truth
+from robot_motion.drawer import CLOSE, OPEN
 from value_functions.observation import Observation, PerceivedObject
 
 # Pick is the skill the targets are set for, and the fastest to run: it gets half of the rollouts.
 FAMILY_CYCLE = (PICK, PICK, PLACE, GOTO)
+CYCLES = {"default": FAMILY_CYCLE, "drawer": (DRAWER,)}
 SURFACES = ("close counter", "far counter", "table")
 OBSTACLE_LABEL = "obstacle"
 
@@ -127,9 +131,12 @@ def load_rollouts(path: str | Path) -> list[Rollout]:
 class RolloutCollector:
     """Randomises a scene per rollout on one reused ``PhysicsKitchen`` and runs one scripted skill."""
 
-    def __init__(self, sim: PhysicsKitchen, seed: int, noise: Noise | None = None) -> None:
+    def __init__(
+        self, sim: PhysicsKitchen, seed: int, noise: Noise | None = None, cycle: Sequence[str] = FAMILY_CYCLE
+    ) -> None:
         self.sim = sim
         self.seed = seed
+        self.cycle = tuple(cycle)
         self.noise = noise or Noise()
         self.skills = ScriptedSkills(sim)
         self.labels = sim.kitchen.config.labels
@@ -137,15 +144,11 @@ class RolloutCollector:
 
     def rollout(self, index: int) -> Rollout:
         rng = random.Random(self.seed * 1_000_003 + index)
-        family = FAMILY_CYCLE[index % len(FAMILY_CYCLE)]
+        family = self.cycle[index % len(self.cycle)]
         self._obstacle_bodies = []
         start = time.perf_counter()
-        if family == PICK:
-            skill, argument, observation, success, message = self._pick(rng)
-        elif family == PLACE:
-            skill, argument, observation, success, message = self._place(rng)
-        else:
-            skill, argument, observation, success, message = self._goto(rng)
+        run = {PICK: self._pick, PLACE: self._place, GOTO: self._goto, DRAWER: self._drawer}[family]
+        skill, argument, observation, success, message = run(rng)
         return Rollout(
             index, self.seed, family, skill, argument, observation, success, message, time.perf_counter() - start
         )
@@ -205,6 +208,58 @@ class RolloutCollector:
         run = self.skills.go_to(target)
         return f"go to the {target}", target, observation, run.success, run.message
 
+    def _drawer(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+        """Open, close or put into the drawer: mostly at the drawers and in the state the skill needs, with
+        the base off its standing pose, the drawer part-way out, something in the gripper or the robot
+        elsewhere now and then."""
+        drawer = self.sim.kitchen.config.drawer
+        assert drawer is not None  # the kitchen world file configures it (the physics kitchen builds it)
+        action = rng.choice((OPEN, CLOSE, None))
+        robot_at = drawer.location if rng.random() < 0.92 else rng.choice(SURFACES)
+        wanted_open = action != OPEN
+        is_open = wanted_open if rng.random() < 0.85 else not wanted_open
+        # A put mostly with something in the gripper, open and close mostly without.
+        wants_held = rng.random() < 0.92 if action is None else rng.random() >= 0.92
+        held = rng.choice(self.labels) if wants_held else None
+        stored = [rng.choice(self.labels) for _ in range(rng.choice((0, 0, 1, 1, 2, 3)))]
+        elsewhere = [rng.choice(self.labels) for _ in range(rng.randint(0, 4))]
+        objects = [
+            ObjectInstance(
+                f"{label.replace(' ', '_')}_{n}",
+                label,
+                drawer.contents_at if n <= len(stored) else rng.choice(SURFACES),
+            )
+            for n, label in enumerate([*stored, *elsewhere], 1)
+        ]
+        if held is not None:
+            objects.append(ObjectInstance(f"{held.replace(' ', '_')}_held", held, HELD))
+        self.sim.load(Scene(robot_at, tuple(objects), is_open))
+        if rng.random() < 0.25:  # part-way out: the handle is not where a closed or open drawer has it
+            self.sim.set_drawer_extension(rng.uniform(0.0, self.sim.layout.drawer_travel))
+        self.sim.step(int(0.3 / self.sim.time_step))
+        # The drawer's handle and interior are at the edge of the folded arm's reach from the standing
+        # pose: a navigation error of a few centimetres already decides, half a metre never succeeds.
+        self._jitter_robot(rng, reach_m=0.2)
+        truth = self.sim.truth()
+        observation = self.observe(rng, truth)
+        if action is None:
+            argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
+            skill = f"put the {argument} in the drawer"
+            holding = self.sim.holding()
+            if holding is None or self.sim.built.labels[holding] != argument:
+                return skill, argument, observation, False, f"the gripper does not hold a {argument}"
+            run = self.skills.drawer(None)
+            after = {o.id: o for o in self.sim.truth().objects}[holding]
+            success = run.success and after.at == drawer.contents_at
+            message = run.message if not run.success or success else f"{holding} ended at {after.at or 'no place'}"
+            return skill, argument, observation, success, message
+        run = self.skills.drawer(action)
+        success = run.success and self.sim.truth().drawer_open is (action == OPEN)
+        message = (
+            run.message if not run.success or success else f"the drawer is {'closed' if action == OPEN else 'open'}"
+        )
+        return f"{action} the drawer", action, observation, success, message
+
     # ----- scenes -------------------------------------------------------------------------------------------
     def _scene(self, rng: random.Random, robot_at: str, local: Sequence[str], holding: str | None) -> Scene:
         """``local`` labels at the robot's place, a few more elsewhere, optionally one held."""
@@ -244,12 +299,13 @@ class RolloutCollector:
         sim.step(int(0.5 / sim.time_step))
         self._jitter_robot(rng)
 
-    def _jitter_robot(self, rng: random.Random) -> None:
+    def _jitter_robot(self, rng: random.Random, reach_m: float = 0.45) -> None:
+        """Most of the time, move the base up to ``reach_m`` back and sideways off its standing pose."""
         sim = self.sim
         if rng.random() < 0.4:
             return
         standing = sim.robot.pose
-        back, side = rng.uniform(0.0, 0.45), rng.uniform(-0.45, 0.45)
+        back, side = rng.uniform(0.0, reach_m), rng.uniform(-reach_m, reach_m)
         c, s = math.cos(standing.yaw), math.sin(standing.yaw)
         moved = Pose2D(standing.x - back * c - side * s, standing.y - back * s + side * c, standing.yaw)
         sim.robot.set_base_pose(moved)
@@ -277,9 +333,11 @@ class RolloutCollector:
         """The state as the robot's perception and localization would report it (noisy, partial; exact
         with ``Noise(0.0, 0.0, 0.0, 0.0, 1.0)``)."""
         noise, sim = self.noise, self.sim
+        drawer = sim.kitchen.config.drawer
+        inside = drawer.contents_at if drawer is not None else None  # a head camera does not see in there
         objects = []
         for o in truth.objects:
-            if o.at == HELD or rng.random() < noise.miss_rate:
+            if o.at == HELD or o.at == inside or rng.random() < noise.miss_rate:
                 continue
             objects.append(self._detection(rng, o.label, sim.built.objects[o.id], o.at or ""))
         objects += [self._detection(rng, OBSTACLE_LABEL, body, "") for body in self._obstacle_bodies]
@@ -307,8 +365,10 @@ class RolloutCollector:
         )
 
 
-def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int = 25) -> int:
-    """Append rollouts ``0..count-1`` not yet in ``out``; returns how many were added."""
+def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int = 25, cycle: str = "default") -> int:
+    """Append rollouts ``0..count-1`` of the families of ``cycle`` (``CYCLES``) not yet in ``out``; returns
+    how many were added."""
+    families = CYCLES[cycle]
     done: set[int] = set()
     if out.exists():
         if not resume:
@@ -316,6 +376,8 @@ def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int 
         rollouts = load_rollouts(out)
         if any(r.seed != seed for r in rollouts):
             raise SystemExit(f"{out} was collected with another --seed; resume it with that seed")
+        if any(r.family != families[r.index % len(families)] for r in rollouts):
+            raise SystemExit(f"{out} was collected with another --cycle than {cycle!r}; resume it with that cycle")
         done = {r.index for r in rollouts}
     todo = [i for i in range(count) if i not in done]
     print(f"collector: {len(done)} rollouts in {out}, {len(todo)} to go (seed {seed})", flush=True)
@@ -323,7 +385,7 @@ def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int 
         return 0
     out.parent.mkdir(parents=True, exist_ok=True)
     sim = PhysicsKitchen.from_files(image_size=(64, 48))
-    collector = RolloutCollector(sim, seed)
+    collector = RolloutCollector(sim, seed, cycle=families)
     tally: Counter[tuple[str, bool]] = Counter()
     started = time.perf_counter()
     try:
@@ -337,7 +399,7 @@ def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int 
                     elapsed = time.perf_counter() - started
                     rates = ", ".join(
                         f"{f} {tally[(f, True)]}/{tally[(f, True)] + tally[(f, False)]} ok"
-                        for f in dict.fromkeys(FAMILY_CYCLE)
+                        for f in dict.fromkeys(families)
                     )
                     print(
                         f"collector: {number}/{len(todo)} this run ({rates}); "
@@ -357,8 +419,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--count", type=int, required=True, help="rollout indices 0..count-1 (over all families)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="continue an existing --out file")
+    parser.add_argument(
+        "--cycle", choices=sorted(CYCLES), default="default", help="families: pick/place/go-to, or the drawer skills"
+    )
     args = parser.parse_args(argv)
-    collect(args.out, args.count, args.seed, args.resume)
+    collect(args.out, args.count, args.seed, args.resume, cycle=args.cycle)
     return 0
 
 
