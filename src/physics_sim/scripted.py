@@ -17,7 +17,9 @@ import math
 from dataclasses import dataclass
 
 import pybullet as pb
+import yaml
 
+from kitchen_domain.paths import config_file
 from kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE
 from kitchen_domain.world import SkillError
 from physics_sim.motions import Motion, Outcome
@@ -55,13 +57,20 @@ def top_down(yaw: float) -> tuple[float, float, float, float]:
     return tuple(pb.getQuaternionFromEuler([math.pi, 0.0, yaw]))  # type: ignore[return-value]
 
 
+def graph_arm_settings() -> manipulation.ArmSettings:
+    """The manipulator executor's arm settings on the physics graph: config/physics.yaml's lift distance
+    and stow joints over the defaults."""
+    params = yaml.safe_load(config_file("physics.yaml").read_text())["manipulator_executor"]["ros__parameters"]
+    return manipulation.ArmSettings(lift_distance=params["lift_distance"], stow_joints=tuple(params["stow_joints"]))
+
+
 class ScriptedSkills:
     """Runs skills on one simulation, stepping it until each primitive ends."""
 
     def __init__(self, sim: PhysicsKitchen, places: PlaceMap | None = None) -> None:
         self.sim = sim
         self._places = places
-        self.arm = manipulation.ArmSettings()
+        self.arm = graph_arm_settings()
         self.drawer_settings = DrawerSettings()
 
     def run_text(self, text: str) -> SkillRun:

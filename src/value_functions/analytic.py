@@ -7,8 +7,9 @@ from __future__ import annotations
 from kitchen_domain.config import HELD
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.scene import ObjectInstance, Scene
-from kitchen_domain.skill import Skill
+from kitchen_domain.skill import DRAWER, Skill
 from kitchen_domain.world import World
+from robot_motion.drawer import CLOSE, OPEN
 from value_functions.observation import Observation
 
 
@@ -29,5 +30,11 @@ def world_of(observation: Observation, kitchen: Kitchen) -> World:
 
 
 def skill_of(family: str, argument: str) -> Skill:
-    """A skill for scoring: the analytic model reads only its family and argument."""
+    """A skill for scoring from its family and the argument a value function reads
+    (``features.skill_argument``): the analytic model reads only these, but checks a drawer skill's
+    preconditions by its text, so drawer skills get the kitchen's own text."""
+    if family == DRAWER:
+        if argument in (OPEN, CLOSE):
+            return Skill(f"{argument} the drawer", DRAWER, ())
+        return Skill(f"put the {argument} in the drawer", DRAWER, (argument,))
     return Skill(f"{family} {argument}", family, (argument,))

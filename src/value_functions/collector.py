@@ -9,7 +9,9 @@ One JSON line per rollout (format in docs/value_functions.md), gzip-compressed w
      "message": "holding coke_1", "wall_s": 0.81}
 
 Rollout ``index`` is drawn from its own generator seeded by (seed, index), so a run resumed with
-``--resume`` continues exactly where it stopped and produces the same lines as an uninterrupted one.
+``--resume`` continues exactly where it stopped and produces the same rollouts as an uninterrupted one
+(observations and outcomes; the numbers in a failure message can differ in the last digit, as a fresh
+simulation's contact solver starts cold).
 ``--cycle`` chooses the families: ``default`` cycles pick, pick, place, go-to by index; ``drawer`` runs
 only the drawer skills (open, close, put the X in the drawer; the rollout's ``argument`` is ``open``,
 ``close`` or the label put in). A file keeps one cycle: resuming with another is refused.

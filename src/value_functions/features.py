@@ -12,6 +12,11 @@ place with that heading (it navigates to the base pose; only its position drifts
 forward and lateral offsets in this frame are what the arm's reach depends on, and the robot's own
 offset from the base pose says how far its drift moved the arm away. ``FEATURE_VERSION`` changes
 whenever a vector's meaning changes, so old weight files are refused.
+
+The drawer skills (open, close, put the X in the drawer) share one model: its argument is ``open``,
+``close`` or the label put in (``skill_argument``), and its geometry is the robot's offset in the work
+frame of the drawer's place, where the handle and the interior are at the edge of the folded arm's reach.
+What lies in the drawer is not in the vector: a head camera does not see into it.
 """
 
 from __future__ import annotations
@@ -23,13 +28,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from kitchen_domain.config import KitchenConfig
-from kitchen_domain.skill import GOTO, PICK, PLACE
+from kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE, Skill
 from llm_planner_ros.affordance.model import AffordanceError
+from robot_motion.drawer import CLOSE, OPEN
 from robot_motion.place_map import PlaceMap, load_place_map
 from value_functions.observation import Observation, PerceivedObject
 
 FEATURE_VERSION = 2
-LEARNED_FAMILIES = (PICK, PLACE, GOTO)
+LEARNED_FAMILIES = (PICK, PLACE, GOTO, DRAWER)
+DRAWER_ACTIONS = (OPEN, CLOSE, "put")
 UNSEEN_DISTANCE_M = 5.0  # stands in for distances to what is not perceived
 # The robot's offset from the base pose of its place, in that place's work frame (module docstring).
 WORK_FRAME_NAMES = ("robot_forward_offset", "robot_side_offset")
@@ -37,6 +44,18 @@ WORK_FRAME_NAMES = ("robot_forward_offset", "robot_side_offset")
 
 class FeatureError(AffordanceError):
     """A skill the features cannot describe (family without a value function, missing argument, unknown place)."""
+
+
+def skill_argument(skill: Skill) -> str:
+    """What a value function reads of a skill besides its family: its object or place; for the drawer,
+    ``open``, ``close`` or the label put in. FeatureError when the skill has none of these."""
+    if skill.family == DRAWER and not skill.arguments and skill.text.split()[:1] in ([OPEN], [CLOSE]):
+        return skill.text.split()[0]
+    if len(skill.arguments) != 1:
+        raise FeatureError(
+            f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}"
+        )
+    return str(skill.argument)
 
 
 class Featurizer:
@@ -53,6 +72,7 @@ class Featurizer:
                 f"the robot map {place_map.source} has no base pose for {missing}: add them (robot_motion/place_map.py)"
             )
         self._work_frames = {p: _work_frame(place_map, p) for p in self.places}
+        self._drawer_place = config.drawer.location if config.drawer is not None else None
 
     def names(self, family: str) -> list[str]:
         place_hot = [f"robot_at={p}" for p in self.places]
@@ -75,6 +95,12 @@ class Featurizer:
                 "distance", "obstacles", "path_clearance", "goal_clearance", "obstacle_area", "holding",
                 *(f"target={p}" for p in self.places), *place_hot,
             ]  # fmt: skip
+        if family == DRAWER:
+            return [
+                *(f"action={a}" for a in DRAWER_ACTIONS), "at_drawer", "distance_to_base", *WORK_FRAME_NAMES,
+                "drawer_state_known", "drawer_open", "holding", "holds_argument",
+                *(f"label={label}" for label in self.labels), *place_hot,
+            ]  # fmt: skip
         raise FeatureError(f"no value function for family {family!r}; learned families: {list(LEARNED_FAMILIES)}")
 
     def vector(self, observation: Observation, family: str, argument: str) -> np.ndarray:
@@ -86,6 +112,8 @@ class Featurizer:
             values = self._place(observation, argument)
         elif family == GOTO:
             values = self._goto(observation, argument)
+        elif family == DRAWER:
+            values = self._drawer(observation, argument)
         else:
             self.names(family)  # raises with the list of learned families
             values = []
@@ -172,6 +200,26 @@ class Featurizer:
             sum(o.size[0] * o.size[1] for o in obstacles),
             float(obs.holding_label is not None),
             *self._one_hot(place, self.places),
+            *self._one_hot(obs.robot_at, self.places),
+        ]
+
+    def _drawer(self, obs: Observation, argument: str) -> list[float]:
+        if self._drawer_place is None:
+            raise FeatureError("the kitchen has no drawer: drawer skills have no value function")
+        action = argument if argument in (OPEN, CLOSE) else "put"
+        frame = self._work_frame(self._drawer_place)
+        forward, side = frame.local(*obs.robot_xy)
+        return [
+            *self._one_hot(action, DRAWER_ACTIONS),
+            float(obs.robot_at == self._drawer_place),
+            math.hypot(forward, side),
+            forward,
+            side,
+            float(obs.drawer_open is not None),
+            float(bool(obs.drawer_open)),
+            float(obs.holding_label is not None),
+            float(action == "put" and obs.holding_label == argument),
+            *self._one_hot(argument if action == "put" else "", self.labels),
             *self._one_hot(obs.robot_at, self.places),
         ]
 

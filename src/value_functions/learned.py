@@ -1,11 +1,12 @@
 """``LearnedAffordance``: the value-function models as an affordance model over a perceived observation.
 
-pick, place and go-to are scored by their model, batched (one forward pass per family per call).
+pick, place, go-to and the drawer skills are scored by their model, batched (one forward pass per
+family per call).
 Two of SayCan's caps stay (appendix D.2): going where the robot already is and picking with a full
 gripper get 0; so does picking a label perception reports nowhere, which the executor refuses
 ("perception reports no ... to pick") and no rollout shows (the collector's targets are always in the
 scene, so the model's answer there is an extrapolation: 0.76 for an unseen sponge from the
-20,000-rollout models). Families without a model (find, terminate, drawer) get the analytic model's
+20,000-rollout models). Families without a model (find, terminate) get the analytic model's
 answer on the world assembled from the same perception (``analytic.world_of``), so the backend reads
 nothing a robot would not have.
 """
@@ -21,7 +22,7 @@ from kitchen_domain.skill import FAMILIES, GOTO, PICK, Skill
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from value_functions.analytic import world_of
-from value_functions.features import LEARNED_FAMILIES, Featurizer
+from value_functions.features import LEARNED_FAMILIES, Featurizer, skill_argument
 from value_functions.network import REBUILD, FamilyEnsemble, WeightFileError, load_value_functions
 from value_functions.observation import Observation
 
@@ -48,7 +49,7 @@ class LearnedAffordance:
     def evaluate(self, skills: Sequence[Skill], observation: Observation) -> list[float]:
         """One probability per skill, in order; AffordanceError for a malformed skill (as the analytic model)."""
         results = [0.0] * len(skills)
-        batches: dict[str, list[int]] = {}
+        batches: dict[str, list[tuple[int, str]]] = {}
         fallback: list[int] = []
         seen = {obj.label for obj in observation.objects}
         for index, skill in enumerate(skills):
@@ -59,18 +60,15 @@ class LearnedAffordance:
             if skill.family not in self.models:
                 fallback.append(index)
                 continue
-            if len(skill.arguments) != 1:
-                raise AffordanceError(
-                    f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}"
-                )
-            capped = (skill.family == GOTO and skill.argument == observation.robot_at) or (
-                skill.family == PICK and (observation.holding_label is not None or skill.argument not in seen)
+            argument = skill_argument(skill)
+            capped = (skill.family == GOTO and argument == observation.robot_at) or (
+                skill.family == PICK and (observation.holding_label is not None or argument not in seen)
             )
             if not capped:
-                batches.setdefault(skill.family, []).append(index)
-        for family, indices in batches.items():
-            features = self.featurizer.matrix([(observation, str(skills[i].argument)) for i in indices], family)
-            for i, probability in zip(indices, self.models[family].probabilities(features), strict=True):
+                batches.setdefault(skill.family, []).append((index, argument))
+        for family, batch in batches.items():
+            features = self.featurizer.matrix([(observation, argument) for _, argument in batch], family)
+            for (i, _), probability in zip(batch, self.models[family].probabilities(features), strict=True):
                 results[i] = float(probability)
         if fallback:
             world = world_of(observation, self.kitchen)

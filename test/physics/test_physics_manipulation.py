@@ -19,6 +19,7 @@ from kitchen_domain import Kitchen, load_episodes
 from physics_sim import PhysicsKitchen, load_layout
 from physics_sim.motions import Outcome
 from physics_sim.robot import LINK_INDEX, TUCKED, within_limits
+from physics_sim.scripted import graph_arm_settings
 from robot_motion.geometry import Pose
 from robot_motion.manipulation import (
     ArmSettings,
@@ -34,12 +35,6 @@ from robot_motion.perception import PerceivedObject, resting_on
 
 EPISODES = "benchmarks/kitchen/dev.yaml"
 CONFIG = Path(__file__).resolve().parents[2] / "config"
-
-
-def physics_arm_settings() -> ArmSettings:
-    """The manipulator executor's settings on the physics graph (config/physics.yaml over the defaults)."""
-    params = yaml.safe_load((CONFIG / "physics.yaml").read_text())["manipulator_executor"]["ros__parameters"]
-    return ArmSettings(lift_distance=params["lift_distance"], stow_joints=tuple(params["stow_joints"]))
 
 
 def surface(place: str) -> Pose:
@@ -95,12 +90,12 @@ def go_and_put_down(sim: PhysicsKitchen, place: str, settings: ArmSettings, idle
 
 
 def test_the_physics_stow_is_the_tucked_pose() -> None:
-    assert physics_arm_settings().stow_joints == pytest.approx(TUCKED)
+    assert graph_arm_settings().stow_joints == pytest.approx(TUCKED)
 
 
 def test_a_snack_bag_folds_with_the_arm_and_drops_into_the_bin(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
     load(sim, kitchen, "noun-02")
-    settings = physics_arm_settings()
+    settings = graph_arm_settings()
     go_and_pick(sim, "close counter", "jalapeno_chips_1", settings)
     bag = go_and_put_down(sim, "trash can", settings)
     truth = {o.id: o for o in sim.truth().objects}
@@ -112,7 +107,7 @@ def test_a_bottle_put_down_on_the_table_stands_on_the_table_beside_the_sponge(
     sim: PhysicsKitchen, kitchen: Kitchen
 ) -> None:
     load(sim, kitchen, "verb-04")
-    settings = physics_arm_settings()
+    settings = graph_arm_settings()
     go_and_pick(sim, "close counter", "water_bottle_1", settings)
     bottle = go_and_put_down(sim, "table", settings)
     truth = {o.id: o for o in sim.truth().objects}
@@ -125,7 +120,7 @@ def test_a_released_can_stays_on_the_table_when_the_hand_waits_before_retreating
     sim: PhysicsKitchen, kitchen: Kitchen
 ) -> None:
     load(sim, kitchen, "noun-01")
-    settings = physics_arm_settings()
+    settings = graph_arm_settings()
     go_and_pick(sim, "far counter", "grapefruit_soda_1", settings)
     can = go_and_put_down(sim, "user", settings, idle_s=1.0)
     truth = {o.id: o for o in sim.truth().objects}
@@ -163,7 +158,7 @@ def test_an_apple_seen_off_centre_towards_the_camera_is_picked_across_the_view_a
     """emb-08: perception put the 7.4 cm apple's centre 1.4 cm towards the head camera (along -y's
     opposite at the close counter) and 1.3 cm high, 5 cm tall; 3 mm a side is all the open fingers have."""
     load(sim, kitchen, "emb-08")
-    settings = physics_arm_settings()
+    settings = graph_arm_settings()
     assert sim.run(sim.navigate(sim.standing_pose("close counter"))).outcome is Outcome.SUCCEEDED
     truth = next(o for o in sim.truth().objects if o.id == "apple_1")
     x, y, z = truth.position

@@ -60,3 +60,15 @@ def table_observation() -> Observation:
             PerceivedObject("obstacle", (3.5, 2.0, 0.25), (0.6, 0.6, 0.5), "", 0.7),
         ),
     )
+
+
+def drawer_observation(holding: str | None = None, drawer_open: bool | None = False) -> Observation:
+    """The robot at the drawers, a little off its base pose, the drawer in ``drawer_open``, a coke on
+    the close counter."""
+    return Observation(
+        (3.05, 0.55),
+        "drawers",
+        holding,
+        drawer_open,
+        (PerceivedObject("coke", (1.2, 0.3, 0.97), (0.066, 0.067, 0.12), "close counter", 0.9),),
+    )

@@ -16,7 +16,7 @@ from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
 from kitchen_domain import Kitchen
-from kitchen_domain.config import Position
+from kitchen_domain.config import HELD, Position
 from kitchen_domain.paths import config_file
 from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.action import EvaluateAffordance
@@ -25,7 +25,7 @@ from llm_planner_ros.ros.topics import STATE_QOS
 from value_functions.learned import LearnedAffordance
 from value_functions.observation import Observation
 
-from .helpers import random_weights, table_observation
+from .helpers import drawer_observation, random_weights, table_observation
 
 pytestmark = pytest.mark.graph
 EXIT_WAIT_S = 30.0
@@ -54,7 +54,22 @@ def _publish(ros_graph: RosGraph, observation: Observation) -> list[object]:
                 location=o.location,
             )
         )
-    robot = RobotState((7, 0), 1, "", observation.robot_at, Position(*observation.robot_xy), None, None, None, ())
+    held = observation.holding_label
+    if held is not None:  # perception reports the held object in the gripper; the observation leaves it out
+        pose = PoseStamped(header=array.header)
+        pose.pose.orientation.w = 1.0
+        array.objects.append(SceneObject(id=f"{held}_held", label=held, confidence=1.0, pose=pose, location=HELD))
+    robot = RobotState(
+        (7, 0),
+        1,
+        "",
+        observation.robot_at,
+        Position(*observation.robot_xy),
+        f"{held}_held" if held else None,
+        held,
+        observation.drawer_open,
+        (),
+    )
     scene_pub.publish(array)
     robot_pub.publish(String(data=robot.to_json()))
     return [scene_pub, robot_pub]
@@ -94,6 +109,41 @@ def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
     del keep
 
 
+@pytest.mark.timeout(120)
+def test_learned_backend_answers_the_drawer_skills_from_their_model(
+    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+) -> None:
+    """Open, close and put-in are one learned family: /affordance/drawer answers them from the drawer
+    model (not the analytic fallback), in order, from the perceived drawer state and held object."""
+    weights = random_weights(tmp_path / "vf.npz", kitchen, seed=6)
+    ros_graph.start_node(
+        "affordance_server",
+        param_files=[config_file("affordance.yaml")],
+        params={"backend": "learned", "value_functions_file": str(weights)},
+    )
+    observation = drawer_observation(holding="coke", drawer_open=True)
+    keep = _publish(ros_graph, observation)
+    world = kitchen.world({"robot": {"at": "drawers"}, "objects": [], "drawer": {"open": True}})
+    skills = [world.skill(t) for t in ("put the coke in the drawer", "open the drawer", "close the drawer",
+                                       "put the apple in the drawer")]  # fmt: skip
+    model = LearnedAffordance(weights, kitchen)
+    client = ros_graph.action_client(EvaluateAffordance, "/affordance/drawer")
+    answers: list[float] = []
+
+    def answered() -> bool:
+        result = evaluate(client, skills)
+        answers[:] = list(result.affordances)
+        return result.success
+
+    wait_until(answered, timeout=20.0, what="a learned answer")
+    expected = model.evaluate(skills, observation)
+    assert answers == pytest.approx(expected, abs=1e-5)
+    assert list(evaluate(client, skills[::-1]).affordances) == pytest.approx(answers[::-1], abs=1e-6)
+    # The analytic model would say calibration.drawer_possible or 0; the trees give graded values.
+    assert len(set(answers)) == 4 and model.analytic.calibration.drawer_possible not in answers
+    del keep
+
+
 @pytest.mark.graph
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("case", ["missing", "mismatched", "unknown backend"])
@@ -104,7 +154,7 @@ def test_learned_backend_refuses_to_start_without_usable_weights(
     expected = "not found at"
     if case == "mismatched":
         params["value_functions_file"] = str(random_weights(tmp_path / "pick_only.npz", kitchen, families=("pick",)))
-        expected = "has no model for ['place', 'goto']"
+        expected = "has no model for ['place', 'goto', 'drawer']"
     elif case == "unknown backend":
         params = {"backend": "oracle"}
         expected = "choose one of ['analytic', 'learned']"
