@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 from kitchen_domain import Kitchen, load_episodes
+from kitchen_domain.config import HELD
+from kitchen_domain.scene import ObjectInstance, Scene
 from physics_sim import Outcome, PhysicsKitchen, Pose2D, load_layout
 from physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
 from physics_sim.scripted import ScriptedSkills, top_down
@@ -55,6 +58,44 @@ def test_scripted_fetch_moves_the_coke_to_the_user_and_the_goal_holds_on_physics
     world = truth.world(kitchen)
     assert world.robot_at == "user" and world.holding is None
     assert world.visited == ("close counter", "far counter", "user")
+
+
+def test_scripted_drawer_skills_open_fill_and_close_the_drawer(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+    """The executor's drawer motions in process: open the closed drawer by its handle and close it again
+    (the energy bar inside rides along), put the held coke into the open drawer beside it; refused with an
+    empty gripper and where there is no drawer."""
+    skills = ScriptedSkills(sim)
+    coke, bar = ObjectInstance("coke_1", "coke", HELD), ObjectInstance("energy_bar_1", "energy bar", "drawer")
+    sim.load(Scene("drawers", (bar,), False))
+    for text, drawer_open in (("open the drawer", True), ("close the drawer", False)):
+        run = skills.run_text(text)
+        assert run.success and sim.truth().drawer_open is drawer_open, f"{text}: {run.message}"
+    assert [o.at for o in sim.truth().objects] == ["drawer"]
+    sim.load(Scene("drawers", (coke, bar), True))
+    run = skills.run_text("put the coke in the drawer")
+    assert run.success, run.message
+    truth = sim.truth()
+    assert truth.holding is None and {o.id: o.at for o in truth.objects} == {
+        "coke_1": "drawer",
+        "energy_bar_1": "drawer",
+    }
+    assert skills.drawer(None).message == "put in the drawer: the gripper holds nothing"
+    sim.load(Scene("table", (coke,), True))
+    assert "the table has no drawer in the robot map" in skills.drawer(None).message
+
+
+def test_a_drawer_set_part_way_out_carries_its_contents(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+    sim.load(Scene("drawers", (ObjectInstance("tea_1", "tea", "drawer"),), False))
+    before = next(o.position for o in sim.truth().objects)
+    sim.set_drawer_extension(0.12)
+    after = next(o for o in sim.truth().objects)
+    assert sim.drawer_extension() == pytest.approx(0.12, abs=1e-6) and after.at == "drawer"
+    assert math.dist(before, after.position) == pytest.approx(0.12, abs=0.01)  # then it settles
+    with pytest.raises(ValueError, match="outside its travel"):
+        sim.set_drawer_extension(0.5)
+    sim.load(kitchen.world().scene())
+    with pytest.raises(ValueError, match="the scene has no drawer"):
+        sim.set_drawer_extension(0.1)
 
 
 def test_a_pose_out_of_reach_fails_without_moving_the_arm(fresh: PhysicsKitchen) -> None:
