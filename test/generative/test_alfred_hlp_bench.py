@@ -10,7 +10,10 @@ from doubles import ScriptedModel, WordEmbedder
 
 from llm_planner_ros.cli.main import main
 from llm_planner_ros.evaluation.alfred_hlp import load_tasks
+from llm_planner_ros.evaluation.alfred_location_bound import StartPrior, with_guessed_starts
 from llm_planner_ros.llm import factory
+from llm_planner_ros.planning.llm_planner.alfred_plans import parse_plan_text, render_plan
+from llm_planner_ros.planning.llm_planner.prompt import PlanExample
 
 TASKS = [
     {
@@ -155,3 +158,29 @@ def test_the_embedded_model_plans_alfred_with_the_alfred_adapter(
     argv = ["bench", "alfred-hlp", "--data", str(data), "--examples", str(examples), "--llm", "adapter=none"]
     assert main(argv) == 0
     assert configs[-1] == {"backend": "hf", "adapter": "none"}
+
+
+def test_start_bound_guesses_start_locations_from_the_training_set(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """No model: each gold plan with its start guessed from the examples (the book was fetched from the
+    sofa, the egg from the fridge; a pillow or an apple never: the most frequent start, sofa by name)."""
+    data, examples = files
+    out = tmp_path / "bound.json"
+    code = main(["bench", "alfred-hlp", "--data", str(data), "--examples", str(examples), "--start-bound",
+                 "--json", str(out)])  # fmt: skip
+    assert code == 0
+    report = json.loads(out.read_text())
+    assert report["model"] == "start-location bound" and report["accuracy"] == 0.5
+    first, second = report["results"]
+    assert first["predicted"].startswith("GotoLocation sofa, PickupObject apple") and not first["correct"]
+    assert second["correct"] and second["predicted"] == second["gold"]
+
+
+def test_a_goto_to_the_object_itself_is_not_guessed() -> None:
+    prior = StartPrior.of_examples([PlanExample("x", ("GotoLocation countertop", "PickupObject knife"))])
+    plan = parse_plan_text("GotoLocation tomato, PickupObject tomato, GotoLocation drawer, PickupObject knife")
+    guessed = with_guessed_starts(plan, prior)
+    assert render_plan(guessed) == (
+        "GotoLocation tomato, PickupObject tomato, GotoLocation countertop, PickupObject knife"
+    )
+    with pytest.raises(ValueError, match="no prior"):
+        StartPrior.of_examples([PlanExample("y", ("PickupObject knife",))])
