@@ -61,7 +61,7 @@ from perception.geometry import Transform
 from physics_sim.camera import Frame
 from physics_sim.layout import Pose2D
 from physics_sim.motions import Motion, Outcome
-from physics_sim.robot import JOINT_NAMES, LINK_INDEX
+from physics_sim.robot import GRIPPER_OPEN_ABOVE, JOINT_NAMES, LINK_INDEX
 from physics_sim.simulation import PhysicsKitchen, scene_of
 from physics_sim.truth import Truth
 from robot_motion.geometry import turned
@@ -93,7 +93,6 @@ PARAMETERS = {
     "joint_speed_rps": Parameter(1.0, "arm joint speed (rad/s)", minimum=0.01),
 }
 MAP_FRAMES = ("", "map", "world", "odom")
-GRIPPER_OPEN_ABOVE = 0.02  # a GripperCommand position (per finger) above this opens, else closes
 POLL_S = 0.02
 CLOCK_PERIOD_S = 0.01  # /clock at 100 Hz of simulated time (and at most 100 per wall second)
 T = TypeVar("T")

@@ -30,6 +30,8 @@ GRASP_LINK = 11  # panda_grasptarget, between the fingertips
 LINK_INDEX = {"panda_link8": 7, "panda_hand": HAND_LINK, "panda_grasptarget": GRASP_LINK}
 ARM_FORCES = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)
 FINGER_OPEN = 0.04
+# A gripper command (per-finger position, as GripperCommand takes it) above this opens, else closes.
+GRIPPER_OPEN_ABOVE = 0.02
 FINGER_FORCE = 40.0
 # Folded low at the side of the base, hand down: clear of furniture while driving, out of the head
 # camera's view, and the start pose of every episode. The wrist turns a held object's long side along

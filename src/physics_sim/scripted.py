@@ -23,7 +23,7 @@ from kitchen_domain.paths import config_file
 from kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE
 from kitchen_domain.world import SkillError
 from physics_sim.motions import Motion, Outcome
-from physics_sim.robot import LINK_INDEX
+from physics_sim.robot import GRIPPER_OPEN_ABOVE, LINK_INDEX
 from physics_sim.simulation import PhysicsKitchen
 from robot_motion import manipulation
 from robot_motion.drawer import CLOSE, OPEN, DrawerSettings, drawer_motion
@@ -40,7 +40,6 @@ FINGER_DEPTH = 0.035  # how far below an object's top the fingertips close
 PLACE_CLEARANCE = 0.015  # release this high above the surface
 MOTION_TIMEOUT_S = 30.0
 EE_LINK = LINK_INDEX["panda_hand"]  # the executors' ee_link (config/executors.yaml)
-GRIPPER_OPEN_ABOVE = 0.02  # a gripper position above this opens (as physics_sim_node reads GripperCommand)
 
 
 @dataclass
