@@ -29,12 +29,17 @@ def world_of(observation: Observation, kitchen: Kitchen) -> World:
     return World(kitchen, Scene(observation.robot_at, tuple(objects), observation.drawer_open))
 
 
-def skill_of(family: str, argument: str) -> Skill:
+def skill_of(family: str, argument: str, kitchen: Kitchen | None = None) -> Skill:
     """A skill for scoring from its family and the argument a value function reads
-    (``features.skill_argument``): the analytic model reads only these, but checks a drawer skill's
-    preconditions by its text, so drawer skills get the kitchen's own text."""
-    if family == DRAWER:
-        if argument in (OPEN, CLOSE):
-            return Skill(f"{argument} the drawer", DRAWER, ())
-        return Skill(f"put the {argument} in the drawer", DRAWER, (argument,))
-    return Skill(f"{family} {argument}", family, (argument,))
+    (``features.skill_argument``): the analytic model reads only these, except that it checks a drawer
+    skill's preconditions against the skill library, so a drawer skill is the ``kitchen``'s own (required
+    for the drawer family)."""
+    if family != DRAWER:
+        return Skill(f"{family} {argument}", family, (argument,))
+    if kitchen is None:
+        raise ValueError("a drawer skill is the kitchen's own: pass the kitchen")
+    text = f"{argument} the drawer" if argument in (OPEN, CLOSE) else f"put the {argument} in the drawer"
+    rule = kitchen.library.find(text)
+    if rule is None:
+        raise ValueError(f"{text!r} is not a skill of the kitchen's library (argument {argument!r})")
+    return rule.skill

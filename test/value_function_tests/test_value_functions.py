@@ -64,7 +64,11 @@ def test_drawer_skills_share_one_model_read_by_action_and_label(kitchen: Kitchen
     with pytest.raises(AffordanceError, match="needs one argument"):
         skill_argument(Skill("pull the drawer", "drawer", ()))
     # The analytic model gets the kitchen's own drawer skill back from (family, argument).
-    assert [skill_of("drawer", skill_argument(world.skill(t))).text for t in texts] == list(texts)
+    assert [skill_of("drawer", skill_argument(world.skill(t)), kitchen) for t in texts] == [
+        world.skill(t) for t in texts
+    ]
+    with pytest.raises(ValueError, match="pass the kitchen"):
+        skill_of("drawer", "open")
     featurizer = Featurizer(kitchen.config)
     names = featurizer.names("drawer")
     holding = drawer_observation(holding="coke", drawer_open=True)
@@ -213,6 +217,12 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
         family = ("pick", "place", "goto")[index % 3]
         argument = {"pick": "apple" if index % 2 else "sponge", "place": "apple", "goto": "far counter"}[family]
         rows.append(Rollout(index, 0, family, f"{family} {argument}", argument, observation, index % 2 == 0, "", 0.1))
+    at_closed_drawer = drawer_observation()
+    for index in range(400, 600):
+        action = "open" if index % 2 else "close"
+        rows.append(
+            Rollout(index, 0, "drawer", f"{action} the drawer", action, at_closed_drawer, action == "close", "", 0.1)
+        )
     rollouts = tmp_path / "rollouts.jsonl"
     rollouts.write_text("".join(r.to_json() + "\n" for r in rows))
     weights = random_weights(tmp_path / "vf.npz", kitchen)
@@ -229,7 +239,10 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
     # Made-up outcomes against the analytic model: the apple on the table (0.9) always fails here and
     # the unseen sponge (0) always succeeds, so its ranking is exactly backwards.
     assert report["pick"]["analytic_roc_auc"] == 0.0
-    for family in ("pick", "place", "goto"):
+    # The same for the drawer: the analytic model reads the kitchen's own texts (a closed drawer: open
+    # possible, close not), and here only the closes succeed.
+    assert report["drawer"]["analytic_roc_auc"] == 0.0 and report["drawer"]["test_rollouts"] > 0
+    for family in ("pick", "place", "goto", "drawer"):
         assert set(report[family]) >= {"roc_auc", "brier", "analytic_roc_auc", "analytic_brier"}
     assert report["batch_latency_ms"]["batch"] == 50 and report["batch_latency_ms"]["p95"] > 0
     assert plot.stat().st_size > 10_000

@@ -58,8 +58,11 @@ def run(args: argparse.Namespace) -> int:
     for family in LEARNED_FAMILIES:
         rows = [r for r in test if r.family == family]
         outcomes = [r.success for r in rows]
-        ours = [learned.evaluate([skill_of(family, r.argument)], r.observation)[0] for r in rows]
-        theirs = [analytic.affordance(skill_of(family, r.argument), world_of(r.observation, kitchen)) for r in rows]
+        skills = [skill_of(family, r.argument, kitchen) for r in rows]
+        ours = [learned.evaluate([skill], r.observation)[0] for skill, r in zip(skills, rows, strict=True)]
+        theirs = [
+            analytic.affordance(skill, world_of(r.observation, kitchen)) for skill, r in zip(skills, rows, strict=True)
+        ]
         report[family] = {
             "roc_auc": _round(roc_auc(outcomes, ours)),
             "brier": _round(brier(outcomes, ours)) if rows else None,
