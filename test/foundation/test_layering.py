@@ -16,7 +16,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 # Lowest first. A folder is the longest prefix of a module's dotted name listed here.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("kitchen_domain", "babyai_domain"),
-    ("llm_planner_ros.options", "llm_planner_ros.llm", "robot_motion", "physics_sim"),
+    ("llm_planner_ros.options", "llm_planner_ros.llm", "robot_motion"),
+    ("physics_sim",),
     ("llm_planner_ros.affordance", "perception"),
     ("llm_planner_ros.planning", "value_functions"),
     ("llm_planner_ros.training", "llm_planner_ros.visualization"),
