@@ -100,6 +100,7 @@ def test_failed_attempts_of_the_plan_pass_are_counted() -> None:
     failing_first_pick = _runner(kitchen, 0.5, seed)
     run = evaluate_episode(episode, kitchen, lambda e, _: failing_first_pick(e, True), None, execution_failures=False)
     assert run.plan_success and run.failed_skills == 1 and run.execution_failed_skills == 0
+    assert len(run.failed_attempts) == 1 and run.failed_attempts[0].startswith("pick up the coke: ")
     clean = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=False)
     assert clean.failed_skills == 0
     assert summarize([run, clean])["failed_skills"] == 1

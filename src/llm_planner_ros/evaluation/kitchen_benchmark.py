@@ -48,9 +48,10 @@ class EpisodeRun:
     wall_s: float
     failure: str | None = None
     failure_detail: str = ""
-    # Skill attempts of the plan pass that the environment reported failed (issue metric of the
-    # learned value functions: a good "Can" avoids attempting what cannot succeed now).
+    # Skill attempts of the plan pass that the environment reported failed, and each as "skill: why"
+    # (the learned value functions' metric: a good "Can" avoids attempting what cannot succeed now).
     failed_skills: int = 0
+    failed_attempts: list[str] = field(default_factory=list)
     execution_plan: list[str] = field(default_factory=list)
     # Skills that failed during the pass with injected failures (each one a chance to recover or not).
     execution_failed_skills: int = 0
@@ -96,8 +97,9 @@ def evaluate_episode(
         llm_calls=usage.calls if usage else 0,
         scored_tokens=usage.scored_tokens if usage else 0,
         wall_s=wall_s,
-        failed_skills=sum(step.status == StepStatus.FAILED for step in result.steps),
     )
+    run.failed_attempts = [f"{s.skill.text}: {s.message}" for s in result.steps if s.status == StepStatus.FAILED]
+    run.failed_skills = len(run.failed_attempts)
     if not metrics.plan_success:
         diagnosis = diagnose(result, episode, kitchen)
         run.failure, run.failure_detail = diagnosis.kind, diagnosis.detail
