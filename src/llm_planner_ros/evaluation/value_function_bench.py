@@ -2,7 +2,7 @@
 
 On the held-out test split of the collector's physics rollouts (``value_functions.training.split_of``;
 never trained or tuned on), per learned family: ROC-AUC and Brier score of the learned model and of
-today's analytic model on the same perceived observations, a reliability diagram (PNG), and the time of
+today's analytic model on the same perceived observations, a reliability diagram (PNG), and
 ``gate``: had the robot attempted only the test skills scored >= 0.5, the share of the failing attempts
 avoided and of the succeeding ones lost (a decision-level view, not a planning run). The time of
 one batched evaluation of 50 kitchen skills (p50/p95 over ``--repeats`` batches): wall-clock time, and
@@ -20,7 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-DEFAULT_ROLLOUTS = ("data/value_functions/rollouts_seed0.jsonl.gz", "data/value_functions/rollouts_seed1.jsonl.gz")
+DEFAULT_ROLLOUTS = (
+    "data/value_functions/rollouts_seed0.jsonl.gz",
+    "data/value_functions/rollouts_seed1.jsonl.gz",
+    "data/value_functions/rollouts_drawer_seed2.jsonl.gz",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
