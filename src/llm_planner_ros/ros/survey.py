@@ -53,15 +53,18 @@ class SurveyError(RuntimeError):
 
 
 def route(world: World) -> list[Skill]:
-    """The ``go to`` skills of every place but the robot's own, nearest first from where it stands."""
-    positions = world.kitchen.config.locations
-    todo = {s.argument: s for s in world.admissible_skills() if s.family == GOTO and s.argument in positions}
+    """The ``go to`` skills of every place with a surface but the robot's own, nearest first from where it
+    stands (which may be the drawers: a camera sees nothing in a drawer, so the route leaves it out)."""
+    config = world.kitchen.config
+    todo = {s.argument: s for s in world.admissible_skills() if s.family == GOTO and s.argument in config.locations}
     here = world.robot_at
     todo.pop(here, None)
     order = []
     while todo:
-        x, y = positions[here].x, positions[here].y
-        here = min(todo, key=lambda place: math.hypot(positions[place].x - x, positions[place].y - y))
+        start = config.position(here)
+        here = min(
+            todo, key=lambda place: math.hypot(config.position(place).x - start.x, config.position(place).y - start.y)
+        )
         order.append(todo.pop(here))
     return order
 
