@@ -15,7 +15,7 @@ from kitchen.graph_helpers import evaluate
 from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
-from kitchen_domain import Kitchen
+from kitchen_domain import Kitchen, Skill
 from kitchen_domain.config import HELD, Position
 from kitchen_domain.paths import config_file
 from kitchen_domain.robot_state import RobotState
@@ -75,6 +75,21 @@ def _publish(ros_graph: RosGraph, observation: Observation) -> list[object]:
     return [scene_pub, robot_pub]
 
 
+def _first_answer(ros_graph: RosGraph, action: str, skills: list[Skill]) -> tuple[object, list[float]]:
+    """A client of ``action`` and its first successful answer for ``skills`` (the server answers once the
+    published scene has reached it)."""
+    client = ros_graph.action_client(EvaluateAffordance, action)
+    answers: list[float] = []
+
+    def answered() -> bool:
+        result = evaluate(client, skills)
+        answers[:] = list(result.affordances)
+        return result.success
+
+    wait_until(answered, timeout=20.0, what="a learned answer")
+    return client, answers
+
+
 @pytest.mark.timeout(120)
 def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
     ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
@@ -91,15 +106,7 @@ def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
     world = kitchen.world({"robot": {"at": "table"}, "objects": []})
     skills = [world.skill(text) for text in SKILLS]
     model = LearnedAffordance(weights, kitchen)
-    client = ros_graph.action_client(EvaluateAffordance, "/affordance/pick")
-    answers: list[float] = []
-
-    def answered() -> bool:
-        result = evaluate(client, skills)
-        answers[:] = list(result.affordances)
-        return result.success
-
-    wait_until(answered, timeout=20.0, what="a learned answer")
+    client, answers = _first_answer(ros_graph, "/affordance/pick", skills)
     assert answers == pytest.approx(model.evaluate(skills, observation), abs=1e-5)
     reversed_result = evaluate(client, skills[::-1])
     assert list(reversed_result.affordances) == pytest.approx(answers[::-1], abs=1e-6)
@@ -127,15 +134,7 @@ def test_learned_backend_answers_the_drawer_skills_from_their_model(
     skills = [world.skill(t) for t in ("put the coke in the drawer", "open the drawer", "close the drawer",
                                        "put the apple in the drawer")]  # fmt: skip
     model = LearnedAffordance(weights, kitchen)
-    client = ros_graph.action_client(EvaluateAffordance, "/affordance/drawer")
-    answers: list[float] = []
-
-    def answered() -> bool:
-        result = evaluate(client, skills)
-        answers[:] = list(result.affordances)
-        return result.success
-
-    wait_until(answered, timeout=20.0, what="a learned answer")
+    client, answers = _first_answer(ros_graph, "/affordance/drawer", skills)
     expected = model.evaluate(skills, observation)
     assert answers == pytest.approx(expected, abs=1e-5)
     assert list(evaluate(client, skills[::-1]).affordances) == pytest.approx(answers[::-1], abs=1e-6)
