@@ -30,8 +30,9 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO
 
@@ -41,7 +42,7 @@ from kitchen_domain.config import HELD
 from kitchen_domain.scene import ObjectInstance, Scene
 from kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE
 from physics_sim import PhysicsKitchen, Pose2D
-from physics_sim.scripted import ScriptedSkills
+from physics_sim.scripted import ScriptedSkills, SkillRun
 from physics_sim.truth import Truth
 from robot_motion.drawer import CLOSE, OPEN
 from value_functions.observation import Observation, PerceivedObject
@@ -184,17 +185,7 @@ class RolloutCollector:
         self._set_up(rng, scene)
         truth = self.sim.truth()
         observation = self.observe(rng, truth)
-        argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
-        skill = f"put down the {argument}"
-        holding = self.sim.holding()
-        if holding is None or self.sim.built.labels[holding] != argument:
-            # The executor refuses a put down of something the gripper does not hold.
-            return skill, argument, observation, False, f"the gripper does not hold a {argument}"
-        run = self.skills.put_down()
-        after = {o.id: o for o in self.sim.truth().objects}[holding]
-        success = run.success and after.at == truth.robot_at
-        message = run.message if not run.success or success else f"{holding} ended at {after.at or 'no place'}"
-        return skill, argument, observation, success, message
+        return self._put(rng, held, observation, "put down the {}", self.skills.put_down, truth.robot_at)
 
     def _goto(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
         places = self.sim.kitchen.config.places(False)
@@ -245,22 +236,36 @@ class RolloutCollector:
         truth = self.sim.truth()
         observation = self.observe(rng, truth)
         if action is None:
-            argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
-            skill = f"put the {argument} in the drawer"
-            holding = self.sim.holding()
-            if holding is None or self.sim.built.labels[holding] != argument:
-                return skill, argument, observation, False, f"the gripper does not hold a {argument}"
-            run = self.skills.drawer(None)
-            after = {o.id: o for o in self.sim.truth().objects}[holding]
-            success = run.success and after.at == drawer.contents_at
-            message = run.message if not run.success or success else f"{holding} ended at {after.at or 'no place'}"
-            return skill, argument, observation, success, message
+            put_in = partial(self.skills.drawer, None)
+            return self._put(rng, held, observation, "put the {} in the drawer", put_in, drawer.contents_at)
         run = self.skills.drawer(action)
         success = run.success and self.sim.truth().drawer_open is (action == OPEN)
         message = (
             run.message if not run.success or success else f"the drawer is {'closed' if action == OPEN else 'open'}"
         )
         return f"{action} the drawer", action, observation, success, message
+
+    def _put(
+        self,
+        rng: random.Random,
+        held: str | None,
+        observation: Observation,
+        text: str,
+        run_put: Callable[[], SkillRun],
+        destination: str,
+    ) -> tuple[str, str, Observation, bool, str]:
+        """A put of the held label (8 % of them another label's): refused when the gripper does not hold
+        that label, as the executor refuses it; else it succeeds when the object ends at ``destination``."""
+        argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
+        skill = text.format(argument)
+        holding = self.sim.holding()
+        if holding is None or self.sim.built.labels[holding] != argument:
+            return skill, argument, observation, False, f"the gripper does not hold a {argument}"
+        run = run_put()
+        after = {o.id: o for o in self.sim.truth().objects}[holding]
+        success = run.success and after.at == destination
+        message = run.message if not run.success or success else f"{holding} ended at {after.at or 'no place'}"
+        return skill, argument, observation, success, message
 
     # ----- scenes -------------------------------------------------------------------------------------------
     def _scene(self, rng: random.Random, robot_at: str, local: Sequence[str], holding: str | None) -> Scene:
