@@ -15,9 +15,11 @@ planner's client watch would take it for their client.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -189,11 +191,27 @@ def planning_lines(planner: NodeProcess) -> list[str]:
 
 
 def cli(graph: RosGraph, *args: str, env: dict[str, str] | None = None) -> NodeProcess:
-    """`llm-planner run ARGS` in the graph's domain, with ``env`` added to its environment."""
+    """`llm-planner run ARGS` in the graph's domain, with ``env`` added to its environment. Python's fault
+    handler is on, so ``stacks_if_stuck`` can have it write every thread's stack to the log."""
     log = graph.log_dir / f"llm-planner-run-{len(graph.processes)}.log"
-    process = NodeProcess([entry_point("llm-planner"), "run", *args], {**graph.env, **(env or {})}, log).start()
+    environment = {**graph.env, "PYTHONFAULTHANDLER": "1", **(env or {})}
+    process = NodeProcess([entry_point("llm-planner"), "run", *args], environment, log).start()
     graph.processes.append(process)
     return process
+
+
+@contextmanager
+def stacks_if_stuck(run: NodeProcess) -> Iterator[None]:
+    """A wait on the CLI that times out fails with the CLI's log and the stack of each of its threads
+    (SIGABRT makes the fault handler write them), to show where a CLI that never reacted was stuck."""
+    try:
+        yield
+    except TimeoutError as timeout:
+        if run.returncode is None and run.pid is not None:
+            os.kill(run.pid, signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                run.wait(timeout=10)
+        raise AssertionError(f"{timeout}\n--- CLI log with its stacks ---\n{run.log()}") from timeout
 
 
 # ----- step budgets ------------------------------------------------------------------------------------
@@ -378,11 +396,12 @@ def test_an_interrupted_cli_cancels_its_goal(graph: RosGraph, recording: Path) -
     with watched_steps(graph) as steps:
         run = cli_goal_running(graph, steps)
         os.killpg(run.pid, signal.SIGINT)
-        wait_until(
-            lambda: any(s.status == PlanStep.STATUS_CANCELED for s in steps),
-            timeout=15,
-            what="the CLI to cancel its goal",
-        )
+        with stacks_if_stuck(run):
+            wait_until(
+                lambda: any(s.status == PlanStep.STATUS_CANCELED for s in steps),
+                timeout=15,
+                what="the CLI to cancel its goal",
+            )
         assert run.wait(timeout=15) == 130, run.log()
     canceled = next(s for s in steps if s.status == PlanStep.STATUS_CANCELED)
     assert canceled.message == "canceled by the client", canceled.message
@@ -421,7 +440,8 @@ def test_a_cli_interrupted_before_its_goal_was_accepted_cancels_it_once_accepted
             assert arrived.wait(120), run.log()
             os.killpg(run.pid, signal.SIGINT)
             # The CLI says so before it waits for the acceptance; only then is the acceptance let through.
-            wait_until(lambda: "canceling the goal" in run.log(), timeout=30, what="the CLI to start canceling")
+            with stacks_if_stuck(run):
+                wait_until(lambda: "canceling the goal" in run.log(), timeout=30, what="the CLI to start canceling")
             release.set()
             assert cancel_asked.wait(30), run.log()
             assert run.wait(timeout=30) == 130, run.log()
