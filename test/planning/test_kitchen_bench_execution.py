@@ -10,6 +10,7 @@ from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import Kitchen, load_kitchen
 from kitchen_domain.oracle import optimal_next_skills
+from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
 from llm_planner_ros.evaluation.kitchen_benchmark import (
     EpisodeRun,
@@ -19,7 +20,7 @@ from llm_planner_ros.evaluation.kitchen_benchmark import (
     plan_in_process,
     summarize,
 )
-from llm_planner_ros.planning.decision import StepDecision, StepRecord
+from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import PlanResult
 
@@ -104,6 +105,34 @@ def test_failed_attempts_of_the_plan_pass_are_counted() -> None:
     clean = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=False)
     assert clean.failed_skills == 0
     assert summarize([run, clean])["failed_skills"] == 1
+
+
+class OverturningSeeker(GoalSeeker):
+    """The goal seeker's skill, scored below a decoy the language model prefers at every step except the
+    ``done`` that ends the plan: each of those steps is one the affordance overturned."""
+
+    def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
+        decision = super().next_step(env, history)
+        skill = decision.skill
+        if skill is None or skill.text == "done":
+            return StepDecision(skill, (CandidateScore(skill, -0.1, 1.0, -0.1),) if skill else ())
+        decoy = Skill("pick up the sponge", "pick", ("sponge",))
+        chosen, favourite = CandidateScore(skill, -6.0, 0.9, -6.1), CandidateScore(decoy, -0.2, 0.001, -7.1)
+        return StepDecision(skill, (chosen, favourite))
+
+
+def test_steps_where_the_affordance_overturned_the_language_model_are_counted() -> None:
+    kitchen = load_kitchen()
+    episode = _coke_episode(kitchen)
+    run = evaluate_episode(
+        episode, kitchen, lambda e, _: plan_in_process(OverturningSeeker(e), e, kitchen), None, execution_failures=False
+    )
+    assert run.plan_success and run.plan[-1] == "done"
+    assert run.scored_steps == len(run.plan) and run.overturned_steps == len(run.plan) - 1
+    unscored = evaluate_episode(episode, kitchen, _runner(kitchen, 0.0), None, execution_failures=False)
+    assert unscored.scored_steps == 0 and unscored.overturned_steps == 0
+    summary = summarize([run, unscored])
+    assert (summary["scored_steps"], summary["overturned_steps"]) == (len(run.plan), len(run.plan) - 1)
 
 
 def test_without_the_failure_pass_execution_success_is_plan_success() -> None:

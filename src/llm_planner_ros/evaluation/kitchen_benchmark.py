@@ -52,6 +52,10 @@ class EpisodeRun:
     # (the learned value functions' metric: a good "Can" avoids attempting what cannot succeed now).
     failed_skills: int = 0
     failed_attempts: list[str] = field(default_factory=list)
+    # Steps of the plan pass chosen from scored candidates, and those whose skill was not the language
+    # model's first choice (the affordance or payoff overturned it; lower bounds: pruned skills are unscored).
+    scored_steps: int = 0
+    overturned_steps: int = 0
     execution_plan: list[str] = field(default_factory=list)
     # Skills that failed during the pass with injected failures (each one a chance to recover or not).
     execution_failed_skills: int = 0
@@ -100,6 +104,8 @@ def evaluate_episode(
     )
     run.failed_attempts = [f"{s.skill.text}: {s.message}" for s in result.steps if s.status == StepStatus.FAILED]
     run.failed_skills = len(run.failed_attempts)
+    run.scored_steps = sum(bool(s.candidates) for s in result.steps)
+    run.overturned_steps = sum(s.overturned for s in result.steps)
     if not metrics.plan_success:
         diagnosis = diagnose(result, episode, kitchen)
         run.failure, run.failure_detail = diagnosis.kind, diagnosis.detail
@@ -161,6 +167,8 @@ def _aggregate(runs: Iterable[EpisodeRun]) -> dict[str, Any]:
         "wall_s_per_episode": mean(r.wall_s for r in runs),
         "failures": {kind: sum(r.failure == kind for r in runs) for kind in FAILURE_KINDS},
         "failed_skills": sum(r.failed_skills for r in runs),
+        "scored_steps": sum(r.scored_steps for r in runs),
+        "overturned_steps": sum(r.overturned_steps for r in runs),
         "execution_failed_skills": sum(r.execution_failed_skills for r in runs),
     }
 

@@ -177,6 +177,11 @@ def run(args: argparse.Namespace) -> int:
         f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  failed skill attempts {summary['failed_skills']}  "
         f"({final['wall_s']:.0f} s)"
     )
+    if summary["scored_steps"]:
+        console.print(
+            f"the affordance overturned the language model's first choice at {summary['overturned_steps']} of "
+            f"{summary['scored_steps']} scored steps (a lower bound: pruned skills are not scored)"
+        )
     if args.execution_failures:
         console.print(f"{summary['execution_failed_skills']} skill attempts failed in the pass with injected failures")
     if args.report:

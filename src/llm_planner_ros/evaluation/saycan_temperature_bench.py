@@ -76,11 +76,11 @@ def run(args: argparse.Namespace) -> int:
             else:
                 failed.append(episode.id)
             for step in result.steps:
-                if not step.candidates:
+                first = step.llm_first_choice
+                if first is None:
                     continue
                 tally["steps"] += 1
-                first = max(step.candidates, key=lambda c: c.llm)
-                if first.skill.text != step.skill.text:
+                if step.overturned:
                     tally["overturned_at_zero" if first.affordance == 0.0 else "overturned_above_zero"] += 1
             done = tally["plan_success"] + len(failed)
             print(f"T={temperature:g} {episode.id}: {done}/{len(episodes)}, {tally}", flush=True)

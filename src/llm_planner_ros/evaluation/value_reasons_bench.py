@@ -94,18 +94,13 @@ def run(args: argparse.Namespace) -> int:
 def _episode_entry(episode_id: str, success: bool, result: Any, seconds: float) -> dict[str, Any]:
     from llm_planner_ros.planning.decision import StepStatus
 
-    overturned = 0
-    for step in result.steps:
-        if step.candidates:
-            first = max(step.candidates, key=lambda c: c.llm)
-            overturned += first.skill.text != step.skill.text
     return {
         "id": episode_id,
         "plan_success": success,
         "end_reason": result.reason.value,
         "skills": [step.skill.text for step in result.steps],
         "failed_attempts": sum(step.status == StepStatus.FAILED for step in result.steps),
-        "overturned": overturned,
+        "overturned": sum(step.overturned for step in result.steps),
         "s": round(seconds, 1),
     }
 

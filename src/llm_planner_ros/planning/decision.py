@@ -73,3 +73,17 @@ class StepRecord:
     @property
     def succeeded(self) -> bool:
         return self.status == StepStatus.SUCCEEDED
+
+    @property
+    def llm_first_choice(self) -> CandidateScore | None:
+        """The scored candidate the language model alone ranked first (None for a step without scores, as
+        a generative method's). When its skill is not the step's, the affordance (or the payoff)
+        overturned the model's choice; skills a method pruned before scoring are not candidates, so
+        counts of such overturns are lower bounds."""
+        return max(self.candidates, key=lambda c: c.llm) if self.candidates else None
+
+    @property
+    def overturned(self) -> bool:
+        """True when the step's skill is not the language model's first choice among its candidates."""
+        first = self.llm_first_choice
+        return first is not None and first.skill.text != self.skill.text
