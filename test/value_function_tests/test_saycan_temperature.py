@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from saycan_quality.saycan_doubles import FixedModel
 
 from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.paths import config_file
+from kitchen_domain.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.llm_temperature import (
     StepSample,
     fit_temperature,
@@ -18,6 +22,8 @@ from llm_planner_ros.planning.saycan.llm_temperature import (
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+TEMPERATURE_REPLAY = "test/data/saycan_temperature_sp01_replay.jsonl"
 
 
 def _samples(gap: float, right_first: int, wrong_first: int) -> list[StepSample]:
@@ -101,3 +107,22 @@ def test_step_samples_walk_the_oracle_plan_of_a_generated_task() -> None:
     assert first.right[best]  # the oracle's first step is among the right skills
     assert all(sum(s.right) >= 1 for s in samples)
     assert sum(samples[-1].right) == 1  # at the end only "done" is right
+
+
+def test_bench_command_reports_each_temperature(tmp_path: Path) -> None:
+    """``llm-planner bench saycan-temperature`` as a user runs it, with the embedded model's answers replayed
+    (test/data/saycan_temperature_sp01_replay.jsonl, recorded by the same command with ``--llm backend=replay
+    --llm replay_mode=record --llm recording=...`` on the embedded SmolLM2 with its SayCan adapter)."""
+    out = tmp_path / "temperature.json"
+    command = [sys.executable, "-m", "llm_planner_ros.cli.main", "bench", "saycan-temperature", "--ids", "sp-01",
+               "--temperature", "1", "10", "--option", "terminate_affordance=1.0", "--llm", "backend=replay",
+               "--llm", f"recording={repo_path(TEMPERATURE_REPLAY)}", "--json", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=280)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert set(report["by_temperature"]) == {"1", "10"}
+    for entry in report["by_temperature"].values():
+        # "pick up the energy bar", then "done": both the model's first choice, so nothing is overturned.
+        assert (entry["plan_success"], entry["steps"], entry["episodes_done"]) == (1, 2, 1), entry
+        assert entry["overturned_at_zero"] == entry["overturned_above_zero"] == 0
+    assert "T=10: " in done.stdout
