@@ -6,9 +6,15 @@ Format (docs/episodes.md)::
     objects:
       - {id: coke_1, label: coke, at: far counter}   # at: a place, or "robot" when held
     drawer: {open: false}                  # optional: the drawer extension (SayCan, arXiv 2204.01691, appendix E.2)
+    blocked: [far counter]                 # optional: places a box on the floor keeps the robot from
 
 With ``drawer`` present the drawer's location (``drawers``) is a place of the scene and objects may be
 ``at: drawer`` (inside it); without it neither exists.
+
+``blocked`` is physical, like where on a counter an object stands: the physics kitchen puts a box where
+the robot stands to work at each of those places, so navigation there fails. The symbolic world has no
+floor and ignores it, as do the analytic affordances that read it; a learned go-to value function sees the
+box among the perceived obstacles.
 """
 
 from __future__ import annotations
@@ -43,11 +49,13 @@ class ObjectInstance:
 
 @dataclass(frozen=True)
 class Scene:
-    """Robot place, objects (in file order) and drawer state (None: the scene has no drawer)."""
+    """Robot place, objects (in file order), drawer state (None: the scene has no drawer) and the places a
+    box on the floor blocks (physical only: see the module docstring)."""
 
     robot_at: str
     objects: tuple[ObjectInstance, ...]
     drawer_open: bool | None = None
+    blocked: tuple[str, ...] = ()
 
     @property
     def has_drawer(self) -> bool:
@@ -66,6 +74,8 @@ class Scene:
         }
         if self.has_drawer:
             block["drawer"] = {"open": self.drawer_open}
+        if self.blocked:
+            block["blocked"] = list(self.blocked)
         return block
 
 
@@ -81,7 +91,7 @@ def scene_from_initial(data: Any, config: KitchenConfig, source: str = "initial 
 def parse_scene(data: Any, config: KitchenConfig, check: Checker, where: str) -> Scene | None:
     """The scene of an ``initial`` block, or None after recording its problems with ``check``."""
     problems_before = len(check.problems)
-    top = check.mapping(data, where, required=("robot", "objects"), optional=("drawer",))
+    top = check.mapping(data, where, required=("robot", "objects"), optional=("drawer", "blocked"))
     if top is None:
         return None
     drawer_open = _drawer_state(top["drawer"], config, check, join(where, "drawer")) if "drawer" in top else None
@@ -94,9 +104,31 @@ def parse_scene(data: Any, config: KitchenConfig, check: Checker, where: str) ->
     objects = _objects(top["objects"], config, with_drawer, check, join(where, "objects"))
     if objects is not None and robot is not None:
         _check_gripper(objects, holding, check, where)
-    if robot_at is None or objects is None or len(check.problems) > problems_before:
+    blocked = _blocked(top.get("blocked", []), robot_at, config, with_drawer, check, join(where, "blocked"))
+    if robot_at is None or objects is None or blocked is None or len(check.problems) > problems_before:
         return None
-    return Scene(robot_at, objects, drawer_open)
+    return Scene(robot_at, objects, drawer_open, blocked)
+
+
+def _blocked(
+    value: Any, robot_at: str | None, config: KitchenConfig, with_drawer: bool, check: Checker, where: str
+) -> tuple[str, ...] | None:
+    """Distinct places of the scene, none of them where the robot stands (a box cannot stand under it)."""
+    items = check.list_of(value, where, allow_empty=True)
+    if items is None:
+        return None
+    places: list[str] = []
+    for index, item in enumerate(items):
+        place = _place(item, config.places(with_drawer), config, with_drawer, check, join(where, index))
+        if place is None:
+            continue
+        if place == robot_at:
+            check.add(join(where, index), f"{place!r} is where the robot starts: a box cannot stand there")
+        elif place in places:
+            check.add(join(where, index), f"{place!r} is listed twice")
+        else:
+            places.append(place)
+    return tuple(places) if len(places) == len(items) else None
 
 
 def _drawer_state(value: Any, config: KitchenConfig, check: Checker, where: str) -> bool | None:

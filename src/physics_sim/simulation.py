@@ -55,6 +55,8 @@ IK_ANGLE_TOLERANCE = 0.1
 IK_ROUNDS = 8
 PENETRATION = -0.005  # closer than this counts as a collision when checking arm goals
 DRAWER_HANDLE = "drawer handle"
+# The box a scene's ``blocked`` place gets, centred where the robot stands to work there (metres).
+BLOCKING_BOX = (0.5, 0.5, 0.5)
 
 
 class PhysicsKitchen:
@@ -162,11 +164,19 @@ class PhysicsKitchen:
         self._body_names[self.built.floor] = "floor"
         self._body_names[self.robot.base] = "robot"
         self._body_names[self.robot.arm] = "robot"
+        for place in scene.blocked:
+            standing = self.layout.furniture[place].standing
+            self.add_obstacle((standing.x, standing.y), BLOCKING_BOX)
         held = scene.holding
         if held is not None:
             self._put_in_hand(held.id)
         for _ in range(int(0.25 / self.time_step)):  # let objects settle on their supports
             pb.stepSimulation(physicsClientId=c)
+
+    @property
+    def obstacles(self) -> tuple[int, ...]:
+        """The bodies of the boxes on the floor: a scene's ``blocked`` places' and those added since the load."""
+        return tuple(self._obstacles)
 
     def add_obstacle(self, center: Sequence[float], size: Sequence[float]) -> int:
         """A static box on the floor (in the robot's way); navigation plans around it or fails."""

@@ -143,12 +143,10 @@ class RolloutCollector:
         self.noise = noise or Noise()
         self.skills = ScriptedSkills(sim)
         self.labels = sim.kitchen.config.labels
-        self._obstacle_bodies: list[int] = []  # of the current rollout (a load removes them)
 
     def rollout(self, index: int) -> Rollout:
         rng = random.Random(self.seed * 1_000_003 + index)
         family = self.cycle[index % len(self.cycle)]
-        self._obstacle_bodies = []
         start = time.perf_counter()
         run = {PICK: self._pick, PLACE: self._place, GOTO: self._goto, DRAWER: self._drawer}[family]
         skill, argument, observation, success, message = run(rng)
@@ -333,7 +331,7 @@ class RolloutCollector:
                 x, y = rng.uniform(0.0, 6.0), rng.uniform(-0.5, 4.5)
             size = (rng.uniform(0.2, 1.6), rng.uniform(0.2, 1.6), 0.5)
             if math.hypot(x - start.x, y - start.y) > 0.6:  # never on the robot itself
-                self._obstacle_bodies.append(self.sim.add_obstacle((x, y), size))
+                self.sim.add_obstacle((x, y), size)
 
     # ----- perception ---------------------------------------------------------------------------------------
     def observe(self, rng: random.Random, truth: Truth) -> Observation:
@@ -347,7 +345,7 @@ class RolloutCollector:
             if o.at == HELD or o.at == inside or rng.random() < noise.miss_rate:
                 continue
             objects.append(self._detection(rng, o.label, sim.built.objects[o.id], o.at or ""))
-        objects += [self._detection(rng, OBSTACLE_LABEL, body, "") for body in self._obstacle_bodies]
+        objects += [self._detection(rng, OBSTACLE_LABEL, body, "") for body in sim.obstacles]
         robot = truth.robot
         held = truth.holding
         return Observation(

@@ -8,7 +8,9 @@ gripper get 0; so does picking a label perception reports nowhere, which the exe
 scene, so the model's answer there is an extrapolation: 0.76 for an unseen sponge from the
 20,000-rollout models). Families without a model (find, terminate) get the analytic model's
 answer on the world assembled from the same perception (``analytic.world_of``), so the backend reads
-nothing a robot would not have.
+nothing a robot would not have. A find that travels (to the nearest place where the label is seen, as
+the executors go) is also a go-to there: its answer is the analytic one times the go-to model's, so a
+box in front of that place lowers both.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.skill import FAMILIES, GOTO, PICK, Skill
+from kitchen_domain.skill import FAMILIES, FIND, GOTO, PICK, Skill
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from value_functions.analytic import world_of
@@ -66,12 +68,21 @@ class LearnedAffordance:
             )
             if not capped:
                 batches.setdefault(skill.family, []).append((index, argument))
-        for family, batch in batches.items():
-            features = self.featurizer.matrix([(observation, argument) for _, argument in batch], family)
-            for (i, _), probability in zip(batch, self.models[family].probabilities(features), strict=True):
-                results[i] = float(probability)
+        travels: list[tuple[int, str]] = []  # finds that go elsewhere, with the place they go to
         if fallback:
             world = world_of(observation, self.kitchen)
             for i in fallback:
                 results[i] = self.analytic.affordance(skills[i], world)
+                if skills[i].family == FIND and results[i] > 0.0:
+                    destination = world.nearest_place_of(str(skills[i].argument))
+                    if destination is not None and destination != observation.robot_at:
+                        travels.append((i, destination))
+        for family, batch in batches.items():
+            features = self.featurizer.matrix([(observation, argument) for _, argument in batch], family)
+            for (i, _), probability in zip(batch, self.models[family].probabilities(features), strict=True):
+                results[i] = float(probability)
+        if travels:
+            features = self.featurizer.matrix([(observation, place) for _, place in travels], GOTO)
+            for (i, _), probability in zip(travels, self.models[GOTO].probabilities(features), strict=True):
+                results[i] *= float(probability)
         return results

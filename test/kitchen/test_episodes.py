@@ -117,3 +117,20 @@ def test_lenient_shapes_the_format_allows(kitchen: Kitchen, tmp_path) -> None:
     world = episode.world(kitchen)
     assert episode.max_steps == DEFAULT_MAX_STEPS
     assert episode.goal_holds(world)
+
+
+def test_blocked_places_load_and_the_symbolic_world_ignores_them(kitchen: Kitchen, tmp_path) -> None:
+    """``blocked`` is physical (the physics kitchen puts a box there): it round-trips through the scene,
+    and the symbolic world, which has no floor, still lets the robot go there."""
+    initial = {
+        "robot": {"at": "table", "holding": None},
+        "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+        "blocked": ["far counter", "close counter"],
+    }
+    path = tmp_path / "blocked.yaml"
+    episode = {"id": "b", "family": "x", "instruction": "y", "initial": initial, "goal": {"robot_at": "far counter"}}
+    path.write_text(yaml.safe_dump({"world": "saycan_kitchen", "episodes": [episode]}))
+    loaded = load_episodes(path, kitchen).episode("b")
+    assert loaded.initial.blocked == ("far counter", "close counter")
+    assert loaded.initial.to_initial() == initial
+    assert loaded.world(kitchen).can_apply("go to the far counter")

@@ -33,6 +33,7 @@ GRIPPER = "panda_hand_controller/gripper_cmd"
 TOP_DOWN = (1.0, 0.0, 0.0, 0.0)  # the hand pointing down (pi about x), as the moveit backend sends it
 # Standing poses of config/physics_kitchen.yaml (and config/robot_map.yaml): 0.6 m before the place.
 FAR_COUNTER = (4.5, 1.1, -math.pi / 2)
+CLOSE_COUNTER = (1.0, 1.1, -math.pi / 2)
 USER = (5.5, 3.4, math.pi / 2)
 # Top-down grasps close the fingertips 3.5 cm below an object's top: deeper, the palm would hit it.
 GRASP_BELOW_TOP = 0.035
@@ -254,3 +255,25 @@ def test_a_blocked_path_aborts_navigation_and_the_robot_stays(ros_graph: RosGrap
     assert truth.robot.holding == "sponge_1" and truth.object("water_bottle_1")["at"] == "table"
     response = wait_future(load.call_async(LoadEpisode.Request(episode_file="no/such.yaml")), timeout=30.0)
     assert not response.success and "no/such.yaml" in response.message
+
+
+@pytest.mark.timeout(240)
+def test_an_episodes_blocked_place_gets_a_box_that_navigation_cannot_enter(ros_graph: RosGraph) -> None:
+    """block-coke-01 blocks the close counter: the box stands on its standing pose, the far counter stays
+    reachable, and loading an episode without ``blocked`` takes the box away."""
+    truth = _start(ros_graph)
+    base, _, _ = _clients(ros_graph)
+    load = ros_graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/value_reasons.yaml", episode_id="block-coke-01")
+    response = wait_future(load.call_async(request), timeout=30.0)
+    assert response.success, response.message
+    wait_until(lambda: truth.robot is not None and truth.robot.episode == "block-coke-01", 20.0, "block-coke-01")
+    result = _navigate(base, *CLOSE_COUNTER)
+    assert result.status == GoalStatus.STATUS_ABORTED and "inside an obstacle" in result.result.error_msg
+    result = _navigate(base, *FAR_COUNTER)
+    assert result.status == GoalStatus.STATUS_SUCCEEDED, result.result.error_msg
+    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-02")
+    assert wait_future(load.call_async(request), timeout=30.0).success
+    wait_until(lambda: truth.robot is not None and truth.robot.episode == "sp-02", 20.0, "robot state of sp-02")
+    result = _navigate(base, *CLOSE_COUNTER)
+    assert result.status == GoalStatus.STATUS_SUCCEEDED, result.result.error_msg

@@ -15,7 +15,7 @@ import pytest
 from saycan_quality.saycan_doubles import FixedModel
 
 from kitchen_domain import Kitchen
-from kitchen_domain.episodes import load_episodes
+from kitchen_domain.episodes import Episode, load_episodes
 from kitchen_domain.oracle import check_episode
 from kitchen_domain.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
@@ -24,6 +24,12 @@ from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 EPISODES = "benchmarks/kitchen/value_reasons.yaml"
 REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
+
+
+def _family(kitchen: Kitchen, family: str) -> list[Episode]:
+    episodes = [e for e in load_episodes(EPISODES, kitchen) if e.family == family]
+    assert len(episodes) >= 3, family
+    return episodes
 
 
 def test_episode_file_validates_and_every_goal_is_reachable(kitchen: Kitchen) -> None:
@@ -46,7 +52,7 @@ def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pic
     try:
         analytic_env = PhysicsEnvironment(sim, kitchen, None)
         learned_env = PhysicsEnvironment(sim, kitchen, learned)
-        for episode in load_episodes(EPISODES, kitchen):
+        for episode in _family(kitchen, "value_reach"):
             scene = episode.initial
             sim.load(scene, episode.id)
             target = [o for o in scene.objects if o.at == scene.robot_at][-1]  # the third-row instance
@@ -75,6 +81,50 @@ def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pic
             assert learned_env.affordances([pick])[0] > 0.5, episode.id
             outcome = learned_env.execute(pick)
             assert outcome.success and learned_env.world().holding is not None, (episode.id, outcome.message)
+    finally:
+        sim.close()
+
+
+def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(kitchen: Kitchen) -> None:
+    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
+    from physics_sim import PhysicsKitchen
+
+    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
+    sim = PhysicsKitchen.from_files(image_size=(64, 48))
+    try:
+        analytic_env = PhysicsEnvironment(sim, kitchen, None)
+        learned_env = PhysicsEnvironment(sim, kitchen, learned)
+        for episode in _family(kitchen, "value_blocked"):
+            sim.load(episode.initial, episode.id)
+            assert len(sim.obstacles) == len(episode.initial.blocked) == 1, episode.id
+            (blocked,) = episode.initial.blocked
+            label = next(o.label for o in episode.initial.objects if o.at == blocked)
+            other = next(o.at for o in episode.initial.objects if o.label == label and o.at != blocked)
+            world = analytic_env.world()
+            assert world.nearest_place_of(label) == blocked, episode.id  # where "find" goes
+            find = next(s for s in world.admissible_skills() if s.text.startswith("find ") and s.argument == label)
+            go_blocked, go_other = world.skill(f"go to the {blocked}"), world.skill(f"go to the {other}")
+            skills = [go_blocked, find, go_other]
+            assert min(analytic_env.affordances(skills)) > 0.9, episode.id
+            blocked_go, blocked_find, free_go = learned_env.affordances(skills)
+            assert blocked_go < 0.3 and blocked_find < 0.3 and free_go > 0.9, (episode.id, blocked_go, blocked_find)
+            # A model one nat surer of "find" than of going to the other instance's place: SayCan finds on
+            # the analytic affordances and goes to the free place on the learned ones.
+            model = FixedModel({find.text: -0.5, go_other.text: -1.5})
+            chosen = {}
+            for name, env in (("analytic", analytic_env), ("learned", learned_env)):
+                planner = SayCanPlanner(model, prompt, SayCanOptions())
+                planner.reset(episode.instruction)
+                decision = planner.next_step(env, [])
+                assert decision.skill is not None
+                chosen[name] = decision.skill.text
+            assert chosen == {"analytic": find.text, "learned": go_other.text}, episode.id
+            outcome = analytic_env.execute(find)
+            assert not outcome.success and "inside an obstacle" in outcome.message, (episode.id, outcome.message)
+            assert learned_env.execute(go_other).success, episode.id
+            outcome = learned_env.execute(world.skill(f"pick up the {label}"))
+            assert outcome.success, (episode.id, outcome.message)
     finally:
         sim.close()
 
