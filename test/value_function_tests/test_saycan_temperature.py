@@ -88,6 +88,20 @@ def test_temperature_lets_a_graded_affordance_overturn_the_models_first_choice()
     with pytest.raises(ValueError, match="llm_temperature must be a positive number"):
         SayCanOptions(llm_temperature=0.0)
 
+    # min_affordance vetoes the 0.2 pick at T = 1 and leaves the model's ranking of the rest; `done`, at the
+    # paper's 0.1, stays below the gate's reach so a plan can still end.
+    model = FixedModel({"pick up the coke": -0.01, "pick up the apple": -12.01, "done": -3.0})
+    for prune in (True, False):
+        options = SayCanOptions(min_affordance=0.25, terminate_affordance=0.1, prune=prune)
+        planner = SayCanPlanner(model, prompt, options)
+        planner.reset("bring me something to eat")
+        decision = planner.next_step(GradedEnvironment(world.copy()), [])
+        scores = {c.skill.text: c for c in decision.candidates}
+        assert decision.skill is not None and decision.skill.text == "done", scores
+        assert scores["done"].affordance == 0.1 and "pick up the coke" not in scores
+    with pytest.raises(ValueError, match="min_affordance must be in"):
+        SayCanOptions(min_affordance=1.0)
+
 
 def test_step_samples_walk_the_oracle_plan_of_a_generated_task() -> None:
     from llm_planner_ros.training.saycan_bank import generate_examples

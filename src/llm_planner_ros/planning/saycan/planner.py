@@ -43,7 +43,12 @@ paper's method is what ``SayCanOptions()`` runs; config/planners.yaml switches t
   is the paper's product). The adapted model's first choice leads its second by many nats (a median
   7.6 on generated tasks), so with T = 1 an affordance overturns it only near 0; T is fitted on
   generated tasks (``training.saycan_temperature``, docs/value_functions.md). Normalising p_LLM over
-  the skills (a softmax) divides every skill by the same sum and changes no decision.
+  the skills (a softmax) divides every skill by the same sum and changes no decision;
+- ``min_affordance``: a skill (other than ``done``) whose affordance is below it gets 0, so the model's
+  own ranking decides among the rest (0: off, the paper). It lets a calibrated value function veto a skill
+  it rates unlikely without flattening the model's preferences as a temperature does: at T = 1 a 0.2
+  affordance on the model's favourite changes nothing, at T = 10 every skill a few nats behind becomes a
+  contender.
 """
 
 from __future__ import annotations
@@ -77,9 +82,9 @@ class SayCanOptions:
     """``ablation``: one of ABLATIONS; ``top_k``: candidates kept in each step's table;
     ``generation_tokens``: budget of one generated step (generative ablation); ``scene_context``,
     ``examples``, ``retrieved_examples``, ``terminate_affordance``, ``avoid_revisits``, ``max_failures``,
-    ``llm_temperature``: see the module docstring; ``prune``: score only the skills that can enter the
-    top_k table (branch and bound on p_LLM x affordance, ``llm.ranking``: the same choice and table as
-    scoring every skill)."""
+    ``llm_temperature``, ``min_affordance``: see the module docstring; ``prune``: score only the skills
+    that can enter the top_k table (branch and bound on p_LLM x affordance, ``llm.ranking``: the same
+    choice and table as scoring every skill)."""
 
     ablation: str = "none"
     top_k: int = 5
@@ -92,6 +97,7 @@ class SayCanOptions:
     max_failures: int = 0
     prune: bool = True
     llm_temperature: float = 1.0
+    min_affordance: float = 0.0
 
     def __post_init__(self) -> None:
         if self.ablation not in ABLATIONS:
@@ -109,6 +115,8 @@ class SayCanOptions:
             )
         if self.max_failures < 0:
             raise ValueError(f"max_failures must be 0 (off) or a number of failed attempts, got {self.max_failures}")
+        if not 0.0 <= self.min_affordance < 1.0:
+            raise ValueError(f"min_affordance must be in [0, 1) (0: off), got {self.min_affordance}")
         if not self.llm_temperature > 0.0 or math.isinf(self.llm_temperature):
             raise ValueError(
                 f"llm_temperature must be a positive number (1 = the paper's product), got {self.llm_temperature}"
@@ -203,6 +211,11 @@ class SayCanPlanner:
                 self.options.terminate_affordance if skill.family == TERMINATE else affordance
                 for skill, affordance in zip(skills, affordances, strict=True)
             ]
+        if self.options.min_affordance:
+            affordances = [
+                0.0 if skill.family != TERMINATE and affordance < self.options.min_affordance else affordance
+                for skill, affordance in zip(skills, affordances, strict=True)
+            ]
         if not (self.options.avoid_revisits or self.options.max_failures):
             return affordances
         world = env.snapshot()
@@ -275,6 +288,7 @@ PAPER_SETUP = {
     "terminate_affordance": None,
     "avoid_revisits": False,
     "max_failures": 0,
+    "min_affordance": 0.0,
 }
 
 
