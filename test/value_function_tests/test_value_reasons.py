@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from saycan_quality.saycan_doubles import FixedModel
@@ -24,6 +27,34 @@ from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 EPISODES = "benchmarks/kitchen/value_reasons.yaml"
 REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
+
+
+@contextmanager
+def physics_environments(kitchen: Kitchen) -> Iterator[tuple[Any, Any, Any]]:
+    """A small-camera physics kitchen with its analytic and learned planning environments."""
+    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
+    from physics_sim import PhysicsKitchen
+
+    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    sim = PhysicsKitchen.from_files(image_size=(64, 48))
+    try:
+        yield sim, PhysicsEnvironment(sim, kitchen, None), PhysicsEnvironment(sim, kitchen, learned)
+    finally:
+        sim.close()
+
+
+def first_choices(log_probs: dict[str, float], episode: Episode, *envs: Any) -> dict[str, str]:
+    """SayCan's first step on the analytic and the learned environment, with a model that answers
+    ``log_probs``."""
+    prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
+    chosen = {}
+    for name, env in zip(("analytic", "learned"), envs, strict=True):
+        planner = SayCanPlanner(FixedModel(log_probs), prompt, SayCanOptions())
+        planner.reset(episode.instruction)
+        decision = planner.next_step(env, [])
+        assert decision.skill is not None
+        chosen[name] = decision.skill.text
+    return chosen
 
 
 def _family(kitchen: Kitchen, family: str) -> list[Episode]:
@@ -43,15 +74,7 @@ def test_episode_file_validates_and_every_goal_is_reachable(kitchen: Kitchen) ->
 
 @pytest.mark.timeout(300)
 def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pick(kitchen: Kitchen) -> None:
-    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
-    from physics_sim import PhysicsKitchen
-
-    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
-    prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
-    sim = PhysicsKitchen.from_files(image_size=(64, 48))
-    try:
-        analytic_env = PhysicsEnvironment(sim, kitchen, None)
-        learned_env = PhysicsEnvironment(sim, kitchen, learned)
+    with physics_environments(kitchen) as (sim, analytic_env, learned_env):
         for episode in _family(kitchen, "value_reach"):
             scene = episode.initial
             sim.load(scene, episode.id)
@@ -63,14 +86,7 @@ def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pic
             assert learned_env.affordances([pick])[0] < 0.5, episode.id
             # A model one nat surer of the pick than of going to the other instance: SayCan picks on
             # the analytic affordances and goes on the learned ones.
-            model = FixedModel({pick.text: -0.5, go.text: -1.5})
-            chosen = {}
-            for name, env in (("analytic", analytic_env), ("learned", learned_env)):
-                planner = SayCanPlanner(model, prompt, SayCanOptions())
-                planner.reset(episode.instruction)
-                decision = planner.next_step(env, [])
-                assert decision.skill is not None
-                chosen[name] = decision.skill.text
+            chosen = first_choices({pick.text: -0.5, go.text: -1.5}, episode, analytic_env, learned_env)
             assert chosen == {"analytic": pick.text, "learned": go.text}, episode.id
             # Physics agrees: the pick fails out of reach and leaves the world as it was; from the
             # other place the learned pick is likely and succeeds.
@@ -81,20 +97,10 @@ def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pic
             assert learned_env.affordances([pick])[0] > 0.5, episode.id
             outcome = learned_env.execute(pick)
             assert outcome.success and learned_env.world().holding is not None, (episode.id, outcome.message)
-    finally:
-        sim.close()
 
 
 def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(kitchen: Kitchen) -> None:
-    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
-    from physics_sim import PhysicsKitchen
-
-    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
-    prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
-    sim = PhysicsKitchen.from_files(image_size=(64, 48))
-    try:
-        analytic_env = PhysicsEnvironment(sim, kitchen, None)
-        learned_env = PhysicsEnvironment(sim, kitchen, learned)
+    with physics_environments(kitchen) as (sim, analytic_env, learned_env):
         for episode in _family(kitchen, "value_blocked"):
             sim.load(episode.initial, episode.id)
             assert len(sim.obstacles) == len(episode.initial.blocked) == 1, episode.id
@@ -111,22 +117,13 @@ def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(ki
             assert blocked_go < 0.3 and blocked_find < 0.3 and free_go > 0.9, (episode.id, blocked_go, blocked_find)
             # A model one nat surer of "find" than of going to the other instance's place: SayCan finds on
             # the analytic affordances and goes to the free place on the learned ones.
-            model = FixedModel({find.text: -0.5, go_other.text: -1.5})
-            chosen = {}
-            for name, env in (("analytic", analytic_env), ("learned", learned_env)):
-                planner = SayCanPlanner(model, prompt, SayCanOptions())
-                planner.reset(episode.instruction)
-                decision = planner.next_step(env, [])
-                assert decision.skill is not None
-                chosen[name] = decision.skill.text
+            chosen = first_choices({find.text: -0.5, go_other.text: -1.5}, episode, analytic_env, learned_env)
             assert chosen == {"analytic": find.text, "learned": go_other.text}, episode.id
             outcome = analytic_env.execute(find)
             assert not outcome.success and "inside an obstacle" in outcome.message, (episode.id, outcome.message)
             assert learned_env.execute(go_other).success, episode.id
             outcome = learned_env.execute(world.skill(f"pick up the {label}"))
             assert outcome.success, (episode.id, outcome.message)
-    finally:
-        sim.close()
 
 
 @pytest.mark.timeout(300)
