@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -39,6 +40,10 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # A background job of a non-interactive shell (`llm-planner run ... &` in a script, a CI step) starts
+        # with SIGINT ignored; an interrupt is how a goal in flight gets canceled, so take it back.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     args = build_parser().parse_args(argv)
     use_project_profiles()  # before any command creates a ROS participant
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
