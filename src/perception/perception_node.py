@@ -117,9 +117,6 @@ class PerceptionNode(Node):
             world = load_kitchen_config(p["world_file"] or None)
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the world file: {error}") from error
-        places = {name: (pos.x, pos.y) for name, pos in world.locations.items()}
-        if world.drawer is not None:
-            places[world.drawer.location] = (world.drawer.position.x, world.drawer.position.y)
         if len(p["camera_pose"]) != 7:
             raise StartupError("parameter camera_pose needs 7 numbers: x, y, z, qx, qy, qz, qw")
         try:
@@ -130,7 +127,8 @@ class PerceptionNode(Node):
         except (DetectorError, ValueError) as error:
             raise StartupError(f"cannot start perception: {error}") from error
         config = PerceptionConfig(min_score=p["min_score"], tracker=TrackerConfig(forget_after_s=p["forget_after_s"]))
-        self._perception = ScenePerception(detector, PlaceAssigner(places, p["place_radius_m"]), config)
+        places = PlaceAssigner.of_world(world, p["place_radius_m"])
+        self._perception = ScenePerception(detector, places, config)
         self._frame_id = world.frame_id
         self._vocabulary = [q.strip() for q in p["vocabulary"].split(",") if q.strip()] or list(world.labels)
         self._extra: list[str] = []

@@ -27,7 +27,7 @@ from kitchen_domain.scene import ObjectInstance, Scene
 from perception.detection import View
 from perception.geometry import Intrinsics, Transform
 from physics_sim import KitchenLayout, PhysicsKitchen, Pose2D
-from physics_sim.camera import render
+from physics_sim.camera import Frame, render
 
 TOPS = ("close counter", "far counter", "table", "user")
 SPLITS = {"train": 1, "eval": 2}
@@ -111,8 +111,7 @@ class PhysicsSceneRenderer:
         truth = list(sim.truth().objects)
         index_of = {sim.built.objects[o.id]: k + 1 for k, o in enumerate(truth)}
         segmentation = np.vectorize(lambda body: index_of.get(int(body), 0), otypes=[np.int32])(frame.segmentation)
-        camera = Intrinsics.from_k(frame.spec.intrinsics(), frame.spec.width, frame.spec.height)
-        view = View(relight(frame.rgb, rng), frame.depth, camera, Transform.look_at(frame.eye, frame.target))
+        view = frame_view(frame, relight(frame.rgb, rng))
         return PhysicsScene(view, [(o.label, np.asarray(o.position)) for o in truth], segmentation, place)
 
     def _scatter(
@@ -160,6 +159,14 @@ class PhysicsSceneRenderer:
         eye, target = sim.robot.head_camera_pose()
         aim = np.asarray(target) + rng.uniform((-0.1, -0.1, -0.08), (0.1, 0.1, 0.08))
         return eye, (float(aim[0]), float(aim[1]), float(aim[2]))
+
+
+def frame_view(frame: Frame, rgb: np.ndarray | None = None) -> View:
+    """A physics render as the perception pipeline's input, as perception_node assembles it from the
+    simulator's image, depth, camera info and camera pose topics (``rgb``: another image in place of the
+    frame's own, e.g. relit)."""
+    camera = Intrinsics.from_k(frame.spec.intrinsics(), frame.spec.width, frame.spec.height)
+    return View(frame.rgb if rgb is None else rgb, frame.depth, camera, Transform.look_at(frame.eye, frame.target))
 
 
 def relight(rgb: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from kitchen_domain.config import KitchenConfig
+
 
 class PlaceAssigner:
     """Assigns a map position to the nearest place (name -> x, y in metres) within ``max_distance``.
@@ -20,6 +22,14 @@ class PlaceAssigner:
         self._names = list(places)
         self._points = np.asarray([places[name] for name in self._names], dtype=float)
         self._max = max_distance
+
+    @classmethod
+    def of_world(cls, world: KitchenConfig, max_distance: float) -> PlaceAssigner:
+        """The places of a world file, its drawer's included (a place of its own there)."""
+        places = {name: (pos.x, pos.y) for name, pos in world.locations.items()}
+        if world.drawer is not None:
+            places[world.drawer.location] = (world.drawer.position.x, world.drawer.position.y)
+        return cls(places, max_distance)
 
     def assign(self, position: np.ndarray) -> str:
         """The place at ``position`` (x, y[, z]), or "" when every place is farther than ``max_distance``."""

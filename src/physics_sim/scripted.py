@@ -173,7 +173,7 @@ class ScriptedSkills:
         if place is None or place.drawer is None:
             return SkillRun(False, f"the {truth.robot_at} has no drawer in the robot map {self.places.source}")
         if action is not None:
-            return self._follow(
+            return self.follow(
                 f"{action} the drawer", drawer_motion(place.drawer, action == OPEN, self.arm, self.drawer_settings)
             )
         held = self.sim.holding()
@@ -184,7 +184,7 @@ class ScriptedSkills:
             spot = self._drawer_spot(place, math.hypot(model.extents[0], model.extents[1]) / 2.0)
         except NoFreeSpot as error:
             return SkillRun(False, f"put {held} in the drawer: {error}")
-        return self._follow(f"put {held} in the drawer", manipulation.place_motion(spot, model.height, self.arm))
+        return self.follow(f"put {held} in the drawer", manipulation.place_motion(spot, model.height, self.arm))
 
     @property
     def places(self) -> PlaceMap:
@@ -210,7 +210,7 @@ class ScriptedSkills:
             lying.append(PerceivedObject(obj.id, obj.label, contents_at, pose, model.height, footprint))
         return free_spot(interior, place.drawer.interior_area, place.heading, held_radius, lying)
 
-    def _follow(self, skill: str, motions: list[manipulation.Motion]) -> SkillRun:
+    def follow(self, skill: str, motions: list[manipulation.Motion]) -> SkillRun:
         """Run ``robot_motion`` motions as physics_sim_node runs the goals they become (module docstring)."""
         run = SkillRun(True, "")
         sim = self.sim

@@ -58,13 +58,12 @@ from robot_motion.manipulation import (
     LinearMove,
     Motion,
     grasp_failure,
-    grasp_yaw,
-    pick_motion,
     place_motion,
     release_yaw,
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError
-from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
+from robot_motion.perception import PerceivedObject
+from robot_motion.pick import plan_pick
 from robot_motion.place_map import Area, Place, PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
@@ -185,17 +184,12 @@ class MoveItBackend(SkillBackend):
         there is none."""
         place, why = self._view.place()
         if skill.family == PICK and skill.argument:
-            target = object_to_pick(skill.argument, self._view.objects(), place)
-            if target is None:
-                raise MotionError(f"{skill.text!r}: perception reports no {skill.argument} to pick (on /scene/objects)")
-            entry = self._places.place(place) if place is not None else None
-            surface = entry.surface if entry is not None else None
-            if surface is not None and target.location == place and target.pose.frame == surface.frame:
-                target = resting_on(target, surface.z)
-            heading = entry.heading if entry is not None else None
-            yaw = grasp_yaw(target, heading, self._settings) if heading is not None else 0.0
-            self._pick_height = target.height
-            return pick_motion(target, self._settings, yaw)
+            try:
+                plan = plan_pick(skill.argument, self._view.objects(), place, self._places, self._settings)
+            except MotionError as error:
+                raise MotionError(f"{skill.text!r}: {error}") from error
+            self._pick_height = plan.target.height
+            return plan.motions
         if skill.family == PLACE:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.surface is None:

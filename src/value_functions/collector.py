@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 import pybullet as pb
 
@@ -46,10 +46,17 @@ from physics_sim.scripted import ScriptedSkills, SkillRun
 from physics_sim.truth import Truth
 from robot_motion.drawer import CLOSE, OPEN
 from value_functions.observation import Observation, PerceivedObject
+from value_functions.perceived import HeadCameraPerception, perceived_pick
 
 # Pick is the skill the targets are set for, and the fastest to run: it gets half of the rollouts.
 FAMILY_CYCLE = (PICK, PICK, PLACE, GOTO)
-CYCLES = {"default": FAMILY_CYCLE, "drawer": (DRAWER,)}
+CYCLES = {"default": FAMILY_CYCLE, "drawer": (DRAWER,), "pick": (PICK,)}
+# How a rollout's observation is made: the simulator's state with ``Noise`` added, or the head camera
+# through perception_node's pipeline (value_functions.perceived; pick only).
+SIMULATED, PERCEPTION = "simulated", "perception"
+OBSERVERS = (SIMULATED, PERCEPTION)
+DRIFT_M = 0.45  # how far (back, sideways) the base is moved off its standing pose in most rollouts
+PERCEIVED_DRIFT_M = 0.15
 SURFACES = ("close counter", "far counter", "table")
 OBSTACLE_LABEL = "obstacle"
 
@@ -65,9 +72,22 @@ class Noise:
     confidence_low: float = 0.5
 
 
+class Attempt(NamedTuple):
+    """What a family's run gives: the skill, its argument, the observation before it, the outcome, and
+    the camera crop of its target (base64 PNG; "" when the observation was not through a camera)."""
+
+    skill: str
+    argument: str
+    observation: Observation
+    success: bool
+    message: str
+    crop: str = ""
+
+
 @dataclass(frozen=True)
 class Rollout:
-    """One skill attempt: the observation before it and its outcome."""
+    """One skill attempt: the observation before it and its outcome; ``observed_by`` says how the
+    observation was made (``OBSERVERS``), ``crop`` is the camera crop of the target ("" without a camera)."""
 
     index: int
     seed: int
@@ -78,8 +98,11 @@ class Rollout:
     success: bool
     message: str
     wall_s: float
+    observed_by: str = SIMULATED
+    crop: str = ""
 
     def to_json(self) -> str:
+        extra = {"observed_by": self.observed_by, "crop": self.crop} if self.observed_by != SIMULATED else {}
         return json.dumps(
             {
                 "index": self.index,
@@ -91,6 +114,7 @@ class Rollout:
                 "success": self.success,
                 "message": self.message,
                 "wall_s": round(self.wall_s, 3),
+                **extra,
             }
         )
 
@@ -107,6 +131,8 @@ class Rollout:
             bool(d["success"]),
             str(d["message"]),
             float(d["wall_s"]),
+            str(d.get("observed_by", SIMULATED)),
+            str(d.get("crop", "")),
         )
 
 
@@ -135,36 +161,70 @@ class RolloutCollector:
     """Randomises a scene per rollout on one reused ``PhysicsKitchen`` and runs one scripted skill."""
 
     def __init__(
-        self, sim: PhysicsKitchen, seed: int, noise: Noise | None = None, cycle: Sequence[str] = FAMILY_CYCLE
+        self,
+        sim: PhysicsKitchen,
+        seed: int,
+        noise: Noise | None = None,
+        cycle: Sequence[str] = FAMILY_CYCLE,
+        camera: HeadCameraPerception | None = None,
     ) -> None:
+        """``camera``: observe through it and pick as the executor does (``PERCEPTION``; the cycle must
+        be pick only); None: the simulator's state with ``noise`` (``SIMULATED``)."""
+        if camera is not None and set(cycle) != {PICK}:
+            raise ValueError(f"rollouts observed by {PERCEPTION} run the pick family only, not {sorted(set(cycle))}")
         self.sim = sim
         self.seed = seed
         self.cycle = tuple(cycle)
         self.noise = noise or Noise()
         self.skills = ScriptedSkills(sim)
         self.labels = sim.kitchen.config.labels
+        self.camera = camera
+        self.observed_by = SIMULATED if camera is None else PERCEPTION
 
     def rollout(self, index: int) -> Rollout:
         rng = random.Random(self.seed * 1_000_003 + index)
         family = self.cycle[index % len(self.cycle)]
         start = time.perf_counter()
         run = {PICK: self._pick, PLACE: self._place, GOTO: self._goto, DRAWER: self._drawer}[family]
-        skill, argument, observation, success, message = run(rng)
+        attempt = run(rng)
         return Rollout(
-            index, self.seed, family, skill, argument, observation, success, message, time.perf_counter() - start
+            index,
+            self.seed,
+            family,
+            attempt.skill,
+            attempt.argument,
+            attempt.observation,
+            attempt.success,
+            attempt.message,
+            time.perf_counter() - start,
+            self.observed_by,
+            attempt.crop,
         )
 
     # ----- families -----------------------------------------------------------------------------------------
-    def _pick(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+    def _pick(self, rng: random.Random) -> Attempt:
         robot_at = rng.choice(SURFACES)
         local = [rng.choice(self.labels) for _ in range(rng.randint(1, 6))]
         scene = self._scene(rng, robot_at, local, holding=None)
-        self._set_up(rng, scene)
+        # Through the camera the robot stands where navigation left it, near the standing pose: the
+        # failures to learn there are perception's, not reach's (the simulated rollouts cover reach).
+        self._set_up(rng, scene, PERCEIVED_DRIFT_M if self.camera is not None else DRIFT_M)
         truth = self.sim.truth()
         present = [o for o in truth.objects if o.at != HELD]
         here = [o for o in present if o.at == robot_at]
         # Mostly labels at the robot's place (the interesting cases); some elsewhere or on the floor.
         target_label = rng.choice(here if here and rng.random() < 0.8 else present).label
+        if self.camera is not None:
+            seen = self.camera.look()
+            observation = Observation(
+                self._localized(rng, truth),
+                truth.robot_at,
+                None,
+                truth.drawer_open,
+                tuple(o.perceived for o in seen.objects),
+            )
+            run, crop = perceived_pick(self.skills, seen, target_label, truth.robot_at)
+            return Attempt(f"pick up the {target_label}", target_label, observation, run.success, run.message, crop)
         observation = self.observe(rng, truth)
         robot = self.sim.robot.pose
         target = min(
@@ -173,9 +233,9 @@ class RolloutCollector:
         )
         run = self.skills.pick(target.id)
         success = run.success and self.sim.holding() == target.id
-        return f"pick up the {target_label}", target_label, observation, success, run.message
+        return Attempt(f"pick up the {target_label}", target_label, observation, success, run.message)
 
-    def _place(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+    def _place(self, rng: random.Random) -> Attempt:
         robot_at = rng.choice((*SURFACES, "trash can", "user"))
         local = [rng.choice(self.labels) for _ in range(rng.randint(0, 7))] if robot_at != "trash can" else []
         held = rng.choice(self.labels) if rng.random() > 0.05 else None
@@ -185,7 +245,7 @@ class RolloutCollector:
         observation = self.observe(rng, truth)
         return self._put(rng, held, observation, "put down the {}", self.skills.put_down, truth.robot_at)
 
-    def _goto(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+    def _goto(self, rng: random.Random) -> Attempt:
         places = self.sim.kitchen.config.places(False)
         robot_at = rng.choice(places)
         target = rng.choice([p for p in places if p != robot_at])
@@ -197,9 +257,9 @@ class RolloutCollector:
         truth = self.sim.truth()
         observation = self.observe(rng, truth)
         run = self.skills.go_to(target)
-        return f"go to the {target}", target, observation, run.success, run.message
+        return Attempt(f"go to the {target}", target, observation, run.success, run.message)
 
-    def _drawer(self, rng: random.Random) -> tuple[str, str, Observation, bool, str]:
+    def _drawer(self, rng: random.Random) -> Attempt:
         """Open, close or put into the drawer: mostly at the drawers and in the state the skill needs, with
         the base off its standing pose, the drawer part-way out, something in the gripper or the robot
         elsewhere now and then."""
@@ -241,7 +301,7 @@ class RolloutCollector:
         message = (
             run.message if not run.success or success else f"the drawer is {'closed' if action == OPEN else 'open'}"
         )
-        return f"{action} the drawer", action, observation, success, message
+        return Attempt(f"{action} the drawer", action, observation, success, message)
 
     def _put(
         self,
@@ -251,19 +311,19 @@ class RolloutCollector:
         text: str,
         run_put: Callable[[], SkillRun],
         destination: str,
-    ) -> tuple[str, str, Observation, bool, str]:
+    ) -> Attempt:
         """A put of the held label (8 % of them another label's): refused when the gripper does not hold
         that label, as the executor refuses it; else it succeeds when the object ends at ``destination``."""
         argument = held if held is not None and rng.random() > 0.08 else rng.choice(self.labels)
         skill = text.format(argument)
         holding = self.sim.holding()
         if holding is None or self.sim.built.labels[holding] != argument:
-            return skill, argument, observation, False, f"the gripper does not hold a {argument}"
+            return Attempt(skill, argument, observation, False, f"the gripper does not hold a {argument}")
         run = run_put()
         after = {o.id: o for o in self.sim.truth().objects}[holding]
         success = run.success and after.at == destination
         message = run.message if not run.success or success else f"{holding} ended at {after.at or 'no place'}"
-        return skill, argument, observation, success, message
+        return Attempt(skill, argument, observation, success, message)
 
     # ----- scenes -------------------------------------------------------------------------------------------
     def _scene(self, rng: random.Random, robot_at: str, local: Sequence[str], holding: str | None) -> Scene:
@@ -277,7 +337,7 @@ class RolloutCollector:
             objects.append(ObjectInstance(f"{holding.replace(' ', '_')}_held", holding, HELD))
         return Scene(robot_at, tuple(objects), None)
 
-    def _set_up(self, rng: random.Random, scene: Scene) -> None:
+    def _set_up(self, rng: random.Random, scene: Scene, drift_m: float = DRIFT_M) -> None:
         """Load, then move objects anywhere on their tops (edge of reach, clutter), topple some, and
         park the robot off its standing pose; let physics settle."""
         sim = self.sim
@@ -302,9 +362,9 @@ class RolloutCollector:
                 orientation = pb.getQuaternionFromEuler([0.0, 0.0, yaw])
             pb.resetBasePositionAndOrientation(body, position, orientation, physicsClientId=sim.client)
         sim.step(int(0.5 / sim.time_step))
-        self._jitter_robot(rng)
+        self._jitter_robot(rng, drift_m)
 
-    def _jitter_robot(self, rng: random.Random, reach_m: float = 0.45) -> None:
+    def _jitter_robot(self, rng: random.Random, reach_m: float = DRIFT_M) -> None:
         """Most of the time, move the base up to ``reach_m`` back and sideways off its standing pose."""
         sim = self.sim
         if rng.random() < 0.4:
@@ -346,15 +406,18 @@ class RolloutCollector:
                 continue
             objects.append(self._detection(rng, o.label, sim.built.objects[o.id], o.at or ""))
         objects += [self._detection(rng, OBSTACLE_LABEL, body, "") for body in sim.obstacles]
-        robot = truth.robot
         held = truth.holding
         return Observation(
-            (robot.x + rng.gauss(0, noise.robot_m), robot.y + rng.gauss(0, noise.robot_m)),
+            self._localized(rng, truth),
             truth.robot_at,
             sim.built.labels[held] if held else None,
             truth.drawer_open,
             tuple(objects),
         )
+
+    def _localized(self, rng: random.Random, truth: Truth) -> tuple[float, float]:
+        """The robot's position as its localization reports it."""
+        return (truth.robot.x + rng.gauss(0, self.noise.robot_m), truth.robot.y + rng.gauss(0, self.noise.robot_m))
 
     def _detection(self, rng: random.Random, label: str, body: int, location: str) -> PerceivedObject:
         noise, c = self.noise, self.sim.client
@@ -370,10 +433,20 @@ class RolloutCollector:
         )
 
 
-def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int = 25, cycle: str = "default") -> int:
-    """Append rollouts ``0..count-1`` of the families of ``cycle`` (``CYCLES``) not yet in ``out``; returns
-    how many were added."""
+def collect(
+    out: Path,
+    count: int,
+    seed: int,
+    resume: bool,
+    progress_every: int = 25,
+    cycle: str = "default",
+    observed_by: str = SIMULATED,
+) -> int:
+    """Append rollouts ``0..count-1`` of the families of ``cycle`` (``CYCLES``), observed as ``observed_by``
+    says (``OBSERVERS``), not yet in ``out``; returns how many were added."""
     families = CYCLES[cycle]
+    if observed_by == PERCEPTION and set(families) != {PICK}:
+        raise SystemExit(f"--observe {PERCEPTION} runs the pick family only: use --cycle pick")
     done: set[int] = set()
     if out.exists():
         if not resume:
@@ -383,14 +456,19 @@ def collect(out: Path, count: int, seed: int, resume: bool, progress_every: int 
             raise SystemExit(f"{out} was collected with another --seed; resume it with that seed")
         if any(r.family != families[r.index % len(families)] for r in rollouts):
             raise SystemExit(f"{out} was collected with another --cycle than {cycle!r}; resume it with that cycle")
+        if any(r.observed_by != observed_by for r in rollouts):
+            raise SystemExit(f"{out} was observed otherwise than by {observed_by!r}; resume it with its --observe")
         done = {r.index for r in rollouts}
     todo = [i for i in range(count) if i not in done]
     print(f"collector: {len(done)} rollouts in {out}, {len(todo)} to go (seed {seed})", flush=True)
     if not todo:
         return 0
     out.parent.mkdir(parents=True, exist_ok=True)
-    sim = PhysicsKitchen.from_files(image_size=(64, 48))
-    collector = RolloutCollector(sim, seed, cycle=families)
+    # The simulated observation renders nothing (a small camera keeps the build quick); the perception
+    # one renders the head camera at physics_sim_node's 320 x 240.
+    sim = PhysicsKitchen.from_files() if observed_by == PERCEPTION else PhysicsKitchen.from_files(image_size=(64, 48))
+    camera = HeadCameraPerception(sim) if observed_by == PERCEPTION else None
+    collector = RolloutCollector(sim, seed, cycle=families, camera=camera)
     tally: Counter[tuple[str, bool]] = Counter()
     started = time.perf_counter()
     try:
@@ -427,8 +505,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--cycle", choices=sorted(CYCLES), default="default", help="families: pick/place/go-to, or the drawer skills"
     )
+    parser.add_argument(
+        "--observe",
+        choices=OBSERVERS,
+        default=SIMULATED,
+        help="the simulator's state with noise, or the head camera through perception_node's pipeline (pick only)",
+    )
     args = parser.parse_args(argv)
-    collect(args.out, args.count, args.seed, args.resume, cycle=args.cycle)
+    collect(args.out, args.count, args.seed, args.resume, cycle=args.cycle, observed_by=args.observe)
     return 0
 
 
