@@ -29,6 +29,7 @@ from robot_motion.manipulation import (
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
 from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
+from robot_motion.pick import plan_pick
 from robot_motion.place_map import PlaceMapError, load_place_map
 
 COKE = PerceivedObject("coke_1", "coke", "far counter", Pose("map", 4.5, 0.5, 0.96), 0.12)
@@ -291,3 +292,23 @@ def test_a_bad_drawer_entry_lists_its_problems(tmp_path: Path) -> None:
     text = str(error.value)
     assert "places.drawers.drawer.handle.z" in text and "places.drawers.drawer.interior" in text
     assert "places.drawers.drawer.travel" in text and "must be positive" in text
+
+
+def test_a_pick_plan_takes_the_object_at_the_robots_place_resting_on_its_surface() -> None:
+    places = load_place_map()
+    counter = places.place("close counter")
+    assert counter is not None and counter.surface is not None
+    z = counter.surface.z
+    hovering = PerceivedObject("apple_1", "apple", "close counter", Pose("map", 1.0, 0.5, z + 0.038), 0.05)
+    elsewhere = PerceivedObject("apple_2", "apple", "table", Pose("map", 2.5, 3.5, 0.8), 0.074)
+    plan = plan_pick("apple", [elsewhere, hovering], "close counter", places, ArmSettings())
+    assert plan.target.id == "apple_1" and plan.target.height == pytest.approx(0.063)  # down to the surface
+    approach = next(m for m in plan.motions if isinstance(m, ArmMove) and m.phase == "approach")
+    turned_to_counter = grasp_yaw(plan.target, counter.heading, ArmSettings())
+    assert approach.pose.orientation == turned(ArmSettings().grasp_orientation, turned_to_counter)
+    # At no place of the map: the report as perceived, the grasp unturned.
+    plan = plan_pick("apple", [elsewhere], None, places, ArmSettings())
+    approach = next(m for m in plan.motions if isinstance(m, ArmMove) and m.phase == "approach")
+    assert plan.target == elsewhere and approach.pose.orientation == ArmSettings().grasp_orientation
+    with pytest.raises(MotionError, match="perception reports no coke to pick"):
+        plan_pick("coke", [hovering], "close counter", places, ArmSettings())

@@ -208,7 +208,7 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
     import subprocess
     import sys
 
-    from value_functions.collector import Rollout
+    from value_functions.collector import PERCEPTION, SIMULATED, Rollout
     from value_functions.training import split_of
 
     observation = table_observation()
@@ -223,6 +223,11 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
         rows.append(
             Rollout(index, 0, "drawer", f"{action} the drawer", action, at_closed_drawer, action == "close", "", 0.1)
         )
+    # Picks observed through the camera are scored apart from the simulated ones.
+    rows += [
+        Rollout(i, 0, "pick", "pick up the apple", "apple", observation, i % 3 == 0, "", 0.1, PERCEPTION)
+        for i in range(600, 700)
+    ]
     rollouts = tmp_path / "rollouts.jsonl"
     rollouts.write_text("".join(r.to_json() + "\n" for r in rows))
     weights = random_weights(tmp_path / "vf.npz", kitchen)
@@ -234,8 +239,12 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
     assert done.returncode == 0, done.stderr
     report = json.loads(out.read_text())
     assert json.loads(done.stdout[done.stdout.index("{") :]) == report
-    tested = sum(split_of(r) == "test" for r in rows if r.family == "pick")
+    tested = sum(split_of(r) == "test" for r in rows if r.family == "pick" and r.observed_by == SIMULATED)
     assert report["pick"]["test_rollouts"] == tested > 0
+    perceived = [r for r in rows if r.observed_by == PERCEPTION and split_of(r) == "test"]
+    assert report["pick_perceived"]["test_rollouts"] == len(perceived) > 0
+    assert report["pick_perceived"]["success_rate"] == round(sum(r.success for r in perceived) / len(perceived), 4)
+    assert "place_perceived" not in report
     # Made-up outcomes against the analytic model: the apple on the table (0.9) always fails here and
     # the unseen sponge (0) always succeeds, so its ranking is exactly backwards.
     assert report["pick"]["analytic_roc_auc"] == 0.0

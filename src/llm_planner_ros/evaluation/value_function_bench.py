@@ -2,7 +2,8 @@
 
 On the held-out test split of the collector's physics rollouts (``value_functions.training.split_of``;
 never trained or tuned on), per learned family: ROC-AUC and Brier score of the learned model and of
-today's analytic model on the same perceived observations, a reliability diagram (PNG), and
+today's analytic model on the same perceived observations (rollouts observed through the head camera
+and perception_node's pipeline apart, as ``<family>_perceived``), a reliability diagram (PNG), and
 ``gate``: had the robot attempted only the test skills scored >= 0.5, the share of the failing attempts
 avoided and of the succeeding ones lost (a decision-level view, not a planning run). The time of
 one batched evaluation of 50 kitchen skills (p50/p95 over ``--repeats`` batches): wall-clock time, and
@@ -24,6 +25,7 @@ DEFAULT_ROLLOUTS = (
     "data/value_functions/rollouts_seed0.jsonl.gz",
     "data/value_functions/rollouts_seed1.jsonl.gz",
     "data/value_functions/rollouts_drawer_seed2.jsonl.gz",
+    "data/value_functions/rollouts_pick_perceived_seed3.jsonl.gz",
 )
 
 
@@ -46,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from kitchen_domain.paths import repo_path
     from llm_planner_ros.affordance.model import AffordanceModel
     from value_functions.analytic import skill_of, world_of
-    from value_functions.collector import load_rollouts
+    from value_functions.collector import PERCEPTION, SIMULATED, load_rollouts
     from value_functions.features import LEARNED_FAMILIES
     from value_functions.learned import LearnedAffordance
     from value_functions.metrics import brier, plot_reliability, reliability, roc_auc
@@ -59,25 +61,32 @@ def run(args: argparse.Namespace) -> int:
     test = [r for r in rollouts if split_of(r) == "test"]
     report: dict[str, Any] = {}
     curves: dict[str, dict[str, list[tuple[float, float, int]]]] = {}
-    for family in LEARNED_FAMILIES:
-        rows = [r for r in test if r.family == family]
+    # Rollouts observed through the camera (``<family>_perceived``) are scored apart: they are what the
+    # physics graph's robot sees, and the simulated ones are not.
+    groups = [(family, family, SIMULATED) for family in LEARNED_FAMILIES] + [
+        (f"{family}_perceived", family, PERCEPTION)
+        for family in LEARNED_FAMILIES
+        if any(r.family == family and r.observed_by == PERCEPTION for r in rollouts)
+    ]
+    for key, family, observed_by in groups:
+        rows = [r for r in test if r.family == family and r.observed_by == observed_by]
         outcomes = [r.success for r in rows]
         skills = [skill_of(family, r.argument, kitchen) for r in rows]
         ours = [learned.evaluate([skill], r.observation)[0] for skill, r in zip(skills, rows, strict=True)]
         theirs = [
             analytic.affordance(skill, world_of(r.observation, kitchen)) for skill, r in zip(skills, rows, strict=True)
         ]
-        report[family] = {
+        report[key] = {
             "roc_auc": _round(roc_auc(outcomes, ours)),
             "brier": _round(brier(outcomes, ours)) if rows else None,
             "analytic_roc_auc": _round(roc_auc(outcomes, theirs)),
             "analytic_brier": _round(brier(outcomes, theirs)) if rows else None,
             "test_rollouts": len(rows),
             "success_rate": _round(sum(outcomes) / len(rows)) if rows else None,
-            "rollouts_total": sum(r.family == family for r in rollouts),
+            "rollouts_total": sum(r.family == family and r.observed_by == observed_by for r in rollouts),
             "gate": {"learned": _gate(outcomes, ours), "analytic": _gate(outcomes, theirs)},
         }
-        curves[family] = {"learned": reliability(outcomes, ours), "analytic": reliability(outcomes, theirs)}
+        curves[key] = {"learned": reliability(outcomes, ours), "analytic": reliability(outcomes, theirs)}
     plot_reliability(args.plot, curves)
     report["batch_latency_ms"] = _latency(
         learned, analytic, [r.observation for r in test], kitchen, kitchen_skills(), args
@@ -90,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None:
         print(text)
     else:
-        for family in LEARNED_FAMILIES:
-            print(f"{family}: {report[family]}")
+        for key, _, _ in groups:
+            print(f"{key}: {report[key]}")
         print(f"batch of {args.batch}: {report['batch_latency_ms']}")
     return 0
 

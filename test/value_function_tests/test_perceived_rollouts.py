@@ -1,0 +1,112 @@
+"""Rollouts observed through the head camera and perception_node's pipeline (value_functions.perceived):
+what the physics graph's robot sees, and its picks planned from that as the moveit executor plans them."""
+
+from __future__ import annotations
+
+import base64
+import math
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from perception.backends import BackendOptions, make_detector
+from perception.detection import Detector
+from physics_sim import PhysicsKitchen
+from physics_sim.scripted import ScriptedSkills
+from value_functions.collector import PERCEPTION, SIMULATED, collect, load_rollouts
+from value_functions.perceived import CROP_PX, HeadCameraPerception, Seen, SeenObject, perceived_pick
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return make_detector("embedded", BackendOptions())
+
+
+@pytest.fixture
+def sim() -> Iterator[PhysicsKitchen]:
+    # sp-01: the robot at the table, an energy bar and an apple on it, a coke on the far counter.
+    sim = PhysicsKitchen.from_files(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-01")
+    yield sim
+    sim.close()
+
+
+@pytest.fixture
+def camera(sim: PhysicsKitchen, detector: Detector) -> HeadCameraPerception:
+    return HeadCameraPerception(sim, detector)
+
+
+def test_the_head_camera_reports_the_objects_in_front_where_they_are(
+    sim: PhysicsKitchen, camera: HeadCameraPerception
+) -> None:
+    seen = camera.look()
+    truth = {o.label: o for o in sim.truth().objects}
+    reported = {o.perceived.label: o for o in seen.objects}
+    # What is on the table in front of the robot; the coke on the far counter is out of view.
+    assert {"energy bar", "apple"} <= set(reported) and "coke" not in reported
+    for label in ("energy bar", "apple"):
+        perceived = reported[label].perceived
+        assert perceived.location == "table"
+        assert math.dist(perceived.position[:2], truth[label].position[:2]) < 0.04
+    # As /scene/objects reads to the executor: the map frame, the height from the perceived size.
+    scene = {o.label: o for o in seen.scene()}
+    assert scene["apple"].pose.frame == sim.kitchen.config.frame_id
+    assert scene["apple"].height == pytest.approx(reported["apple"].perceived.size[2])
+
+
+def test_a_perceived_pick_holds_the_object_and_keeps_its_crop(
+    sim: PhysicsKitchen, camera: HeadCameraPerception
+) -> None:
+    run, crop = perceived_pick(ScriptedSkills(sim), camera.look(), "energy bar", "table")
+    assert run.success, run.message
+    assert sim.built.labels[sim.holding()] == "energy bar"
+    image = cv2.imdecode(np.frombuffer(base64.b64decode(crop), np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == (CROP_PX, CROP_PX, 3) and image.std() > 5  # an object, not a blank
+
+
+def test_a_pick_planned_off_the_object_fails_as_on_the_graph(sim: PhysicsKitchen, camera: HeadCameraPerception) -> None:
+    seen = camera.look()
+
+    # The apple perceived 4 cm to the side, across the base's heading (the robot faces +y at the table):
+    # the fingers come down onto it, the graph's approach failure.
+    def aside(o: SeenObject) -> SeenObject:
+        x, y, z = o.perceived.position
+        return (
+            replace(o, perceived=replace(o.perceived, position=(x + 0.04, y, z))) if o.perceived.label == "apple" else o
+        )
+
+    shifted = tuple(aside(o) for o in seen.objects)
+    run, _ = perceived_pick(ScriptedSkills(sim), Seen(shifted, seen.rgb, seen.frame_id), "apple", "table")
+    assert not run.success and sim.holding() is None
+    assert "pick up the apple (approach): in_collision" in run.message, run.message
+    # A label perception does not report: no motion at all, the executor's own refusal.
+    run, crop = perceived_pick(ScriptedSkills(sim), seen, "coke", "table")
+    assert not run.success and run.primitives == 0 and crop == ""
+    assert "perception reports no coke to pick" in run.message
+
+
+@pytest.mark.timeout(240)
+def test_the_collector_command_records_perceived_picks_and_keeps_its_observer(tmp_path: Path) -> None:
+    out = tmp_path / "perceived.jsonl"
+    command = [sys.executable, "-m", "value_functions.collector", "--out", str(out), "--count", "6", "--seed", "3",
+               "--cycle", "pick", "--observe", PERCEPTION]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=200)
+    assert done.returncode == 0, done.stderr
+    assert "6/6 this run" in done.stdout
+    rollouts = load_rollouts(out)
+    assert [r.index for r in rollouts] == list(range(6))
+    assert {r.family for r in rollouts} == {"pick"} and {r.observed_by for r in rollouts} == {PERCEPTION}
+    # A pick that moved has the crop of what it aimed at; one perception gave nothing to aim at has none.
+    for r in rollouts:
+        assert bool(r.crop) != r.message.startswith("perception reports no"), r.message
+    with pytest.raises(SystemExit, match="observed otherwise"):
+        collect(out, 8, seed=3, resume=True, cycle="pick", observed_by=SIMULATED)
+    refused = subprocess.run(
+        [*command[:-4], "--cycle", "default", "--observe", PERCEPTION], capture_output=True, text=True
+    )
+    assert refused.returncode != 0 and "runs the pick family only" in refused.stderr
