@@ -66,6 +66,7 @@ class Featurizer:
         self.labels = config.labels
         self.places = config.places(config.drawer is not None)
         place_map = place_map or load_place_map()
+        self.place_map = place_map
         missing = place_map.missing_places(self.places)
         if missing:
             raise FeatureError(

@@ -6,7 +6,10 @@ Two of SayCan's caps stay (appendix D.2): going where the robot already is and p
 gripper get 0; so does picking a label perception reports nowhere, which the executor refuses
 ("perception reports no ... to pick") and no rollout shows (the collector's targets are always in the
 scene, so the model's answer there is an extrapolation: 0.76 for an unseen sponge from the
-20,000-rollout models). Families without a model (find, terminate) get the analytic model's
+20,000-rollout models), and putting down at a place the robot map gives no surface (the drawers), which
+the ``moveit`` executor refuses and no rollout tries (the place model scored the sponge's put down at
+the drawers high, and SayCan chose it in drawer-04 and drawer-06 of the dev suite).
+Families without a model (find, terminate) get the analytic model's
 answer on the world assembled from the same perception (``analytic.world_of``), so the backend reads
 nothing a robot would not have. A find that travels (to the nearest place where the label is seen, as
 the executors go) is also a go-to there: its answer is the analytic one times the go-to model's, so a
@@ -20,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.skill import FAMILIES, FIND, GOTO, PICK, Skill
+from kitchen_domain.skill import FAMILIES, FIND, GOTO, PICK, PLACE, Skill
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from value_functions.analytic import world_of
@@ -43,6 +46,8 @@ class LearnedAffordance:
         if missing:
             raise WeightFileError(f"{weights} has no model for {missing}: {REBUILD}")
         self.analytic = AffordanceModel(calibration)
+        place_map = self.featurizer.place_map
+        self._no_surface = {name for name, place in place_map.places.items() if place.surface is None}
 
     @property
     def record(self) -> dict[str, Any]:
@@ -63,8 +68,10 @@ class LearnedAffordance:
                 fallback.append(index)
                 continue
             argument = skill_argument(skill)
-            capped = (skill.family == GOTO and argument == observation.robot_at) or (
-                skill.family == PICK and (observation.holding_label is not None or argument not in seen)
+            capped = (
+                (skill.family == GOTO and argument == observation.robot_at)
+                or (skill.family == PICK and (observation.holding_label is not None or argument not in seen))
+                or (skill.family == PLACE and observation.robot_at in self._no_surface)
             )
             if not capped:
                 batches.setdefault(skill.family, []).append((index, argument))

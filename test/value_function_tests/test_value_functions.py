@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -135,6 +136,10 @@ def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Kitchen,
     assert model.evaluate([skills[0]], holding) == [0.0]  # picking with a full gripper
     # A label perception reports nowhere: the executor has nothing to grasp (no rollout shows this).
     assert model.evaluate([world.skill("pick up the sponge")], observation) == [0.0]
+    # The robot map gives the drawers no surface: the executor refuses a put down there.
+    put_down = skills[2]  # put down the apple
+    assert model.evaluate([put_down], drawer_observation(holding="apple")) == [0.0]
+    assert model.evaluate([put_down], replace(observation, holding_label="apple"))[0] > 0.0
     with pytest.raises(AffordanceError, match="needs one argument"):
         model.evaluate([Skill("pick up", "pick", ())], observation)
     with pytest.raises(WeightFileError, match="no model for"):
