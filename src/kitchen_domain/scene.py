@@ -5,6 +5,7 @@ Format (docs/episodes.md)::
     robot: {at: table, holding: null}      # holding: an object id, or null (may be left out)
     objects:
       - {id: coke_1, label: coke, at: far counter}   # at: a place, or "robot" when held
+      - {id: coke_2, label: coke, at: table, lying: 45}  # optional: on its side, axis 45 deg from map x
     drawer: {open: false}                  # optional: the drawer extension (SayCan, arXiv 2204.01691, appendix E.2)
     blocked: [far counter]                 # optional: places a box on the floor keeps the robot from
 
@@ -15,6 +16,10 @@ With ``drawer`` present the drawer's location (``drawers``) is a place of the sc
 the robot stands to work at each of those places, so navigation there fails. The symbolic world has no
 floor and ignores it, as do the analytic affordances that read it; a learned go-to value function sees the
 box among the perceived obstacles.
+
+``lying`` is physical too: the physics kitchen lays that object on its side, its axis turned ``lying``
+degrees about the vertical from the map's x axis (a can knocked over). The symbolic world ignores it; a
+learned pick value function sees the flat, wide box perception reports.
 """
 
 from __future__ import annotations
@@ -35,12 +40,15 @@ class SceneError(ValidationError):
 class ObjectInstance:
     """One object of a scene: its unique id ("coke_1"), its label ("coke") and where it is.
 
-    ``at`` is a place name, ``"robot"`` when it is in the gripper, or the drawer's contents name.
+    ``at`` is a place name, ``"robot"`` when it is in the gripper, or the drawer's contents name;
+    ``lying_deg``: None when it stands upright, else it lies on its side, its axis that many degrees from
+    the map's x axis (physical only: see the module docstring).
     """
 
     id: str
     label: str
     at: str
+    lying_deg: float | None = None
 
     @property
     def held(self) -> bool:
@@ -70,7 +78,7 @@ class Scene:
         held = self.holding
         block: dict[str, Any] = {
             "robot": {"at": self.robot_at, "holding": held.id if held else None},
-            "objects": [{"id": obj.id, "label": obj.label, "at": obj.at} for obj in self.objects],
+            "objects": [_object_entry(obj) for obj in self.objects],
         }
         if self.has_drawer:
             block["drawer"] = {"open": self.drawer_open}
@@ -156,20 +164,31 @@ def _objects(
     seen: set[str] = set()
     for index, item in enumerate(items):
         field = join(where, index)
-        entry = check.mapping(item, field, required=("id", "label", "at"))
+        entry = check.mapping(item, field, required=("id", "label", "at"), optional=("lying",))
         if entry is None:
             continue
         object_id = check.identifier(entry["id"], join(field, "id"))
         label = check.one_of(entry["label"], join(field, "label"), config.labels, "label")
         at = _place(entry["at"], places, config, with_drawer, check, join(field, "at"))
+        lying = check.number(entry["lying"], join(field, "lying")) if "lying" in entry else None
+        lying_ok = "lying" not in entry or (lying is not None and at != HELD)
+        if lying is not None and at == HELD:
+            check.add(join(field, "lying"), "an object in the gripper lies nowhere: drop `lying` or `at: robot`")
         if object_id is not None and object_id in seen:
             check.add(join(field, "id"), f"duplicate object id {object_id!r}; ids must be unique in a scene")
             continue
         if object_id is not None:
             seen.add(object_id)
-        if object_id is not None and label is not None and at is not None:
-            objects.append(ObjectInstance(object_id, label, at))
+        if object_id is not None and label is not None and at is not None and lying_ok:
+            objects.append(ObjectInstance(object_id, label, at, lying))
     return tuple(objects) if len(objects) == len(items) else None
+
+
+def _object_entry(obj: ObjectInstance) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": obj.id, "label": obj.label, "at": obj.at}
+    if obj.lying_deg is not None:
+        entry["lying"] = obj.lying_deg
+    return entry
 
 
 def _place(

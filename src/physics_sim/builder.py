@@ -83,7 +83,10 @@ class KitchenBuilder:
                 zip(objects, self._layout.slots(str(place), len(objects)), strict=True)
             ):
                 position = self._spot(piece, spot, obj, index, inside_drawer=at == contents_at, built=built)
-                built.objects[obj.id] = self.object_body(obj.label, position, piece.yaw + math.pi / 2)
+                if obj.lying_deg is None:
+                    built.objects[obj.id] = self.object_body(obj.label, position, piece.yaw + math.pi / 2)
+                else:
+                    built.objects[obj.id] = self._lying_body(obj.label, position, math.radians(obj.lying_deg))
                 built.labels[obj.id] = obj.label
         for obj in scene.objects:
             if obj.at == HELD:
@@ -100,6 +103,19 @@ class KitchenBuilder:
         high = (math.ceil(max(xs)) + 2, math.ceil(max(ys)) + 2)
         mesh = assets.write_floor(low, high, self._folder)
         return pb.createVisualShape(pb.GEOM_MESH, fileName=str(mesh), rgbaColor=FLOOR, physicsClientId=self._client)
+
+    def _lying_body(self, label: str, upright_centre: Sequence[float], yaw: float) -> int:
+        """``label``'s model on its side where it would stand upright with its centre at ``upright_centre``:
+        its axis horizontal, turned ``yaw`` from the map's x axis."""
+        model = self._layout.models[label]
+        x, y, z = upright_centre
+        bottom = z - model.height / 2
+        body = self.object_body(label, (x, y, bottom + model.extents[1] / 2 + 0.002), 0.0)
+        # Turned a quarter about x, the model's axis lies along y; the yaw then turns y onto the wanted axis.
+        turn = pb.getQuaternionFromEuler((math.pi / 2, 0.0, yaw - math.pi / 2))
+        position, _ = pb.getBasePositionAndOrientation(body, physicsClientId=self._client)
+        pb.resetBasePositionAndOrientation(body, position, turn, physicsClientId=self._client)
+        return body
 
     def object_body(self, label: str, position: Sequence[float], yaw: float) -> int:
         """A dynamic body of ``label``'s model at ``position`` (its centre), turned by ``yaw``."""

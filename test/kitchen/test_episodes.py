@@ -134,3 +134,22 @@ def test_blocked_places_load_and_the_symbolic_world_ignores_them(kitchen: Kitche
     assert loaded.initial.blocked == ("far counter", "close counter")
     assert loaded.initial.to_initial() == initial
     assert loaded.world(kitchen).can_apply("go to the far counter")
+
+
+def test_lying_objects_load_and_the_symbolic_world_ignores_it(kitchen: Kitchen, tmp_path) -> None:
+    """``lying`` is physical (the physics kitchen lays the object on its side): it round-trips through the
+    scene, and the symbolic world picks a lying coke as any other."""
+    initial = {
+        "robot": {"at": "table", "holding": None},
+        "objects": [
+            {"id": "coke_1", "label": "coke", "at": "table", "lying": 45.0},
+            {"id": "coke_2", "label": "coke", "at": "far counter"},
+        ],
+    }
+    path = tmp_path / "lying.yaml"
+    episode = {"id": "l", "family": "x", "instruction": "y", "initial": initial, "goal": {"holding": "coke"}}
+    path.write_text(yaml.safe_dump({"world": "saycan_kitchen", "episodes": [episode]}))
+    loaded = load_episodes(path, kitchen).episode("l")
+    assert [o.lying_deg for o in loaded.initial.objects] == [45.0, None]
+    assert loaded.initial.to_initial() == initial
+    assert loaded.world(kitchen).can_apply("pick up the coke")

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterator
 
 import numpy as np
+import pybullet as pb
 import pytest
 
 from kitchen_domain import Kitchen, load_episodes
@@ -187,3 +188,26 @@ def test_the_planner_finds_paths_and_refuses_goals_in_obstacles() -> None:
         plan_path(grid, (0.0, 0.0), (1.1, 0.0))
     assert plan_path(grid, (0.0, 0.0), (0.5, 0.5)) == [(0.5, 0.5)]
     assert Pose2D(0, 0, 0).distance_to(Pose2D(3, 4, 1)) == 5
+
+
+def test_a_lying_object_lies_on_its_side_along_its_angle_on_the_top(fresh: PhysicsKitchen) -> None:
+    """An episode's ``lying: 45``: the coke's axis is horizontal, 45 degrees from the map's x axis, and it
+    rests on the table at its radius, where the symbolic world has it; an upright one stands."""
+    objects = (ObjectInstance("coke_1", "coke", "table", 45.0), ObjectInstance("coke_2", "coke", "table"))
+    fresh.load(Scene("table", objects, None))
+    fresh.step(int(0.5 / fresh.time_step))
+    coke, top = fresh.layout.models["coke"], fresh.layout.furniture["table"].height
+
+    def axis_and_height(object_id: str) -> tuple[tuple[float, float, float], float]:
+        body = fresh.built.objects[object_id]
+        position, orientation = pb.getBasePositionAndOrientation(body, physicsClientId=fresh.client)
+        m = pb.getMatrixFromQuaternion(orientation)
+        return (m[2], m[5], m[8]), position[2]
+
+    (x, y, z), height = axis_and_height("coke_1")
+    assert abs(z) < 0.02 and height == pytest.approx(top + coke.extents[1] / 2, abs=0.01)
+    # An axis has no sign: 45 or 225 degrees.
+    assert math.sin(math.atan2(y, x) - math.radians(45.0)) == pytest.approx(0.0, abs=0.02)
+    (_, _, z), height = axis_and_height("coke_2")
+    assert abs(z) > 0.98 and height == pytest.approx(top + coke.height / 2, abs=0.01)
+    assert [o.at for o in fresh.truth().objects] == ["table", "table"]
