@@ -127,6 +127,51 @@ def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(ki
 
 
 @pytest.mark.timeout(300)
+def test_through_the_camera_only_the_learned_model_tells_the_toppled_can(kitchen: Kitchen) -> None:
+    """Each ``topple-*`` episode as the graph sees and acts (head camera through perception's pipeline, the
+    executor's pick planned from that): the lying can's pick is 0.9 analytic and unlikely learned, and
+    fails at approach; at the upright instance's place the learned pick is likely and succeeds."""
+    from perception.backends import BackendOptions, make_detector
+    from physics_sim import PhysicsKitchen
+    from physics_sim.scripted import ScriptedSkills
+    from value_functions.analytic import skill_of, world_of
+    from value_functions.observation import Observation
+    from value_functions.perceived import HeadCameraPerception, perceived_pick
+
+    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    analytic = learned.analytic
+    sim = PhysicsKitchen.from_files()
+    camera = HeadCameraPerception(sim, make_detector("embedded", BackendOptions()))
+    skills = ScriptedSkills(sim)
+
+    def look(place: str) -> tuple[Any, Observation]:
+        seen = camera.look()
+        robot = sim.truth().robot
+        return seen, Observation((robot.x, robot.y), place, None, None, tuple(o.perceived for o in seen.objects))
+
+    try:
+        for episode in _family(kitchen, "value_toppled"):
+            sim.load(episode.initial, episode.id)
+            place = episode.initial.robot_at
+            lying = next(o for o in episode.initial.objects if o.lying_deg is not None)
+            assert lying.at == place, episode.id
+            upright = next(o for o in episode.initial.objects if o.label == lying.label and o is not lying)
+            pick = skill_of("pick", lying.label, kitchen)
+            seen, observation = look(place)
+            assert analytic.affordance(pick, world_of(observation, kitchen)) == pytest.approx(0.9), episode.id
+            assert learned.evaluate([pick], observation)[0] < 0.5, episode.id
+            run, _ = perceived_pick(skills, seen, lying.label, place)
+            assert not run.success and "(approach): in_collision" in run.message, (episode.id, run.message)
+            assert skills.go_to(upright.at).success, episode.id
+            seen, observation = look(upright.at)
+            assert learned.evaluate([pick], observation)[0] > 0.5, episode.id
+            run, _ = perceived_pick(skills, seen, lying.label, upright.at)
+            assert run.success, (episode.id, run.message)
+    finally:
+        sim.close()
+
+
+@pytest.mark.timeout(300)
 def test_bench_command_plans_an_episode_on_the_physics_kitchen(tmp_path: Path) -> None:
     """``llm-planner bench value-reasons`` as a user runs it, with the embedded model's answers replayed
     (test/data/value_reasons_pepsi_replay.jsonl, recorded by the same command with ``--llm
