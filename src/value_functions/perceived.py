@@ -70,11 +70,14 @@ class Seen:
         ]
 
     def crop_png(self, object_id: str) -> str:
-        """The ``CROP_PX`` square crop (RGB, PNG, base64) around the detection of ``object_id``."""
+        """The ``CROP_PX`` square crop (RGB, PNG, base64) around the detection of ``object_id`` ("" when its
+        box lies outside the frame)."""
         x0, y0, x1, y1 = next(o.box for o in self.objects if o.id == object_id)
         height, width = self.rgb.shape[:2]
         mx, my = int((x1 - x0) * CROP_MARGIN), int((y1 - y0) * CROP_MARGIN)
         x0, y0, x1, y1 = max(0, x0 - mx), max(0, y0 - my), min(width, x1 + mx), min(height, y1 + my)
+        if x1 <= x0 or y1 <= y0:
+            return ""  # a box outside the frame: nothing to crop
         crop = cv2.resize(
             np.ascontiguousarray(self.rgb[y0:y1, x0:x1]), (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA
         )
