@@ -53,7 +53,10 @@ class World:
     def __init__(self, kitchen: Kitchen, scene: Scene, visited: Iterable[str] = ()) -> None:
         self.kitchen = kitchen
         self._robot_at = scene.robot_at
-        self._objects: dict[str, ObjectInstance] = {obj.id: obj for obj in scene.objects}
+        # How an object lies is physical (kitchen_domain.scene): the symbolic state has only where it is.
+        self._objects: dict[str, ObjectInstance] = {
+            obj.id: ObjectInstance(obj.id, obj.label, obj.at) for obj in scene.objects
+        }
         self._drawer_open = scene.drawer_open
         self._visited: list[str] = []
         for place in (*visited, scene.robot_at):

@@ -277,3 +277,22 @@ def test_an_episodes_blocked_place_gets_a_box_that_navigation_cannot_enter(ros_g
     wait_until(lambda: truth.robot is not None and truth.robot.episode == "sp-02", 20.0, "robot state of sp-02")
     result = _navigate(base, *CLOSE_COUNTER)
     assert result.status == GoalStatus.STATUS_SUCCEEDED, result.result.error_msg
+
+
+@pytest.mark.timeout(240)
+def test_an_episodes_lying_can_is_lying_in_the_ground_truth(ros_graph: RosGraph) -> None:
+    """topple-coke-01 lays coke_1 on its side at the close counter: the ground truth reports it there and
+    not upright, the other coke upright; the next episode stands its objects up again."""
+    truth = _start(ros_graph)
+    load = ros_graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
+    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/value_reasons.yaml", episode_id="topple-coke-01")
+    response = wait_future(load.call_async(request), timeout=30.0)
+    assert response.success, response.message
+    wait_until(lambda: truth.robot is not None and truth.robot.episode == "topple-coke-01", 20.0, "topple-coke-01")
+    lying, upright = truth.object("coke_1"), truth.object("coke_2")
+    assert (lying["at"], lying["upright"]) == ("close counter", False)
+    assert (upright["at"], upright["upright"]) == ("far counter", True)
+    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-01")
+    assert wait_future(load.call_async(request), timeout=30.0).success
+    wait_until(lambda: truth.robot is not None and truth.robot.episode == "sp-01", 20.0, "robot state of sp-01")
+    assert all(o["upright"] for o in truth.data["objects"] if o["at"] not in (None, "robot"))
