@@ -121,6 +121,9 @@ class Rollout:
     @classmethod
     def from_json(cls, line: str) -> Rollout:
         d = json.loads(line)
+        observed_by = str(d.get("observed_by", SIMULATED))
+        if observed_by not in OBSERVERS:
+            raise ValueError(f"observed_by {observed_by!r} is none of {list(OBSERVERS)}")
         return cls(
             int(d["index"]),
             int(d["seed"]),
@@ -131,7 +134,7 @@ class Rollout:
             bool(d["success"]),
             str(d["message"]),
             float(d["wall_s"]),
-            str(d.get("observed_by", SIMULATED)),
+            observed_by,
             str(d.get("crop", "")),
         )
 

@@ -4,6 +4,7 @@ what the physics graph's robot sees, and its picks planned from that as the move
 from __future__ import annotations
 
 import base64
+import json
 import math
 import subprocess
 import sys
@@ -110,3 +111,13 @@ def test_the_collector_command_records_perceived_picks_and_keeps_its_observer(tm
         [*command[:-4], "--cycle", "default", "--observe", PERCEPTION], capture_output=True, text=True
     )
     assert refused.returncode != 0 and "runs the pick family only" in refused.stderr
+
+
+def test_a_rollout_line_with_an_unknown_observer_is_refused_naming_the_line(tmp_path: Path) -> None:
+    out = tmp_path / "rollouts.jsonl"
+    collect(out, 1, seed=3, resume=False, cycle="pick")
+    line = json.loads(out.read_text())
+    assert "observed_by" not in line  # simulated rollouts keep the format they had
+    out.write_text(out.read_text() + json.dumps({**line, "index": 1, "observed_by": "lidar"}) + "\n")
+    with pytest.raises(ValueError, match=r"rollouts.jsonl:2: not a rollout line \(observed_by 'lidar' is none of"):
+        load_rollouts(out)
