@@ -110,10 +110,10 @@ class KitchenBuilder:
         model = self._layout.models[label]
         x, y, z = upright_centre
         bottom = z - model.height / 2
-        body = self.object_body(label, (x, y, bottom + model.extents[1] / 2 + 0.002), 0.0)
+        position = (x, y, bottom + model.extents[1] / 2 + 0.002)
+        body = self.object_body(label, position, 0.0)
         # Turned a quarter about x, the model's axis lies along y; the yaw then turns y onto the wanted axis.
         turn = pb.getQuaternionFromEuler((math.pi / 2, 0.0, yaw - math.pi / 2))
-        position, _ = pb.getBasePositionAndOrientation(body, physicsClientId=self._client)
         pb.resetBasePositionAndOrientation(body, position, turn, physicsClientId=self._client)
         return body
 
