@@ -83,7 +83,7 @@ def propose(depth: np.ndarray, intrinsics: Intrinsics, camera: Transform, config
     above = np.where(has_support, heights_map - under, 0.0)
     foreground = has_support & (above > config.min_height) & (above < config.max_height)
     foreground &= ~_depth_edges(depth, config.depth_step)
-    foreground = cv2.morphologyEx(foreground.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) > 0
+    foreground = _open(foreground)
     flat = _horizontal(heights_map)
     count, labels = cv2.connectedComponents(foreground.astype(np.uint8), connectivity=4)
     proposals = []
@@ -119,6 +119,17 @@ def _stands_on(
             & (y < high[1] + margin)
         )
     return int(near.sum()) >= config.min_support_pixels
+
+
+def _open(mask: np.ndarray) -> np.ndarray:
+    """``mask`` without its one-pixel specks and lines (a 2 x 2 opening), in place.
+
+    OpenCV anchors an even kernel off centre and does not reflect it for the dilation, so its own
+    2 x 2 opening moves every region one pixel right and down: a can's box lost two pixels on its left
+    and top, which put its perceived centre 5 mm off at a metre, more than an apple's 3.6 mm of grasp
+    clearance. Dilating with the anchor on the other corner undoes the erosion's shift."""
+    kernel = np.ones((2, 2), np.uint8)
+    return cv2.dilate(cv2.erode(mask.astype(np.uint8), kernel), kernel, anchor=(0, 0)) > 0
 
 
 def _horizontal(z: np.ndarray) -> np.ndarray:
