@@ -2,7 +2,8 @@
 
 The region's pixels with depth become a point cloud in the map frame; a horizontal plane holding a
 large share of it and lying under the rest (the counter under a box detection) is removed by RANSAC,
-while one with points below it is the object's own top (a sponge's, seen from above) and stays;
+while one with points below it (a sponge's top, seen from above), or with no cluster standing on it
+(an energy bar's top), is the object's own top and stays;
 DBSCAN keeps the largest cluster, which drops the background seen around the object. The object's
 centre and extent are the cluster's axis-aligned bounds in the map frame, its bottom extended down to
 the support it stands on.
@@ -61,8 +62,8 @@ def lift(
     if len(camera_points) > config.max_points:
         keep = np.random.default_rng(seed).choice(len(camera_points), config.max_points, replace=False)
         camera_points = camera_points[keep]
-    cloud = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(camera.apply(camera_points)))
-    support: float | None = None
+    whole = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(camera.apply(camera_points)))
+    cloud, support = whole, None
     # Up to two horizontal planes: the support under a box, and the floor seen past a counter's edge.
     for _ in range(2):
         if len(cloud.points) < 3 * config.min_points:
@@ -78,14 +79,23 @@ def lift(
             break
         support = height if support is None else max(support, height)
         cloud = cloud.select_by_index(inliers, invert=True)
-    labels = np.asarray(cloud.cluster_dbscan(config.cluster_eps, config.cluster_min_points))
-    if labels.size == 0 or labels.max() < 0:
-        return None
-    largest = np.bincount(labels[labels >= 0]).argmax()
-    points = np.asarray(cloud.points)[labels == largest]
-    if len(points) < config.min_points:
+    points = _largest_cluster(cloud, config)
+    if points is None and support is not None:
+        # Nothing stands on the plane: it was a flat object's top seen from above (an energy bar whose
+        # front face shows two pixel rows), not a support.
+        points, support = _largest_cluster(whole, config), None
+    if points is None:
         return None
     low, high = np.percentile(points, 1, axis=0), np.percentile(points, 99, axis=0)
     if support is not None and 0.0 < low[2] - support < 0.05:
         low[2] = support
     return Lifted(detection, (low + high) / 2.0, high - low, len(points))
+
+
+def _largest_cluster(cloud: o3d.geometry.PointCloud, config: LiftConfig) -> np.ndarray | None:
+    """The points of the cloud's largest DBSCAN cluster, or None when it has fewer than ``min_points``."""
+    labels = np.asarray(cloud.cluster_dbscan(config.cluster_eps, config.cluster_min_points))
+    if labels.size == 0 or labels.max() < 0:
+        return None
+    points = np.asarray(cloud.points)[labels == np.bincount(labels[labels >= 0]).argmax()]
+    return points if len(points) >= config.min_points else None

@@ -125,6 +125,24 @@ def test_a_flat_objects_own_top_is_not_taken_for_its_support(seed: int) -> None:
     assert lifted.extent[2] == pytest.approx(sponge.instance.size[2], abs=0.006)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_region_that_is_all_top_face_lifts_to_that_top(seed: int) -> None:
+    # An energy bar far from the camera shows its top and a row or two of its front: the top was
+    # removed as the support, nothing was left to cluster, and a detected bar was never reported.
+    frame = scene_frame(seed, labels=["energy bar"], max_objects=1, min_objects=1)
+    bar = frame.spec.objects[0]
+    heights = np.full(frame.depth.shape, -1.0)
+    on_bar = frame.segmentation == 1
+    heights[on_bar] = frame.spec.camera.apply(backproject(frame.depth, CAMERA, on_bar))[:, 2]
+    top = heights.max()
+    mask = on_bar & (heights > top - 0.003)
+    detection = Detection(box_of(mask), np.array([1.0]), (bar.label,), mask)
+    lifted = lift(detection, frame.depth, CAMERA, frame.spec.camera, LiftConfig())
+    assert lifted is not None
+    assert lifted.centre[2] == pytest.approx(top, abs=0.004)
+    assert float(np.linalg.norm(lifted.centre[:2] - np.asarray(bar.centre[:2]))) < 0.02
+
+
 def test_a_region_without_depth_lifts_to_nothing() -> None:
     frame = scene_frame(1)
     detection = Detection((0, 0, 5, 5), np.array([1.0]), ("coke",))
