@@ -54,7 +54,7 @@ from perception.backends import BACKENDS, BackendOptions, make_detector
 from perception.detection import DetectorError, View
 from perception.geometry import Transform
 from perception.pipeline import PerceptionConfig, ScenePerception
-from perception.places import PlaceAssigner
+from perception.places import DEFAULT_PLACE_RADIUS_M, PlaceAssigner
 from perception.pose_history import PoseHistory
 from perception.ros_messages import (
     ImageFormatError,
@@ -86,7 +86,9 @@ PARAMETERS = {
     "min_score": Parameter(0.3, "detections scoring less are dropped", minimum=0.0, maximum=1.0),
     "vocabulary": Parameter("", "comma-separated text queries (empty: the world file's object labels)"),
     "world_file": Parameter("", "world YAML for places, labels and the map frame (empty: config/kitchen_world.yaml)"),
-    "place_radius_m": Parameter(1.0, "objects farther from every place get location ''", minimum=0.0),
+    "place_radius_m": Parameter(
+        DEFAULT_PLACE_RADIUS_M, "objects farther from every place get location ''", minimum=0.0
+    ),
     "rgb_topic": Parameter("camera/color/image_raw", "colour image topic"),
     "depth_topic": Parameter("camera/depth/image_raw", "depth image topic (registered to the colour camera)"),
     "camera_info_topic": Parameter("camera/color/camera_info", "CameraInfo of the colour camera"),

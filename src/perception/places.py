@@ -8,6 +8,10 @@ import numpy as np
 
 from kitchen_domain.config import KitchenConfig
 
+# How far (m) from a place's standing point an object still counts as at it: perception_node's
+# ``place_radius_m`` default, and what every offline user of the pipeline assigns with.
+DEFAULT_PLACE_RADIUS_M = 1.0
+
 
 class PlaceAssigner:
     """Assigns a map position to the nearest place (name -> x, y in metres) within ``max_distance``.

@@ -22,7 +22,7 @@ from perception.backends import BackendOptions, make_detector
 from perception.detection import Detector
 from perception.physics_scenes import frame_view
 from perception.pipeline import PerceptionConfig, ScenePerception
-from perception.places import PlaceAssigner
+from perception.places import DEFAULT_PLACE_RADIUS_M, PlaceAssigner
 from physics_sim import PhysicsKitchen
 from physics_sim.scripted import ScriptedSkills, SkillRun
 from robot_motion import perception as robot_perception
@@ -31,8 +31,6 @@ from robot_motion.navigation import MotionError
 from robot_motion.pick import plan_pick
 from value_functions.observation import PerceivedObject
 
-# perception_node's defaults on the physics graph (config/physics.yaml sets none of them).
-PLACE_RADIUS_M = 1.0
 CROP_PX = 32
 CROP_MARGIN = 0.2  # of the box's size on each side: the crop shows what stands around the object
 
@@ -97,7 +95,7 @@ class HeadCameraPerception:
         self._queries = list(world.labels)
         self._perception = ScenePerception(
             detector or make_detector("embedded", BackendOptions()),
-            PlaceAssigner.of_world(world, PLACE_RADIUS_M),
+            PlaceAssigner.of_world(world, DEFAULT_PLACE_RADIUS_M),
             PerceptionConfig(),
         )
 

@@ -45,7 +45,7 @@ from perception.detection import DetectorError, View
 from perception.geometry import Intrinsics, Transform
 from perception.lifting import Lifted
 from perception.pipeline import PerceptionConfig, ScenePerception
-from perception.places import PlaceAssigner
+from perception.places import DEFAULT_PLACE_RADIUS_M, PlaceAssigner
 from perception.synthetic import SYNONYMS, random_scene, render
 
 PHYSICS_PLACES = ("close counter", "far counter", "table")
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     config = PerceptionConfig(min_score=args.min_score)
-    assigner = PlaceAssigner(places, 1.0)
+    assigner = PlaceAssigner(places, DEFAULT_PLACE_RADIUS_M)
     counts = {"frames": 0, "lifted": 0, "visible": 0, "matched": 0, "found": 0, "places_right": 0}
     correct = {"vocabulary": 0, "synonyms": 0}
     matched_by = {"vocabulary": 0, "synonyms": 0}
