@@ -444,9 +444,14 @@ def collect(
     progress_every: int = 25,
     cycle: str = "default",
     observed_by: str = SIMULATED,
+    first: int = 0,
 ) -> int:
-    """Append rollouts ``0..count-1`` of the families of ``cycle`` (``CYCLES``), observed as ``observed_by``
-    says (``OBSERVERS``), not yet in ``out``; returns how many were added."""
+    """Append rollouts ``first..count-1`` of the families of ``cycle`` (``CYCLES``), observed as
+    ``observed_by`` says (``OBSERVERS``), not yet in ``out``; returns how many were added. A rollout's
+    scene depends on its index and seed only, so processes given disjoint index ranges (one ``out``
+    each) collect what one process would."""
+    if not 0 <= first < count:
+        raise SystemExit(f"--first {first} must lie in 0..{count - 1} (--count {count})")
     families = CYCLES[cycle]
     if observed_by == PERCEPTION and set(families) != {PICK}:
         raise SystemExit(f"--observe {PERCEPTION} runs the pick family only: use --cycle pick")
@@ -462,7 +467,7 @@ def collect(
         if any(r.observed_by != observed_by for r in rollouts):
             raise SystemExit(f"{out} was observed otherwise than by {observed_by!r}; resume it with its --observe")
         done = {r.index for r in rollouts}
-    todo = [i for i in range(count) if i not in done]
+    todo = [i for i in range(first, count) if i not in done]
     print(f"collector: {len(done)} rollouts in {out}, {len(todo)} to go (seed {seed})", flush=True)
     if not todo:
         return 0
@@ -503,6 +508,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out", type=Path, required=True, help="JSON-lines file of rollouts, appended to (.jsonl.gz: gzip-compressed)"
     )
     parser.add_argument("--count", type=int, required=True, help="rollout indices 0..count-1 (over all families)")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="start at this index instead: split one collection over processes, one --out each (both cores)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="continue an existing --out file")
     parser.add_argument(
@@ -515,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="the simulator's state with noise, or the head camera through perception_node's pipeline (pick only)",
     )
     args = parser.parse_args(argv)
-    collect(args.out, args.count, args.seed, args.resume, cycle=args.cycle, observed_by=args.observe)
+    collect(args.out, args.count, args.seed, args.resume, cycle=args.cycle, observed_by=args.observe, first=args.first)
     return 0
 
 

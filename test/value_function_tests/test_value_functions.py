@@ -172,6 +172,14 @@ def test_collector_records_perceived_observations_and_resumes(tmp_path: Path, na
     assert [r.index for r in rollouts] == [0, 1, 2, 3]
     assert [r.family for r in rollouts] == ["pick", "pick", "place", "goto"]
     assert collect(out, 4, seed=3, resume=True) == 0
+    # A second process's range: the same rollouts as the first process made of those indices.
+    second = tmp_path / f"second_{name}"
+    assert collect(second, 4, seed=3, resume=False, first=2) == 2
+    assert [(r.index, r.observation, r.success) for r in load_rollouts(second)] == [
+        (r.index, r.observation, r.success) for r in rollouts[2:]
+    ]
+    with pytest.raises(SystemExit, match="--first 4 must lie in 0..3"):
+        collect(tmp_path / "none.jsonl", 4, seed=3, resume=False, first=4)
     text = gzip.decompress(out.read_bytes()).decode() if name.endswith(".gz") else out.read_text()
     for line in text.splitlines():
         objects = json.loads(line)["observation"]["objects"]
