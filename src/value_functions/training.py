@@ -7,7 +7,7 @@ an ensemble of ``--members`` models fitted from seeds ``seed``, ``seed + 1``, ..
 stage sees its own random 70 % of the rows); the served probability is their mean
 (docs/value_functions.md). Training is staged by family:
 after each family the weight file is written, and ``--resume`` keeps the families already in it that
-were trained on the same number of rollouts and members.
+were trained on the same rollouts (a fingerprint of their features and outcomes) and members.
 
     nice -n 10 python -m value_functions.training --rollouts data/value_functions/rollouts_seed0.jsonl.gz \
         data/value_functions/rollouts_seed1.jsonl.gz --out data/value_functions/value_functions.npz --seed 0
@@ -16,6 +16,7 @@ were trained on the same number of rollouts and members.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import random
 import sys
@@ -124,6 +125,16 @@ def _export(estimators: Sequence[Any], learning_rate: float, base: float) -> Boo
     return BoostedTrees(**arrays, roots=np.asarray(roots, dtype=np.int32), base=base)
 
 
+def fingerprint(*splits: tuple[np.ndarray, np.ndarray]) -> str:
+    """A digest of the splits' features and outcomes: ``--resume`` keeps a family only when its data is
+    the same, not merely as large (a rollout file collected again with another pipeline has as many rows)."""
+    digest = hashlib.sha256()
+    for features, outcomes in splits:
+        digest.update(np.ascontiguousarray(features, dtype=np.float32).tobytes())
+        digest.update(np.ascontiguousarray(outcomes, dtype=bool).tobytes())
+    return digest.hexdigest()[:16]
+
+
 def fit_ensemble(
     train: tuple[np.ndarray, np.ndarray],
     val: tuple[np.ndarray, np.ndarray],
@@ -180,7 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         train = family_arrays(rollouts, featurizer, family, "train")
         val = family_arrays(rollouts, featurizer, family, "val")
         done = record["families"].get(family, {})  # type: ignore[attr-defined]
-        if family in models and done.get("train") == len(train[1]) and done.get("members") == args.members:
+        data = fingerprint(train, val)
+        if family in models and done.get("data") == data and done.get("members") == args.members:
             print(f"training {family}: kept from {args.out} ({len(train[1])} train rollouts)", flush=True)
             continue
         if len(train[1]) < 20 or len(set(val[1].tolist())) < 2:
@@ -191,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             flush=True,
         )
         models[family], summary = fit_ensemble(train, val, args.seed, args.members, SETTINGS[family], family)
-        summary.update(train=len(train[1]), val=len(val[1]), seconds=round(time.perf_counter() - started, 1))
+        summary.update(train=len(train[1]), val=len(val[1]), data=data, seconds=round(time.perf_counter() - started, 1))
         record["families"][family] = summary  # type: ignore[index]
         print(f"training {family}: {summary}", flush=True)
         save_value_functions(args.out, models, featurizer, record)
