@@ -29,6 +29,7 @@ import math
 import random
 import sys
 import time
+import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -146,10 +147,15 @@ def open_rollouts(path: Path, mode: str) -> IO[str]:
 
 def load_rollouts(path: str | Path) -> list[Rollout]:
     """Every rollout of a collector file (JSON lines, or gzip-compressed ones: ``.jsonl.gz``); ValueError
-    names the first malformed line."""
+    names the first malformed line, or says the file was cut off (a collector killed mid-write) and how
+    to keep its complete rollouts."""
+    text, dropped = _complete_text(Path(path))
+    if dropped is not None:
+        raise ValueError(
+            f"{path} ends in a cut-off line (a collector killed while writing): run the collector on it with "
+            "--resume, which keeps its complete rollouts and goes on"
+        )
     rollouts = []
-    with open_rollouts(Path(path), "r") as file:
-        text = file.read()
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -158,6 +164,40 @@ def load_rollouts(path: str | Path) -> list[Rollout]:
         except (KeyError, ValueError, TypeError) as error:
             raise ValueError(f"{path}:{number}: not a rollout line ({error})") from error
     return rollouts
+
+
+def repair_rollouts(path: Path) -> int | None:
+    """Rewrite a cut-off collector file with its complete lines only: how many characters were dropped,
+    or None when the file was whole (it is left untouched)."""
+    text, dropped = _complete_text(path)
+    if dropped is None:
+        return None
+    with open_rollouts(path, "w") as file:
+        file.write(text)
+    return dropped
+
+
+def _complete_text(path: Path) -> tuple[str, int | None]:
+    """The file's text up to its last complete line, and how many characters followed it when it was
+    cut off (a gzip stream without its end, a last line without its newline); None when it is whole."""
+    raw = path.read_bytes()
+    data, cut = _gunzip(raw) if path.suffix == ".gz" else (raw, False)
+    text = data.decode("utf-8", errors="replace")
+    complete = text[: text.rfind("\n") + 1]
+    return complete, (len(text) - len(complete) if cut or complete != text else None)
+
+
+def _gunzip(raw: bytes) -> tuple[bytes, bool]:
+    """Every gzip member's data (``--resume`` appends one member per run), and whether the last one ends
+    before its end-of-stream marker (its data then goes as far as it was written)."""
+    out = bytearray()
+    while raw:
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        out += member.decompress(raw)
+        if not member.eof:
+            return bytes(out), True
+        raw = member.unused_data
+    return bytes(out), False
 
 
 class RolloutCollector:
@@ -459,6 +499,13 @@ def collect(
     if out.exists():
         if not resume:
             raise SystemExit(f"{out} exists: pass --resume to continue it, or choose another --out")
+        dropped = repair_rollouts(out)
+        if dropped is not None:
+            print(
+                f"collector: {out} was cut off (a run killed while writing): kept its complete lines, dropped "
+                f"{dropped} characters after them",
+                flush=True,
+            )
         rollouts = load_rollouts(out)
         if any(r.seed != seed for r in rollouts):
             raise SystemExit(f"{out} was collected with another --seed; resume it with that seed")

@@ -385,3 +385,33 @@ def test_resumed_training_retrains_a_family_whose_rollouts_changed(
     out = capsys.readouterr().out
     assert "training pick: member 0" in out
     assert all(f"training {f}: kept from" in out for f in ("place", "goto", "drawer"))
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("name", ["rollouts.jsonl", "rollouts.jsonl.gz"])
+def test_a_collection_killed_while_writing_resumes_from_its_complete_rollouts(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A collector killed by a signal leaves a gzip stream without its end (or a half-written line): the
+    # resume then failed on the file it was meant to continue.
+    out = tmp_path / name
+    assert collect(out, 3, seed=3, resume=False) == 3
+    whole = load_rollouts(out)
+    raw = out.read_bytes()
+    if name.endswith(".gz"):
+        text = gzip.decompress(raw)
+        cut = gzip.compress(text)[:-12]  # the stream loses its end and some data
+        out.write_bytes(cut)
+    else:
+        out.write_bytes(raw[:-20])  # the last line half-written
+    with pytest.raises(ValueError, match="cut-off line .*--resume"):
+        load_rollouts(out)
+    added = collect(out, 4, seed=3, resume=True)
+    assert "was cut off" in capsys.readouterr().out
+    rollouts = load_rollouts(out)
+    assert [r.index for r in rollouts] == [0, 1, 2, 3]
+    kept = 4 - added
+    assert 1 <= kept <= 2
+    assert rollouts[:kept] == whole[:kept]  # the complete lines stay as written
+    # The cut-off ones are collected again, the same scenes with the same outcomes.
+    assert [(r.observation, r.success) for r in rollouts[kept:3]] == [(r.observation, r.success) for r in whole[kept:]]
