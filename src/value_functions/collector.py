@@ -141,7 +141,8 @@ class Rollout:
 
 
 def open_rollouts(path: Path, mode: str) -> IO[str]:
-    """A rollout file opened as text (``r`` or ``a``), gzip-compressed when its name ends in ``.gz``."""
+    """A rollout file opened as text (``a`` to append, ``w`` to rewrite), gzip-compressed when its name
+    ends in ``.gz``."""
     return gzip.open(path, mode + "t") if path.suffix == ".gz" else path.open(mode)
 
 
