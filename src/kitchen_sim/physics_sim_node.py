@@ -263,7 +263,12 @@ class PhysicsSimNode(Node):
 
     # ----- actions --------------------------------------------------------------------------------------------
     def _follow(self, handle: ServerGoalHandle, kind: str, motion: Motion, feedback: Callable[[], None]) -> Motion:
-        """Wait for a motion on the simulation thread, publishing feedback and passing on a cancel."""
+        """Wait for a motion on the simulation thread, publishing feedback and passing on a cancel.
+
+        The state the motion ended in is published before the action answers: between the periodic
+        publishes (and while cameras render) a client that acts on the answer would otherwise read the
+        state from mid-motion (the learned affordances scored a pick from where the base had been).
+        """
         self._busy[kind] = kind
         try:
             while not motion.done:
@@ -275,6 +280,8 @@ class PhysicsSimNode(Node):
             return motion
         finally:
             self._busy.pop(kind, None)
+            if not self._stopping.is_set():
+                self._call(self._publish_state)
 
     def _navigate(self, handle: ServerGoalHandle) -> NavigateToPose.Result:
         pose = handle.request.pose

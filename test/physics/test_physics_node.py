@@ -257,6 +257,19 @@ def test_a_blocked_path_aborts_navigation_and_the_robot_stays(ros_graph: RosGrap
     assert not response.success and "no/such.yaml" in response.message
 
 
+@pytest.mark.timeout(120)
+def test_the_state_a_motion_ended_in_is_published_before_its_action_answers(ros_graph: RosGraph) -> None:
+    """With one state publish per 5 s, the robot state at the far counter still arrives with the
+    navigation's answer: a planner scoring its next skill must not read where the base was mid-route."""
+    truth = _start(ros_graph, state_rate_hz=0.2)
+    base, _, _ = _clients(ros_graph)
+    assert truth.robot is not None and truth.robot.at == "close counter"
+    result = _navigate(base, *FAR_COUNTER)
+    assert result.status == GoalStatus.STATUS_SUCCEEDED, result.result.error_msg
+    wait_until(lambda: truth.robot is not None and truth.robot.at == "far counter", 2.0, "state at the far counter")
+    assert truth.robot.busy is None, truth.robot.busy
+
+
 @pytest.mark.timeout(240)
 def test_an_episodes_blocked_place_gets_a_box_that_navigation_cannot_enter(ros_graph: RosGraph) -> None:
     """block-coke-01 blocks the close counter: the box stands on its standing pose, the far counter stays
