@@ -32,7 +32,7 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -47,7 +47,7 @@ from physics_sim.scripted import ScriptedSkills, SkillRun
 from physics_sim.truth import Truth
 from robot_motion.drawer import CLOSE, OPEN
 from value_functions.observation import Observation, PerceivedObject
-from value_functions.perceived import HeadCameraPerception, perceived_pick
+from value_functions.perceived import HeadCameraPerception, Seen, perceived_pick
 
 # Pick is the skill the targets are set for, and the fastest to run: it gets half of the rollouts.
 FAMILY_CYCLE = (PICK, PICK, PLACE, GOTO)
@@ -56,6 +56,10 @@ CYCLES = {"default": FAMILY_CYCLE, "drawer": (DRAWER,), "pick": (PICK,)}
 # through perception_node's pipeline (value_functions.perceived; pick only).
 SIMULATED, PERCEPTION = "simulated", "perception"
 OBSERVERS = (SIMULATED, PERCEPTION)
+# A perceived rollout's ``localization``: SHARED when the localization error moved the robot and the
+# camera's objects alike (``seen_through_localization``); "" in lines collected before, which drew it
+# for the robot alone (``python -m value_functions.relocalize`` rewrites them, training refuses them).
+SHARED_LOCALIZATION = "shared"
 DRIFT_M = 0.45  # how far (back, sideways) the base is moved off its standing pose in most rollouts
 PERCEIVED_DRIFT_M = 0.15
 SURFACES = ("close counter", "far counter", "table")
@@ -101,9 +105,14 @@ class Rollout:
     wall_s: float
     observed_by: str = SIMULATED
     crop: str = ""
+    localization: str = ""
 
     def to_json(self) -> str:
-        extra = {"observed_by": self.observed_by, "crop": self.crop} if self.observed_by != SIMULATED else {}
+        extra = (
+            {"observed_by": self.observed_by, "crop": self.crop, "localization": self.localization}
+            if self.observed_by != SIMULATED
+            else {}
+        )
         return json.dumps(
             {
                 "index": self.index,
@@ -137,7 +146,13 @@ class Rollout:
             float(d["wall_s"]),
             observed_by,
             str(d.get("crop", "")),
+            str(d.get("localization", "")),
         )
+
+
+def shifted(objects: Sequence[PerceivedObject], dx: float, dy: float) -> tuple[PerceivedObject, ...]:
+    """Perceived objects moved by (dx, dy) in the map: where a localization off by that much places them."""
+    return tuple(replace(o, position=(o.position[0] + dx, o.position[1] + dy, o.position[2])) for o in objects)
 
 
 def open_rollouts(path: Path, mode: str) -> IO[str]:
@@ -225,8 +240,12 @@ class RolloutCollector:
         self.camera = camera
         self.observed_by = SIMULATED if camera is None else PERCEPTION
 
+    def generator(self, index: int) -> random.Random:
+        """Rollout ``index``'s own generator, seeded by (seed, index)."""
+        return random.Random(self.seed * 1_000_003 + index)
+
     def rollout(self, index: int) -> Rollout:
-        rng = random.Random(self.seed * 1_000_003 + index)
+        rng = self.generator(index)
         family = self.cycle[index % len(self.cycle)]
         start = time.perf_counter()
         run = {PICK: self._pick, PLACE: self._place, GOTO: self._goto, DRAWER: self._drawer}[family]
@@ -243,10 +262,13 @@ class RolloutCollector:
             time.perf_counter() - start,
             self.observed_by,
             attempt.crop,
+            SHARED_LOCALIZATION if self.camera is not None else "",
         )
 
     # ----- families -----------------------------------------------------------------------------------------
-    def _pick(self, rng: random.Random) -> Attempt:
+    def pick_setting(self, rng: random.Random) -> tuple[Truth, str]:
+        """A pick's scene, set up in the simulator, and the label to pick: the first draws of a pick
+        rollout's generator (``relocalize`` replays them)."""
         robot_at = rng.choice(SURFACES)
         local = [rng.choice(self.labels) for _ in range(rng.randint(1, 6))]
         scene = self._scene(rng, robot_at, local, holding=None)
@@ -257,18 +279,16 @@ class RolloutCollector:
         present = [o for o in truth.objects if o.at != HELD]
         here = [o for o in present if o.at == robot_at]
         # Mostly labels at the robot's place (the interesting cases); some elsewhere or on the floor.
-        target_label = rng.choice(here if here and rng.random() < 0.8 else present).label
+        return truth, rng.choice(here if here and rng.random() < 0.8 else present).label
+
+    def _pick(self, rng: random.Random) -> Attempt:
+        truth, target_label = self.pick_setting(rng)
         if self.camera is not None:
             seen = self.camera.look()
-            observation = Observation(
-                self._localized(rng, truth),
-                truth.robot_at,
-                None,
-                truth.drawer_open,
-                tuple(o.perceived for o in seen.objects),
-            )
+            observation = self.seen_through_localization(rng, truth, seen)
             run, crop = perceived_pick(self.skills, seen, target_label, truth.robot_at)
             return Attempt(f"pick up the {target_label}", target_label, observation, run.success, run.message, crop)
+        present = [o for o in truth.objects if o.at != HELD]
         observation = self.observe(rng, truth)
         robot = self.sim.robot.pose
         target = min(
@@ -452,16 +472,25 @@ class RolloutCollector:
         objects += [self._detection(rng, OBSTACLE_LABEL, body, "") for body in sim.obstacles]
         held = truth.holding
         return Observation(
-            self._localized(rng, truth),
+            self.localized(rng, truth),
             truth.robot_at,
             sim.built.labels[held] if held else None,
             truth.drawer_open,
             tuple(objects),
         )
 
-    def _localized(self, rng: random.Random, truth: Truth) -> tuple[float, float]:
+    def localized(self, rng: random.Random, truth: Truth) -> tuple[float, float]:
         """The robot's position as its localization reports it."""
         return (truth.robot.x + rng.gauss(0, self.noise.robot_m), truth.robot.y + rng.gauss(0, self.noise.robot_m))
+
+    def seen_through_localization(self, rng: random.Random, truth: Truth, seen: Seen) -> Observation:
+        """The observation of a head-camera look: the robot where its localization reports it, and the
+        camera's objects moved by the same error, as a robot's camera is placed in the map through that
+        localization (on the physics graph both are exact). Drawing the error for the robot alone, as
+        before, put 3 cm of noise between the robot and every object it saw, which no robot has."""
+        x, y = self.localized(rng, truth)
+        objects = shifted(tuple(o.perceived for o in seen.objects), x - truth.robot.x, y - truth.robot.y)
+        return Observation((x, y), truth.robot_at, None, truth.drawer_open, objects)
 
     def _detection(self, rng: random.Random, label: str, body: int, location: str) -> PerceivedObject:
         noise, c = self.noise, self.sim.client

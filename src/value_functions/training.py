@@ -22,7 +22,7 @@ import random
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ import numpy as np
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE
-from value_functions.collector import Rollout, load_rollouts
+from value_functions.collector import PERCEPTION, SHARED_LOCALIZATION, SIMULATED, Rollout, load_rollouts
 from value_functions.features import LEARNED_FAMILIES, Featurizer
 from value_functions.metrics import brier, log_loss, roc_auc
 from value_functions.network import (
@@ -40,6 +40,7 @@ from value_functions.network import (
     load_value_functions,
     save_value_functions,
 )
+from value_functions.observation import Observation
 
 SPLIT_SALT = 0x5A1C
 TEST_FRACTION = 0.2
@@ -51,11 +52,29 @@ def split_of(rollout: Rollout) -> str:
     return "test" if draw < TEST_FRACTION else "val" if draw < TEST_FRACTION + VAL_FRACTION else "train"
 
 
+def served_observation(rollout: Rollout) -> Observation:
+    """The rollout's observation as the learned backend is served it on the graph, where the executor
+    grasps the first reported instance of a label at the robot's place (``features.pick_target``).
+
+    Perceived picks were made by that executor rule. The simulated collector's scripted pick grasped the
+    instance nearest the robot instead: for those, that instance (the nearest in the observation) is
+    moved first, so the features describe the object whose pick the outcome records."""
+    observation = rollout.observation
+    if rollout.family != PICK or rollout.observed_by != SIMULATED:
+        return observation
+    rx, ry = observation.robot_xy
+    same = [o for o in observation.objects if o.label == rollout.argument]
+    if not same:
+        return observation
+    grasped = min(same, key=lambda o: math.hypot(o.position[0] - rx, o.position[1] - ry))
+    return replace(observation, objects=(grasped, *(o for o in observation.objects if o is not grasped)))
+
+
 def family_arrays(
     rollouts: Sequence[Rollout], featurizer: Featurizer, family: str, split: str
 ) -> tuple[np.ndarray, np.ndarray]:
     rows = [r for r in rollouts if r.family == family and split_of(r) == split]
-    features = featurizer.matrix([(r.observation, r.argument) for r in rows], family)
+    features = featurizer.matrix([(served_observation(r), r.argument) for r in rows], family)
     return features, np.array([r.success for r in rows], dtype=bool)
 
 
@@ -170,7 +189,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kitchen = load_kitchen()
     featurizer = Featurizer(kitchen.config)
-    rollouts = [r for path in args.rollouts for r in load_rollouts(path)]
+    rollouts = []
+    for path in args.rollouts:
+        loaded = load_rollouts(path)
+        unmoved = sum(r.observed_by == PERCEPTION and r.localization != SHARED_LOCALIZATION for r in loaded)
+        if unmoved:
+            raise SystemExit(
+                f"training: {unmoved} perceived rollouts of {path} were collected with the localization error on "
+                f"the robot alone: run python -m value_functions.relocalize {path} --out NEW and train on NEW"
+            )
+        rollouts += loaded
     models: dict[str, FamilyEnsemble] = {}
     record: dict[str, object] = {
         "command": "python -m value_functions.training " + " ".join(sys.argv[1:] if argv is None else argv),

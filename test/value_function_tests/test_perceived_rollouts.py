@@ -20,8 +20,18 @@ from perception.backends import BackendOptions, make_detector
 from perception.detection import Detector
 from physics_sim import PhysicsKitchen
 from physics_sim.scripted import ScriptedSkills
-from value_functions.collector import PERCEPTION, SIMULATED, collect, load_rollouts
+from value_functions import training
+from value_functions.collector import (
+    PERCEPTION,
+    SHARED_LOCALIZATION,
+    SIMULATED,
+    RolloutCollector,
+    collect,
+    load_rollouts,
+    shifted,
+)
 from value_functions.perceived import CROP_PX, HeadCameraPerception, Seen, SeenObject, perceived_pick
+from value_functions.relocalize import RelocalizeError, relocalize
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +131,56 @@ def test_a_rollout_line_with_an_unknown_observer_is_refused_naming_the_line(tmp_
     out.write_text(out.read_text() + json.dumps({**line, "index": 1, "observed_by": "lidar"}) + "\n")
     with pytest.raises(ValueError, match=r"rollouts.jsonl:2: not a rollout line \(observed_by 'lidar' is none of"):
         load_rollouts(out)
+
+
+@pytest.mark.timeout(300)
+def test_perceived_objects_move_with_the_localization_and_old_files_are_relocalized(
+    tmp_path: Path, detector: Detector
+) -> None:
+    """The collector puts the localization error on the robot and on what its camera saw alike, so the
+    robot-to-object geometry is the look's. A file collected before (error on the robot alone, no
+    ``localization`` mark) is rewritten by ``value_functions.relocalize`` to what the collector records
+    now, and training refuses it until then; marked rollouts are kept; a rollout the replay cannot
+    reproduce is refused and nothing written."""
+    new = tmp_path / "new.jsonl"
+    collect(new, 4, seed=3, resume=False, cycle="pick", observed_by=PERCEPTION)
+    rollouts = load_rollouts(new)
+    assert {r.localization for r in rollouts} == {SHARED_LOCALIZATION}
+    sim = PhysicsKitchen.from_files()
+    try:
+        collector = RolloutCollector(sim, 3, cycle=("pick",), camera=HeadCameraPerception(sim, detector))
+        old = []
+        for r in rollouts:
+            truth, label = collector.pick_setting(collector.generator(r.index))
+            assert label == r.argument
+            dx, dy = r.observation.robot_xy[0] - truth.robot.x, r.observation.robot_xy[1] - truth.robot.y
+            assert 0.0 < math.hypot(dx, dy) < 0.2  # the localization error, 3 cm an axis
+            observation = replace(r.observation, objects=shifted(r.observation.objects, -dx, -dy))
+            old.append(replace(r, observation=observation, localization=""))
+        assert any(r.observation.objects for r in old)
+        again = relocalize(old, collector)
+        for before, after in zip(rollouts, again, strict=True):
+            assert (after.success, after.message, after.crop) == (before.success, before.message, before.crop)
+            assert after.localization == SHARED_LOCALIZATION
+            assert after.observation.robot_xy == before.observation.robot_xy
+            for o, p in zip(after.observation.objects, before.observation.objects, strict=True):
+                assert o.label == p.label and o.position == pytest.approx(p.position, abs=2e-4)
+        assert relocalize(rollouts, collector) == rollouts  # marked already: kept
+        with pytest.raises(RelocalizeError, match=r"rollout 7 \(seed 3\): the replay picks"):
+            relocalize([old[0], replace(old[1], index=7)], collector)
+    finally:
+        sim.close()
+
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text("".join(r.to_json() + "\n" for r in old))
+    with pytest.raises(SystemExit, match="value_functions.relocalize"):
+        training.main(["--rollouts", str(legacy), "--out", str(tmp_path / "vf.npz")])
+    # The command: a file it cannot vouch for gets no output; an existing output is never overwritten.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(replace(r, index=r.index + 100).to_json() + "\n" for r in old))
+    command = [sys.executable, "-m", "value_functions.relocalize", str(bad), "--out", str(tmp_path / "out.jsonl")]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=200)
+    assert refused.returncode == 1 and "rollouts do not replay; nothing written" in refused.stderr, refused.stderr
+    assert not (tmp_path / "out.jsonl").exists()
+    exists = subprocess.run([*command[:-1], str(new)], capture_output=True, text=True, timeout=60)
+    assert exists.returncode != 0 and "exists" in exists.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,12 +14,13 @@ import pytest
 from kitchen_domain import Kitchen, Skill
 from llm_planner_ros.affordance.model import AffordanceError
 from value_functions.analytic import skill_of, world_of
-from value_functions.collector import collect, load_rollouts
-from value_functions.features import LEARNED_FAMILIES, Featurizer, skill_argument
+from value_functions.collector import PERCEPTION, Rollout, collect, load_rollouts
+from value_functions.features import LEARNED_FAMILIES, Featurizer, pick_target, skill_argument
 from value_functions.learned import LearnedAffordance
 from value_functions.metrics import brier, reliability, roc_auc
 from value_functions.network import WeightFileError, load_value_functions
 from value_functions.observation import Observation, PerceivedObject
+from value_functions.training import served_observation
 
 from .helpers import drawer_observation, random_weights, table_observation
 
@@ -339,6 +341,30 @@ def test_pick_features_are_in_the_work_frame_of_the_robots_place(kitchen: Kitche
     assert values["robot_side_offset"] == pytest.approx(0.0, abs=1e-4)
     assert values["target_depth"] == pytest.approx(0.1, abs=1e-4)
     assert values["top_z"] == pytest.approx(0.87, abs=1e-4)
+
+
+def test_pick_features_describe_the_instance_the_executor_grasps(kitchen: Kitchen) -> None:
+    """Two cokes at the table: the executor (object_to_pick) grasps the first one reported there, so the
+    features must describe it, though the other is nearer; a simulated rollout, whose scripted pick
+    grasped the nearest, is served with that one first."""
+    featurizer = Featurizer(kitchen.config)
+    names = featurizer.names("pick")
+    far = PerceivedObject("coke", (2.9, 3.7, 0.81), (0.066, 0.066, 0.12), "table")
+    near = PerceivedObject("coke", (2.5, 3.4, 0.81), (0.066, 0.066, 0.12), "table")
+    elsewhere = PerceivedObject("coke", (1.0, 0.5, 0.96), (0.066, 0.066, 0.12), "close counter")
+    observation = Observation((2.5, 2.9), "table", None, None, (elsewhere, far, near))
+    assert pick_target(observation.objects, "coke", "table") is far
+    assert pick_target(observation.objects, "coke", "far counter") is elsewhere  # none there: the first
+    distance = names.index("distance")
+    assert featurizer.vector(observation, "pick", "coke")[distance] == pytest.approx(math.hypot(0.4, 0.8), abs=1e-4)
+
+    rollout = Rollout(0, 0, "pick", "pick up the coke", "coke", observation, True, "", 0.0)
+    served = served_observation(rollout)
+    assert served.objects[0] is near and sorted(map(id, served.objects)) == sorted(map(id, observation.objects))
+    assert featurizer.vector(served, "pick", "coke")[distance] == pytest.approx(0.5, abs=1e-4)
+    perceived = replace(rollout, observed_by=PERCEPTION)  # picked by the executor's own rule: unchanged
+    assert served_observation(perceived) is observation
+    assert served_observation(replace(rollout, family="place")) is observation
 
 
 @pytest.mark.timeout(300)

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from value_functions.features import LEARNED_FAMILIES
     from value_functions.learned import LearnedAffordance
     from value_functions.metrics import brier, plot_reliability, reliability, roc_auc
-    from value_functions.training import split_of
+    from value_functions.training import served_observation, split_of
 
     kitchen = load_kitchen()
     learned = LearnedAffordance(repo_path(args.weights), kitchen)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         rows = [r for r in test if r.family == family and r.observed_by == observed_by]
         outcomes = [r.success for r in rows]
         skills = [skill_of(family, r.argument, kitchen) for r in rows]
-        ours = [learned.evaluate([skill], r.observation)[0] for skill, r in zip(skills, rows, strict=True)]
+        ours = [learned.evaluate([skill], served_observation(r))[0] for skill, r in zip(skills, rows, strict=True)]
         theirs = [
             analytic.affordance(skill, world_of(r.observation, kitchen)) for skill, r in zip(skills, rows, strict=True)
         ]
