@@ -126,7 +126,7 @@ class PhysicsSimNode(Node):
         self._idle_rtf: float = idle if idle > 0 and (self._rtf == 0 or self._rtf > idle) else self._rtf
         self._camera_period = 1.0 / p["camera_rate_hz"] if p["camera_rate_hz"] > 0 else math.inf
         self._state_period = 1.0 / p["state_rate_hz"]
-        self._calls: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
+        self._calls: queue.Queue[tuple[Callable[[], Any], Future[Any], bool]] = queue.Queue()
         self._stopping = threading.Event()
         self._busy: dict[str, str] = {}
         self._revision = 0
@@ -182,10 +182,11 @@ class PhysicsSimNode(Node):
             self._sim.add_obstacle((x, y), (size_x, size_y, 1.0))
 
     # ----- the simulation thread -----------------------------------------------------------------------------
-    def _call(self, function: Callable[[], T], timeout: float = 30.0) -> T:
-        """Run ``function`` on the simulation thread and return its result."""
+    def _call(self, function: Callable[[], T], timeout: float = 30.0, resets: bool = True) -> T:
+        """Run ``function`` on the simulation thread and return its result. With ``resets`` (a load, a
+        new motion) the pacing starts again from now and every topic is published at once after it."""
         future: Future[T] = Future()
-        self._calls.put((function, future))
+        self._calls.put((function, future, resets))
         return future.result(timeout=timeout)
 
     def _loop(self) -> None:
@@ -198,11 +199,13 @@ class PhysicsSimNode(Node):
         wall_start, sim_start = time.monotonic(), sim.time
         while not self._stopping.is_set():
             while not self._calls.empty():
-                function, future = self._calls.get()
+                function, future, resets = self._calls.get()
                 try:
                     future.set_result(function())
                 except Exception as error:  # noqa: BLE001 - handed to the waiting callback
                     future.set_exception(error)
+                if not resets:
+                    continue
                 wall_start, sim_start = time.monotonic(), sim.time  # a load resets the clock
                 next_state = min(next_state, sim.time)
                 next_camera, next_clock = min(next_camera, sim.time), min(next_clock, sim.time)
@@ -267,8 +270,8 @@ class PhysicsSimNode(Node):
 
         The state the motion ended in is published before the action answers: between the periodic
         publishes (and while cameras render) a client that acts on the answer would otherwise read the
-        state from mid-motion (the learned affordances scored a pick from where the base had been).
-        """
+        state from mid-motion (the learned affordances scored a pick from where the base had been). Only
+        the state: the pacing and the cameras go on as they were."""
         self._busy[kind] = kind
         try:
             while not motion.done:
@@ -281,7 +284,7 @@ class PhysicsSimNode(Node):
         finally:
             self._busy.pop(kind, None)
             if not self._stopping.is_set():
-                self._call(self._publish_state)
+                self._call(self._publish_state, resets=False)
 
     def _navigate(self, handle: ServerGoalHandle) -> NavigateToPose.Result:
         pose = handle.request.pose
