@@ -10,8 +10,8 @@ pose and the label must come out as the file has them (to its 0.1 mm), which vou
 the kitchen; the file's own objects are then moved by that error and the rollout marked
 ``localization: shared``. Rollouts marked already are kept. A replay that puts the robot elsewhere is
 tried once more in a new simulator (see ``relocalize``); a rollout that still does not replay is
-refused, every such rollout named and nothing written. Outcomes, messages and crops stay: the pick ran from the
-same look either way.
+refused, every such rollout named and nothing written. Outcomes, messages and crops stay: the pick ran
+from the same look either way.
 
     nice -n 5 python -m value_functions.relocalize data/value_functions/rollouts_pick_perceived_seed3.jsonl.gz \\
         --out relocalized.jsonl.gz
@@ -28,6 +28,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from kitchen_domain.skill import PICK
 from physics_sim import PhysicsKitchen
 from value_functions.collector import (
     PERCEPTION,
@@ -92,7 +93,7 @@ def relocalize(
 
 def _moved(rollout: Rollout, collector: RolloutCollector) -> Rollout | str:
     """The rollout with its objects moved by its replayed localization error, or why it cannot be."""
-    if rollout.observed_by != PERCEPTION or rollout.family != "pick":
+    if rollout.observed_by != PERCEPTION or rollout.family != PICK:
         return f"a {rollout.family} rollout observed by {rollout.observed_by}: only perceived picks are replayed"
     if rollout.seed != collector.seed:
         return f"collected with seed {rollout.seed}, replayed with {collector.seed}"
@@ -113,7 +114,7 @@ def perceiving_collector(seed: int) -> Iterator[RolloutCollector]:
     """A perceived-pick collector of ``seed`` on a new physics kitchen, closed afterwards."""
     sim = PhysicsKitchen.from_files()
     try:
-        yield RolloutCollector(sim, seed, cycle=("pick",), camera=HeadCameraPerception(sim))
+        yield RolloutCollector(sim, seed, cycle=(PICK,), camera=HeadCameraPerception(sim))
     finally:
         sim.close()
 
