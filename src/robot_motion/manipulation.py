@@ -3,13 +3,17 @@
 pick (object of height h whose bottom is at B, top-down grasp at G = B + ``grasp_height(h)``):
   open gripper -> pre-grasp (G + grasp_offset + approach_distance above) -> approach (G + grasp_offset)
   -> close gripper (must hold something: ``grasp_failure``) -> lift (lift_distance up) -> stow
-put down (surface point S of the robot's place, held object of height h):
-  above surface (S + grasp_height(h) + place_clearance + grasp_offset + approach_distance)
-  -> lower (S + grasp_height(h) + place_clearance + grasp_offset) -> release (open gripper)
+put down (surface point S of the robot's place, the held object's bottom H below the fingertips: H =
+grasp_height(h) after a pick of an object h tall):
+  above surface (S + H + place_clearance + grasp_offset + approach_distance)
+  -> lower (S + H + place_clearance + grasp_offset) -> release (open gripper)
   -> retreat (lift_distance up) -> stow
 
 The fingertips close ``grasp_depth`` below the object's top (at its centre when it is shorter than twice
-that): a tall object grasped at its centre would put the palm into it. ``stow`` is a joint goal to
+that): a tall object grasped at its centre would put the palm into it. They close at least
+``finger_reach + surface_clearance`` above the object's bottom, so the fingers never reach into what it
+stands on (a flat object perceived 1.8 cm tall, grasped at its centre, put the Panda's fingers 2 mm into
+the counter: the gripper closed on the counter and dropped the bar). ``stow`` is a joint goal to
 ``stow_joints`` (the arm folded over the base, as mobile manipulators drive): after every manipulation
 skill the arm is out of the way of the next navigation; no stow step when ``stow_joints`` is empty.
 
@@ -49,6 +53,10 @@ class ArmSettings:
     empty_grasp_margin: float = 0.002
     # The Panda's fingertips close at most about 3.5 cm below a top before the palm meets it.
     grasp_depth: float = 0.03
+    # How far the fingers reach below the grasp point (the Panda's fingertips: 1.1 cm below
+    # panda_grasptarget), and the gap kept between them and the surface under a grasped object.
+    finger_reach: float = 0.011
+    surface_clearance: float = 0.004
     place_clearance: float = 0.01
     # Turn the grasp about the vertical to close across the base's heading (``grasp_yaw``); False keeps
     # grasp_orientation as given (an arm whose wrist cannot turn).
@@ -62,8 +70,11 @@ class ArmSettings:
     stow_joint_names: tuple[str, ...] = PANDA_JOINTS
 
     def grasp_height(self, height: float) -> float:
-        """Height of the fingertip centre above an object's bottom when grasping an object ``height`` tall."""
-        return max(height / 2.0, height - self.grasp_depth)
+        """Height of the fingertip centre above an object's bottom when grasping an object ``height`` tall
+        (0 when no height is reported: the grasp is at the reported pose)."""
+        if height <= 0.0:
+            return 0.0
+        return max(height / 2.0, height - self.grasp_depth, self.finger_reach + self.surface_clearance)
 
 
 @dataclass(frozen=True)
@@ -166,14 +177,16 @@ def pick_motion(target: PerceivedObject, settings: ArmSettings, yaw: float = 0.0
     ]
 
 
-def place_motion(surface: Pose, held_height: float, settings: ArmSettings, yaw: float = 0.0) -> list[Motion]:
+def place_motion(surface: Pose, hang: float, settings: ArmSettings, yaw: float = 0.0) -> list[Motion]:
     """Above the surface, lower until the held object is just above it, release, retreat, stow; the
-    hand turned by ``yaw`` about the vertical from ``grasp_orientation``."""
+    hand turned by ``yaw`` about the vertical from ``grasp_orientation``. ``hang``: how far the held
+    object's bottom is below the fingertip centre (``settings.grasp_height(h)`` for an object ``h`` tall
+    that this arm grasped)."""
     release = Pose(
         surface.frame,
         surface.x,
         surface.y,
-        surface.z + settings.grasp_height(held_height) + settings.place_clearance + settings.grasp_offset,
+        surface.z + hang + settings.place_clearance + settings.grasp_offset,
         turned(settings.grasp_orientation, yaw),
     )
     return [

@@ -62,6 +62,7 @@ from robot_motion.manipulation import (
     release_yaw,
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError
+from robot_motion.object_heights import ObjectHeightsError, load_object_heights
 from robot_motion.perception import PerceivedObject
 from robot_motion.pick import plan_pick
 from robot_motion.place_map import Area, Place, PlaceMap
@@ -89,6 +90,8 @@ def arm_settings(p: dict[str, Any]) -> ArmSettings:
         gripper_closed=p["gripper_closed"],
         gripper_max_effort=p["gripper_max_effort"],
         grasp_depth=p["grasp_depth"],
+        finger_reach=p["finger_reach"],
+        surface_clearance=p["surface_clearance"],
         place_clearance=p["place_clearance"],
         turn_grasp=p["turn_grasp"],
         max_grasp_width=p["max_grasp_width"],
@@ -136,6 +139,10 @@ class MoveItBackend(SkillBackend):
         self._drawer_settings = drawer_settings(p)
         self._default_footprint = (default_object_size[0], default_object_size[1])
         self._default_height = default_object_size[2]
+        try:
+            self._heights = load_object_heights(p["object_heights_file"] or None)
+        except (ObjectHeightsError, OSError) as error:
+            raise StartupError(f"cannot load the object-height catalogue: {error}") from error
         # What this backend put into the drawer: a head camera does not see into a drawer (perception
         # reports none of it), and the next put aimed at the same spot (drawer-06: the arm carrying a
         # tea hit the water bottle put there before). Kept until perception reports it or it is picked,
@@ -199,7 +206,7 @@ class MoveItBackend(SkillBackend):
                 )
             spot = self._free_spot(skill, entry.surface, entry.surface_area, entry.heading)
             yaw = release_yaw(entry.heading, self._settings)
-            return place_motion(spot, self._held_height(), self._settings, yaw)
+            return place_motion(spot, self._held_object()[1], self._settings, yaw)
         if skill.family == DRAWER:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.drawer is None:
@@ -207,14 +214,14 @@ class MoveItBackend(SkillBackend):
                     f"{skill.text!r}: the {place} has no drawer in the place map {self._places.source}: add "
                     "drawer: {handle: {x, y, z}, open_yaw, travel, interior: {x, y, z}} to work one there"
                 )
-            drawer, height = entry.drawer, self._held_height()
+            drawer, (height, hang) = entry.drawer, self._held_object()
             spot = None
             if drawer_action(skill) == PUT:
                 spot = self._free_spot(
                     skill, drawer.interior, drawer.interior_area, entry.heading, self._unseen_stored()
                 )
                 self._storing = self._stored_at(skill, spot, height)
-            return drawer_skill_motion(skill, drawer, height, self._settings, self._drawer_settings, spot)
+            return drawer_skill_motion(skill, drawer, hang, self._settings, self._drawer_settings, spot)
         raise MotionError(
             f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
             "skills are not supported"
@@ -233,14 +240,20 @@ class MoveItBackend(SkillBackend):
         held = robot.holding if robot is not None else None
         return next((obj for obj in self._view.objects() if obj.id == held), None)
 
-    def _held_height(self) -> float:
-        """The height the put down lowers the held object by: the one its grasp was made for while the
-        robot still holds something, else what perception reports of it, else the default."""
+    def _held_object(self) -> tuple[float, float]:
+        """The held object's height and how far its bottom hangs below the fingertip centre. For the object
+        this backend grasped: the height its grasp was made for, and that grasp's height. For one it did
+        not grasp (held when the episode started): the catalogue's height of its label, else what
+        perception reports, else the default, held at its centre (the physics kitchen hands objects
+        over so; the default's grasp height put a 20 cm bottle 1 cm into the user's table at 'lower')."""
         robot = self._view.robot()
         if self._grasped_height is not None and robot is not None and robot.holding is not None:
-            return self._grasped_height
-        held = self._held()
-        return held.height if held is not None and held.height > 0.0 else self._default_height
+            return self._grasped_height, self._settings.grasp_height(self._grasped_height)
+        height = self._heights.height(robot.holding_label if robot is not None else None)
+        if height is None:
+            held = self._held()
+            height = held.height if held is not None and held.height > 0.0 else self._default_height
+        return height, height / 2.0
 
     def _free_spot(
         self, skill: Skill, surface: Pose, area: Area, heading: float, unseen: Sequence[PerceivedObject] = ()

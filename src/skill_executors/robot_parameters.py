@@ -12,6 +12,11 @@ BASE_POSE_SOURCES = ("auto", "tf", "topic")
 
 ROBOT_PARAMETERS = {
     "map_file": Parameter("", "place map YAML: base pose and surface per place (empty: config/robot_map.yaml)"),
+    "object_heights_file": Parameter(
+        "",
+        "known object heights by label (empty: config/object_heights.yaml): how the put down of an object the "
+        "robot did not grasp itself (held from the start) lowers it",
+    ),
     "scene_topic": Parameter(SCENE_TOPIC, "perceived objects (SceneObjectArray) with their poses"),
     "robot_state_topic": Parameter(
         "robot/state", "the robot-state record (JSON std_msgs/String, kitchen_domain.robot_state)"
@@ -46,6 +51,15 @@ ROBOT_PARAMETERS = {
         0.03,
         "how far below an object's top the fingertips close (m; at the centre of objects shorter than twice "
         "this). The Panda's palm meets a top about 3.5 cm above the fingertips",
+        minimum=0.0,
+    ),
+    "finger_reach": Parameter(
+        0.011, "how far the fingers reach below the grasp point (m; the Panda's: 1.1 cm)", minimum=0.0
+    ),
+    "surface_clearance": Parameter(
+        0.004,
+        "the fingers close at least this far above the surface under the object (m): a flat object is grasped "
+        "above its centre rather than with the fingers in the counter",
         minimum=0.0,
     ),
     "turn_grasp": Parameter(

@@ -11,6 +11,7 @@ import pytest
 from kitchen_domain import Kitchen
 from kitchen_domain.config import load_kitchen_config
 from kitchen_domain.skill import Skill
+from physics_sim.layout import load_layout
 from robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
 from robot_motion.error_codes import moveit_failure, nav2_failure
 from robot_motion.geometry import Pose, half_turn, rotate, turned, yaw_quaternion
@@ -28,6 +29,7 @@ from robot_motion.manipulation import (
     release_yaw,
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
+from robot_motion.object_heights import load_object_heights
 from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
 from robot_motion.pick import plan_pick
 from robot_motion.place_map import PlaceMapError, load_place_map
@@ -130,6 +132,10 @@ def test_the_grasp_height_is_grasp_depth_below_the_top_and_never_below_the_centr
     assert settings.grasp_height(0.20) == pytest.approx(0.17)  # a bottle
     assert settings.grasp_height(0.04) == pytest.approx(0.02)  # a flat bag: at its centre
     assert settings.grasp_height(0.0) == 0.0  # no size reported: the reported pose itself
+    # A bar perceived 1.8 cm tall: at its centre (9 mm) the fingers would reach 2 mm into the counter.
+    floor = settings.finger_reach + settings.surface_clearance
+    assert settings.grasp_height(0.018) == pytest.approx(floor) and floor - settings.finger_reach > 0.0
+    assert settings.grasp_height(0.025) == pytest.approx(floor)  # the real bar: 2.5 mm above its centre
     short = PerceivedObject("bag_1", "chips", "table", Pose("map", 2.5, 3.5, 0.77), 0.04)
     assert pick_motion(short, settings)[2].pose.z == pytest.approx(0.77 + settings.grasp_offset)
 
@@ -141,7 +147,7 @@ def test_without_a_stow_pose_the_arm_stays_where_the_skill_left_it() -> None:
 
 def test_place_lowers_the_held_object_onto_the_surface_releases_retreats_and_stows() -> None:
     settings = ArmSettings(grasp_offset=0.0)
-    motion = place_motion(Pose("map", 2.5, 3.5, 0.75), held_height=0.12, settings=settings)
+    motion = place_motion(Pose("map", 2.5, 3.5, 0.75), hang=settings.grasp_height(0.12), settings=settings)
     assert [step.phase for step in motion] == ["above surface", "lower", "release", "retreat", "stow"]
     # Held 3 cm below its top, the can's bottom is place_clearance above the table.
     assert motion[1].pose.z == pytest.approx(0.75 + 0.09 + settings.place_clearance)
@@ -275,8 +281,8 @@ def test_drawer_motions_open_close_and_put_in(kitchen: Kitchen) -> None:
     pushes = [m for m in closing if isinstance(m, LinearMove)]
     assert pushes[0].start.y == pytest.approx(drawer.handle.y + arm.grasp_offset + drawer.travel, abs=1e-6)
     assert pushes[-1].pose.y == pytest.approx(drawer.handle.y + arm.grasp_offset, abs=1e-6)
-    putting = drawer_skill_motion(world.skill("put the coke in the drawer"), drawer, 0.12, arm, settings)
-    assert putting == place_motion(drawer.interior, 0.12, arm)
+    putting = drawer_skill_motion(world.skill("put the coke in the drawer"), drawer, 0.09, arm, settings)
+    assert putting == place_motion(drawer.interior, 0.09, arm)
     with pytest.raises(MotionError, match="not a drawer skill"):
         drawer_action(world.skill("pick up the coke"))
 
@@ -312,3 +318,12 @@ def test_a_pick_plan_takes_the_object_at_the_robots_place_resting_on_its_surface
     assert plan.target == elsewhere and approach.pose.orientation == ArmSettings().grasp_orientation
     with pytest.raises(MotionError, match="perception reports no coke to pick"):
         plan_pick("coke", [hovering], "close counter", places, ArmSettings())
+
+
+def test_the_object_height_catalogue_knows_every_label_as_the_physics_kitchen_builds_it(kitchen: Kitchen) -> None:
+    heights, models = load_object_heights(), load_layout(kitchen.config).models
+    assert set(heights.heights) == set(kitchen.config.labels) == set(models)
+    assert {label: heights.height(label) for label in models} == pytest.approx(
+        {label: model.height for label, model in models.items()}
+    )
+    assert heights.height("kettle") is None and heights.height(None) is None

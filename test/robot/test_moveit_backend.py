@@ -15,9 +15,11 @@ from ros_harness import RosGraph, wait_future, wait_until
 
 from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import ExecuteSkill
+from llm_planner_ros.bringup import ROBOT_GRAPH
 from llm_planner_ros.ros.messages import skill_to_msg
 from robot_motion.geometry import rotate
 from robot_motion.manipulation import ArmSettings
+from robot_motion.object_heights import load_object_heights
 from robot_motion.place_map import load_place_map
 
 from .robot_graph import records, start_doubles, start_executor
@@ -107,6 +109,55 @@ def test_an_object_reported_without_its_bottom_is_grasped_and_put_down_as_standi
     assert approach == pytest.approx(settings.grasp_height(HEIGHT))
     # Made for the 9 cm reported, the put down would lower the can 3 cm into the counter.
     assert lower == pytest.approx(settings.grasp_height(HEIGHT) + settings.place_clearance)
+
+
+def test_a_flat_object_is_grasped_with_the_fingers_clear_of_the_surface(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    # An energy bar perceived 1.8 cm tall: at its centre the fingertips would reach into the counter.
+    settings = ArmSettings()
+    approach, lower = _approach_and_lower_heights(ros_graph, tmp_path, kitchen, object_height=0.018)
+    assert approach - settings.finger_reach == pytest.approx(settings.surface_clearance)
+    assert lower == pytest.approx(approach + settings.place_clearance)
+
+
+def test_an_object_held_from_the_start_is_put_down_by_its_catalogue_height(
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+) -> None:
+    held = {
+        "robot": {"at": "far counter", "holding": "water_bottle_1"},
+        "objects": [{"id": "water_bottle_1", "label": "water bottle", "at": "robot"}],
+    }
+    _, record = start_doubles(ros_graph, tmp_path, held, report_held=False)
+    arm = start_executor(ros_graph, ARM)
+    settings, counter = ArmSettings(), load_place_map().place("far counter").surface
+    response = execute(arm, kitchen.world().skill("put down the water bottle"))
+    assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+    (lower,) = (m["target"] for m in records(record, "move_group") if m["phase"] == "lower")
+    # Held at its centre, the 20 cm bottle hangs 10 cm below the fingertips; the default height's grasp
+    # (12 cm, 9 cm) would set it 1 cm into the counter.
+    bottle = load_object_heights().height("water bottle")
+    assert bottle == pytest.approx(0.2)
+    assert lower[2] - counter.z - settings.grasp_offset == pytest.approx(bottle / 2 + settings.place_clearance)
+
+
+@pytest.mark.parametrize("case", ["missing", "malformed"])
+def test_an_unusable_object_height_catalogue_stops_the_executor_with_the_fix(
+    ros_graph: RosGraph, tmp_path: Path, case: str
+) -> None:
+    catalogue = tmp_path / "heights.yaml"
+    if case == "malformed":
+        catalogue.write_text("heights: {coke: -0.1, tea: tall}\n")
+    spec = next(spec for spec in ROBOT_GRAPH if spec.executable == ARM)
+    params = {"object_heights_file": str(catalogue)}
+    proc = ros_graph.start_node(ARM, params=params, param_files=spec.param_paths(), name=spec.name)
+    wait_until(lambda: proc.returncode is not None, 60, "the manipulator executor exiting")
+    log = proc.log()
+    fatal = [line for line in log.splitlines() if "[FATAL]" in line]
+    assert proc.returncode == 1 and "Traceback" not in log, log
+    expected = ["object_heights_file parameter"] if case == "missing" else ["heights.coke", "heights.tea"]
+    # A catalogue's problems follow the fatal line, one per line.
+    assert len(fatal) == 1 and all(text in log[log.index("[FATAL]") :] for text in expected), log
 
 
 def _closing_axis(orientation: list[float]) -> tuple[float, float]:
