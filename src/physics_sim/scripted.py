@@ -184,9 +184,7 @@ class ScriptedSkills:
             spot = self._drawer_spot(place, math.hypot(model.extents[0], model.extents[1]) / 2.0)
         except NoFreeSpot as error:
             return SkillRun(False, f"put {held} in the drawer: {error}")
-        return self.follow(
-            f"put {held} in the drawer", manipulation.place_motion(spot, self.arm.grasp_height(model.height), self.arm)
-        )
+        return self.follow(f"put {held} in the drawer", manipulation.place_motion(spot, model.height, self.arm))
 
     @property
     def places(self) -> PlaceMap:

@@ -111,15 +111,14 @@ def drawer_motion(drawer: Drawer, opening: bool, arm: ArmSettings, settings: Dra
 def drawer_skill_motion(
     skill: Skill,
     drawer: Drawer,
-    hang: float,
+    held_height: float,
     arm: ArmSettings,
     settings: DrawerSettings,
     spot: Pose | None = None,
 ) -> list[Motion]:
-    """The motions of a drawer skill: open or close it, or put the held object (its bottom ``hang`` below
-    the fingertips, ``place_motion``) in, at ``spot`` (a free spot of the interior,
-    ``robot_motion.free_spot``; default: the interior's point)."""
+    """The motions of a drawer skill: open or close it, or put the held object (``held_height`` tall) in,
+    at ``spot`` (a free spot of the interior, ``robot_motion.free_spot``; default: the interior's point)."""
     action = drawer_action(skill)
     if action == PUT:
-        return place_motion(spot or drawer.interior, hang, arm)
+        return place_motion(spot or drawer.interior, held_height, arm)
     return drawer_motion(drawer, action == OPEN, arm, settings)

@@ -3,10 +3,9 @@
 pick (object of height h whose bottom is at B, top-down grasp at G = B + ``grasp_height(h)``):
   open gripper -> pre-grasp (G + grasp_offset + approach_distance above) -> approach (G + grasp_offset)
   -> close gripper (must hold something: ``grasp_failure``) -> lift (lift_distance up) -> stow
-put down (surface point S of the robot's place, the held object's bottom H below the fingertips: H =
-grasp_height(h) after a pick of an object h tall):
-  above surface (S + H + place_clearance + grasp_offset + approach_distance)
-  -> lower (S + H + place_clearance + grasp_offset) -> release (open gripper)
+put down (surface point S of the robot's place, held object of height h):
+  above surface (S + grasp_height(h) + place_clearance + grasp_offset + approach_distance)
+  -> lower (S + grasp_height(h) + place_clearance + grasp_offset) -> release (open gripper)
   -> retreat (lift_distance up) -> stow
 
 The fingertips close ``grasp_depth`` below the object's top (at its centre when it is shorter than twice
@@ -177,16 +176,14 @@ def pick_motion(target: PerceivedObject, settings: ArmSettings, yaw: float = 0.0
     ]
 
 
-def place_motion(surface: Pose, hang: float, settings: ArmSettings, yaw: float = 0.0) -> list[Motion]:
+def place_motion(surface: Pose, held_height: float, settings: ArmSettings, yaw: float = 0.0) -> list[Motion]:
     """Above the surface, lower until the held object is just above it, release, retreat, stow; the
-    hand turned by ``yaw`` about the vertical from ``grasp_orientation``. ``hang``: how far the held
-    object's bottom is below the fingertip centre (``settings.grasp_height(h)`` for an object ``h`` tall
-    that this arm grasped)."""
+    hand turned by ``yaw`` about the vertical from ``grasp_orientation``."""
     release = Pose(
         surface.frame,
         surface.x,
         surface.y,
-        surface.z + hang + settings.place_clearance + settings.grasp_offset,
+        surface.z + settings.grasp_height(held_height) + settings.place_clearance + settings.grasp_offset,
         turned(settings.grasp_orientation, yaw),
     )
     return [

@@ -10,7 +10,7 @@ A put down lowers the held object until its bottom is just above the surface, so
 the bottom hangs below the fingertips. After its own pick the executor knows (it grasped the object
 ``grasp_height`` above its bottom). An object the robot already held when it started (an episode's
 ``holding``, or one handed to it) was not grasped by it: the catalogue gives its height, and the put
-down takes it as held at its centre, which is how the physics kitchen hands one over.
+down takes it as held the way the arm's own grasp holds one (``ArmSettings.grasp_height``).
 """
 
 from __future__ import annotations

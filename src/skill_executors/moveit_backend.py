@@ -206,7 +206,7 @@ class MoveItBackend(SkillBackend):
                 )
             spot = self._free_spot(skill, entry.surface, entry.surface_area, entry.heading)
             yaw = release_yaw(entry.heading, self._settings)
-            return place_motion(spot, self._held_object()[1], self._settings, yaw)
+            return place_motion(spot, self._held_height(), self._settings, yaw)
         if skill.family == DRAWER:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.drawer is None:
@@ -214,14 +214,14 @@ class MoveItBackend(SkillBackend):
                     f"{skill.text!r}: the {place} has no drawer in the place map {self._places.source}: add "
                     "drawer: {handle: {x, y, z}, open_yaw, travel, interior: {x, y, z}} to work one there"
                 )
-            drawer, (height, hang) = entry.drawer, self._held_object()
+            drawer, height = entry.drawer, self._held_height()
             spot = None
             if drawer_action(skill) == PUT:
                 spot = self._free_spot(
                     skill, drawer.interior, drawer.interior_area, entry.heading, self._unseen_stored()
                 )
                 self._storing = self._stored_at(skill, spot, height)
-            return drawer_skill_motion(skill, drawer, hang, self._settings, self._drawer_settings, spot)
+            return drawer_skill_motion(skill, drawer, height, self._settings, self._drawer_settings, spot)
         raise MotionError(
             f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
             "skills are not supported"
@@ -240,20 +240,21 @@ class MoveItBackend(SkillBackend):
         held = robot.holding if robot is not None else None
         return next((obj for obj in self._view.objects() if obj.id == held), None)
 
-    def _held_object(self) -> tuple[float, float]:
-        """The held object's height and how far its bottom hangs below the fingertip centre. For the object
-        this backend grasped: the height its grasp was made for, and that grasp's height. For one it did
-        not grasp (held when the episode started): the catalogue's height of its label, else what
-        perception reports, else the default, held at its centre (the physics kitchen hands objects
-        over so; the default's grasp height put a 20 cm bottle 1 cm into the user's table at 'lower')."""
+    def _held_height(self) -> float:
+        """The height the put down lowers the held object by: the one its grasp was made for while the
+        robot still holds what it grasped, else the catalogue's height of the held label (an object held
+        when the episode started: the default height put a 20 cm bottle into the user's table at
+        'lower'), else what perception reports of it, else the default. An object it did not grasp is
+        taken as held as its own grasp holds one, ``grasp_depth`` below the top: the palm stops an object
+        handed over top-down about there."""
         robot = self._view.robot()
         if self._grasped_height is not None and robot is not None and robot.holding is not None:
-            return self._grasped_height, self._settings.grasp_height(self._grasped_height)
-        height = self._heights.height(robot.holding_label if robot is not None else None)
-        if height is None:
-            held = self._held()
-            height = held.height if held is not None and held.height > 0.0 else self._default_height
-        return height, height / 2.0
+            return self._grasped_height
+        known = self._heights.height(robot.holding_label if robot is not None else None)
+        if known is not None:
+            return known
+        held = self._held()
+        return held.height if held is not None and held.height > 0.0 else self._default_height
 
     def _free_spot(
         self, skill: Skill, surface: Pose, area: Area, heading: float, unseen: Sequence[PerceivedObject] = ()

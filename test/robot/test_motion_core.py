@@ -147,7 +147,7 @@ def test_without_a_stow_pose_the_arm_stays_where_the_skill_left_it() -> None:
 
 def test_place_lowers_the_held_object_onto_the_surface_releases_retreats_and_stows() -> None:
     settings = ArmSettings(grasp_offset=0.0)
-    motion = place_motion(Pose("map", 2.5, 3.5, 0.75), hang=settings.grasp_height(0.12), settings=settings)
+    motion = place_motion(Pose("map", 2.5, 3.5, 0.75), held_height=0.12, settings=settings)
     assert [step.phase for step in motion] == ["above surface", "lower", "release", "retreat", "stow"]
     # Held 3 cm below its top, the can's bottom is place_clearance above the table.
     assert motion[1].pose.z == pytest.approx(0.75 + 0.09 + settings.place_clearance)
@@ -281,8 +281,8 @@ def test_drawer_motions_open_close_and_put_in(kitchen: Kitchen) -> None:
     pushes = [m for m in closing if isinstance(m, LinearMove)]
     assert pushes[0].start.y == pytest.approx(drawer.handle.y + arm.grasp_offset + drawer.travel, abs=1e-6)
     assert pushes[-1].pose.y == pytest.approx(drawer.handle.y + arm.grasp_offset, abs=1e-6)
-    putting = drawer_skill_motion(world.skill("put the coke in the drawer"), drawer, 0.09, arm, settings)
-    assert putting == place_motion(drawer.interior, 0.09, arm)
+    putting = drawer_skill_motion(world.skill("put the coke in the drawer"), drawer, 0.12, arm, settings)
+    assert putting == place_motion(drawer.interior, 0.12, arm)
     with pytest.raises(MotionError, match="not a drawer skill"):
         drawer_action(world.skill("pick up the coke"))
 

@@ -134,11 +134,12 @@ def test_an_object_held_from_the_start_is_put_down_by_its_catalogue_height(
     response = execute(arm, kitchen.world().skill("put down the water bottle"))
     assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
     (lower,) = (m["target"] for m in records(record, "move_group") if m["phase"] == "lower")
-    # Held at its centre, the 20 cm bottle hangs 10 cm below the fingertips; the default height's grasp
-    # (12 cm, 9 cm) would set it 1 cm into the counter.
+    # Held as the arm grasps, grasp_depth below its top, the 20 cm bottle hangs 17 cm below the fingertips;
+    # the default height (12 cm: 9 cm) would drive it 8 cm into the counter.
     bottle = load_object_heights().height("water bottle")
     assert bottle == pytest.approx(0.2)
-    assert lower[2] - counter.z - settings.grasp_offset == pytest.approx(bottle / 2 + settings.place_clearance)
+    expected = settings.grasp_height(bottle) + settings.place_clearance
+    assert lower[2] - counter.z - settings.grasp_offset == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("case", ["missing", "malformed"])

@@ -18,6 +18,7 @@ from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.messages import skill_to_msg
 from robot_motion.manipulation import ArmSettings
+from robot_motion.object_heights import load_object_heights
 from robot_motion.place_map import load_place_map
 
 from .robot_graph import records, start_doubles, start_executor
@@ -31,7 +32,6 @@ HOLDING_COKE = {
     "objects": [{"id": "coke_1", "label": "coke", "at": "robot"}],
     "drawer": {"open": True},
 }
-HEIGHT = 0.12  # config/kitchen_world.yaml object_size z
 OPEN_PHASES = [
     "open gripper",
     "pre-grasp handle",
@@ -133,7 +133,9 @@ def test_put_in_the_drawer_sets_the_object_on_the_open_drawers_bottom(
     assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
     moves = records(record, "move_group")
     assert [m["phase"] for m in moves] == ["above surface", "lower", "retreat", "stow"]
-    release_z = interior.z + HEIGHT - settings.grasp_depth + settings.place_clearance + settings.grasp_offset
+    # Held from the start, the coke is lowered by the catalogue's height (config/object_heights.yaml).
+    coke = load_object_heights().height("coke")
+    release_z = interior.z + coke - settings.grasp_depth + settings.place_clearance + settings.grasp_offset
     assert moves[1]["target"] == pytest.approx([interior.x, interior.y, release_z])
     watcher.wait_for(lambda w: w.location_of("coke_1") == "drawer", "the coke in the drawer")
 
