@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 PACKAGE = "llm_planner_ros"
 
@@ -76,3 +79,13 @@ def resolve_config(path: str | Path | None, default_name: str) -> Path:
     """``path`` when given (a node parameter or option; relative ones by ``repo_path``), else the default
     file of the config folder."""
     return repo_path(path) if path else config_file(default_name)
+
+
+def read_config_yaml(path: str | Path | None, default_name: str, what: str, fix: str) -> tuple[Path, Any]:
+    """The file ``resolve_config`` names and its parsed YAML; a missing one raises FileNotFoundError
+    "``what`` <file> not found: ``fix``"."""
+    source = resolve_config(path, default_name)
+    try:
+        return source, yaml.safe_load(source.read_text())
+    except FileNotFoundError as error:
+        raise FileNotFoundError(f"{what} {source} not found: {fix}") from error

@@ -19,9 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from kitchen_domain.paths import resolve_config
+from kitchen_domain.paths import read_config_yaml
 from kitchen_domain.validation import Checker, ValidationError, join
 
 HEIGHTS_FILE = "object_heights.yaml"
@@ -46,15 +44,11 @@ class ObjectHeights:
 def load_object_heights(path: str | Path | None = None) -> ObjectHeights:
     """Read and check a catalogue (default: config/object_heights.yaml); ObjectHeightsError lists its
     problems, FileNotFoundError says which parameter names the file."""
-    source = resolve_config(path, HEIGHTS_FILE)
-    try:
-        data = yaml.safe_load(source.read_text())
-    except FileNotFoundError as error:
-        raise FileNotFoundError(
-            f"object-height catalogue {source} not found: give the executor's object_heights_file parameter a "
-            "YAML of label heights (format: robot_motion/object_heights.py; the kitchen's is "
-            "config/object_heights.yaml)"
-        ) from error
+    fix = (
+        "give the executor's object_heights_file parameter a YAML of label heights (format: "
+        "robot_motion/object_heights.py; the kitchen's is config/object_heights.yaml)"
+    )
+    source, data = read_config_yaml(path, HEIGHTS_FILE, "object-height catalogue", fix)
     check = Checker()
     heights: dict[str, float] = {}
     top = check.mapping(data, "", required=("heights",))

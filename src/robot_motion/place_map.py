@@ -30,9 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kitchen_domain.paths import resolve_config
+from kitchen_domain.paths import read_config_yaml
 from kitchen_domain.validation import Checker, ValidationError, join
 from robot_motion.geometry import Pose, Vector, yaw_quaternion
 
@@ -122,14 +120,11 @@ class PlaceMap:
 
 def load_place_map(path: str | Path | None = None) -> PlaceMap:
     """Read and check a place map (default: config/robot_map.yaml); PlaceMapError lists its problems."""
-    source = resolve_config(path, MAP_FILE)
-    try:
-        data = yaml.safe_load(source.read_text())
-    except FileNotFoundError as error:
-        raise FileNotFoundError(
-            f"place map {source} not found: give the executor's map_file parameter a place map YAML "
-            "(format: robot_motion/place_map.py; the kitchen's is config/robot_map.yaml)"
-        ) from error
+    fix = (
+        "give the executor's map_file parameter a place map YAML (format: robot_motion/place_map.py; the "
+        "kitchen's is config/robot_map.yaml)"
+    )
+    source, data = read_config_yaml(path, MAP_FILE, "place map", fix)
     check = Checker()
     parsed = _parse(data, check)
     check.raise_if_any(str(source), PlaceMapError)
