@@ -9,12 +9,12 @@ PIP := $(PY) -m pip --disable-pip-version-check
 INTERFACE_SOURCES := msg/CMakeLists.txt msg/package.xml $(wildcard msg/msg/*.msg msg/srv/*.srv msg/action/*.action)
 ROBOT_INTERFACE_SOURCES := scripts/build_robot_interfaces.py robot_interfaces/python_only.cmake \
   $(wildcard robot_interfaces/*/CMakeLists.txt robot_interfaces/*/package.xml robot_interfaces/*/msg/*.msg \
-  robot_interfaces/*/action/*.action)
+  robot_interfaces/*/action/*.action robot_interfaces/*/srv/*.srv)
 # The ROS wheels' CMake files want the venv as the prefix; building with plain cmake needs nothing else.
 ROS_BUILD_ENV := AMENT_PREFIX_PATH=$(VENV) CMAKE_PREFIX_PATH=$(VENV) PATH=$(VENV)/bin:$$PATH
 PYTEST_ARGS ?=
 
-.PHONY: setup lint test demo demo-symbolic lock clean
+.PHONY: setup ros-tools lint test demo demo-symbolic lock clean
 
 setup: $(VENV)/.package-stamp $(VENV)/.robot-interfaces-stamp
 
@@ -46,9 +46,18 @@ $(VENV)/.robot-interfaces-stamp: $(ROBOT_INTERFACE_SOURCES) $(VENV)/.deps-stamp
 	$(PY) scripts/build_robot_interfaces.py --venv $(VENV) --build-dir build/robot_interfaces --jobs 2
 	touch $@
 
-$(VENV)/.package-stamp: setup.py package.xml $(VENV)/.interfaces-stamp
+$(VENV)/.package-stamp: pyproject.toml $(VENV)/.interfaces-stamp
 	$(PIP) install --no-deps --no-build-isolation -e .
 	touch $@
+
+# The ROS 2 launch and command-line tools (ros2 launch, ros2 run, ros2 action, ...; launch_ros, ros2cli) are
+# not on PyPI: on a machine without a ROS install, `make ros-tools ROS_WHEELS=<folder>` installs their wheels
+# (built unchanged from the Jazzy branches) into the venv. Their PyPI dependencies are in requirements.lock;
+# composition_interfaces, which launch_ros imports, is built by `make setup` (robot_interfaces/).
+ROS_WHEELS ?=
+ros-tools: setup
+	@test -n "$(ROS_WHEELS)" || (echo "ros-tools: set ROS_WHEELS to the folder of the launch/ros2cli wheels"; exit 2)
+	$(PIP) install --no-deps $(wildcard $(ROS_WHEELS)/*.whl)
 
 # The linter and formatter (configured in pyproject.toml) check the tree before the tests run.
 lint: setup

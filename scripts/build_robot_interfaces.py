@@ -2,8 +2,9 @@
 
 nav2_msgs, moveit_msgs, control_msgs (and the octomap_msgs / object_recognition_msgs types that
 moveit_msgs nests) are not on PyPI. The Nav2 / MoveIt executor backends and the simulator that
-serves their actions need them importable, so ``make setup`` builds them from the released
-definitions with plain CMake, like llm_planner_interfaces.
+serves their actions need them importable, and ``launch_ros`` (``ros2 launch``) imports
+composition_interfaces, so ``make setup`` builds them from the released definitions with plain
+CMake, like llm_planner_interfaces.
 
 A package is built only when no real one provides it: one found on the caller's
 ``AMENT_PREFIX_PATH`` outside the venv, one importable from outside the venv, or one in the venv
@@ -21,7 +22,14 @@ import sys
 from pathlib import Path
 
 # Dependency order: moveit_msgs nests object_recognition_msgs and octomap_msgs types.
-PACKAGES = ("object_recognition_msgs", "octomap_msgs", "moveit_msgs", "nav2_msgs", "control_msgs")
+PACKAGES = (
+    "object_recognition_msgs",
+    "octomap_msgs",
+    "moveit_msgs",
+    "nav2_msgs",
+    "control_msgs",
+    "composition_interfaces",
+)
 MARKER = "built_by_llm_planner_ros"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from colcon_ws import Workspace, build_workspace  # noqa: E402
 from ros_harness import RosGraph  # noqa: E402
 from ros_harness import ros_graph as _ros_graph
 from world_builders import MakeWorld, world_builder  # noqa: E402
@@ -66,3 +68,31 @@ def kitchen() -> Kitchen:
 def make_world(kitchen: Kitchen) -> MakeWorld:
     """make_world("table", holding=None, drawer=None, coke_1="far counter") -> World (test/world_builders.py)."""
     return world_builder(kitchen)
+
+
+@pytest.fixture(scope="session")
+def colcon_workspace(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+    """The repository cloned into ``ws/src/`` and built with plain ``colcon build``, once per session
+    (test/colcon_ws.py); fails the test when the build fails."""
+    workspace = build_workspace(repo_root, tmp_path_factory.mktemp("ws"))
+    assert workspace.returncode == 0, f"colcon build failed:\n{workspace.output}"
+    return workspace
+
+
+@pytest.fixture(scope="session")
+def ros_tools() -> None:
+    """The ROS 2 launch and command-line tools (``ros2 launch``, ``ros2 run``, ``ros2 action``, ...): from a
+    sourced ROS 2 install, or their wheels installed into the venv (``make ros-tools``). Where they are
+    missing the test is skipped with how to get them; under CI (CI=true) that is a failure."""
+    try:
+        import launch_ros  # noqa: F401
+        import ros2cli  # noqa: F401
+    except ImportError as error:
+        reason = (
+            f"the ROS 2 launch and command-line tools are not importable ({error}): source a ROS 2 Jazzy install, "
+            "or install their wheels with `make ros-tools ROS_WHEELS=<folder>` (docs/architecture.md, "
+            '"The ROS user\'s path")'
+        )
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true: {reason}")
+        pytest.skip(reason)

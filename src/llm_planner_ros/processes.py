@@ -20,13 +20,19 @@ from llm_planner_ros.bringup import GraphOptions, NodeSpec, node_starts
 
 
 def entry_point(name: str) -> str:
-    """Path of a console script of this environment (the venv's bin/ first, then PATH)."""
-    candidate = Path(sys.executable).parent / name
-    if candidate.exists():
-        return str(candidate)
+    """Path of an executable of this package: beside the running program first (a colcon install keeps
+    them all in lib/llm_planner_ros/, where `ros2 run llm_planner_ros llm-planner` runs the CLI from),
+    then in this environment's bin/ (the venv), then on PATH."""
+    for folder in (Path(sys.argv[0]).resolve().parent, Path(sys.executable).parent):
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
     found = shutil.which(name)
     if found is None:
-        raise FileNotFoundError(f"entry point {name!r} not installed: run `make setup`")
+        raise FileNotFoundError(
+            f"executable {name!r} not installed: run `make setup` (venv) or `colcon build` and source "
+            "install/setup.bash (ROS workspace)"
+        )
     return found
 
 

@@ -73,6 +73,7 @@ class ExecutorNode(Node):
         self._backend = self._make_backend(p, group)
         self._active: str | None = None
         self._active_lock = threading.Lock()
+        self._closing = threading.Event()
         self._server = ActionServer(
             self,
             ExecuteSkill,
@@ -86,6 +87,11 @@ class ExecutorNode(Node):
         self.get_logger().info(
             f"{full_name(self, executor_action(executor))} ready ({p['backend']} backend; families {', '.join(served)})"
         )
+
+    def close(self) -> None:
+        """Before the node goes down: the running skill is interrupted as a cancel would (its Nav2, MoveIt
+        or simulator goal canceled) and its goal aborted with the reason, so no motion outlives the node."""
+        self._closing.set()
 
     def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
         if p["backend"] == "sim":
@@ -148,7 +154,7 @@ class ExecutorNode(Node):
 
         try:
             self.get_logger().info(f"executing {skill.text!r}")
-            outcome = self._backend.execute(skill, report, lambda: handle.is_cancel_requested)
+            outcome = self._backend.execute(skill, report, lambda: handle.is_cancel_requested or self._closing.is_set())
         finally:
             with self._active_lock:
                 self._active = None

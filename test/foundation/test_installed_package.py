@@ -2,7 +2,7 @@
 SayCan adapter that ``adapter: auto`` resolves to, the SayCan bank a planner loads and the kitchen episode
 suite are the install's.
 
-The probe runs in a subprocess with the install's setup environment (local_setup.bash: AMENT_PREFIX_PATH,
+The probe runs in a subprocess with the workspace's setup environment (install/setup.bash: AMENT_PREFIX_PATH,
 PYTHONPATH), from a folder outside the checkout, with the checkout's src/ (the editable install's .pth
 entry) taken off sys.path, so the checkout cannot answer for a file the install lacks.
 """
@@ -10,18 +10,16 @@ entry) taken off sys.path, so the checkout cannot answer for a file the install 
 from __future__ import annotations
 
 import json
-import shlex
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from colcon_ws import Workspace
 
 from kitchen_domain import paths
 from kitchen_domain.episodes import load_episodes
-
-from .colcon_workspace import colcon_build, colcon_env
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -57,19 +55,18 @@ PROBE = textwrap.dedent("""
 
 @pytest.mark.timeout(300)
 def test_the_install_resolves_the_adapter_bank_and_episodes_without_the_checkout(
-    repo_root: Path, tmp_path: Path
+    repo_root: Path, tmp_path: Path, colcon_workspace: Workspace
 ) -> None:
-    built = colcon_build(repo_root, tmp_path / "ws", ["."])
-    assert built.returncode == 0, built.stdout + built.stderr
-    install = tmp_path / "ws" / "install"
+    install = colcon_workspace.install
     (tmp_path / "recording.jsonl").touch()
     (tmp_path / "probe.py").write_text(PROBE)
-    command = (
-        f". {shlex.quote(str(install / 'local_setup.bash'))} && exec {shlex.quote(sys.executable)} probe.py "
-        f"{shlex.quote(str(repo_root / 'src'))} recording.jsonl"
-    )
     probe = subprocess.run(
-        ["bash", "-c", command], cwd=tmp_path, env=colcon_env(), capture_output=True, text=True, timeout=240
+        [sys.executable, "probe.py", str(repo_root / "src"), "recording.jsonl"],
+        cwd=tmp_path,
+        env=colcon_workspace.env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert probe.returncode == 0, probe.stdout + probe.stderr
     found = json.loads(probe.stdout.strip().splitlines()[-1])

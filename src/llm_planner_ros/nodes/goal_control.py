@@ -60,6 +60,11 @@ class GoalSlot:
                 self._holder = None
                 self._changed.notify_all()
 
+    def wait_free(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` until no goal holds the slot; True when it is free."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._holder is None, timeout=timeout_s)
+
 
 class EStop:
     """The e-stop state behind ``topic`` (std_msgs/Bool: true stops, false releases).

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import threading
 import time
 from collections.abc import Sequence
 
@@ -69,19 +70,21 @@ from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_T
 
 _PARAMETERS = {
     "planner": Parameter("saycan", "default method when a goal's planner field is empty", choices=tuple(PLANNERS)),
-    "planners_file": Parameter("", "per-method options (empty: config/planners.yaml)"),
-    "world_file": Parameter("", "kitchen world facts (empty: config/kitchen_world.yaml)"),
-    "skills_file": Parameter("", "skill library (empty: config/kitchen_skills.yaml)"),
+    "planners_file": Parameter("", "per-method options (empty: config/planners.yaml)", read_only=True),
+    "world_file": Parameter("", "kitchen world facts (empty: config/kitchen_world.yaml)", read_only=True),
+    "skills_file": Parameter("", "skill library (empty: config/kitchen_skills.yaml)", read_only=True),
     "llm_mode": Parameter(
         "service",
         "service: call /llm/score and /llm/generate; in_process: load the model here "
         "from the llm.* parameters (the fields of llm_planner_ros.llm.factory.LLMConfig)",
         choices=("service", "in_process"),
+        read_only=True,
     ),
     "llm_namespace": Parameter(
         "",
         "namespace of the llm/score and llm/generate services (llm_mode service): empty = this "
         "node's own, / = the root's (one llm_service_node shared by robots in their own namespaces)",
+        read_only=True,
     ),
     "llm_timeout_s": Parameter(120.0, "limit of one LLM call", minimum=0.0),
     "max_steps": Parameter(30, "default step budget when a goal's max_steps is 0", minimum=1),
@@ -118,11 +121,13 @@ _PARAMETERS = {
         "goal, result and cancel requests the action keeps until taken (read at start; "
         "rclpy's default of 10 loses the rest of a burst of goals)",
         minimum=1,
+        read_only=True,
     ),
     "estop_latched": Parameter(
         True,
         "true: a stop on /llm_planner/stop holds, refusing every goal, until false is published; "
         "false: momentary, the next goal runs (read at start)",
+        read_only=True,
     ),
     "client_grace_s": Parameter(
         10.0,
@@ -131,13 +136,18 @@ _PARAMETERS = {
         minimum=0.0,
     ),
     "frame_id": Parameter("map", "frame of the RViz markers"),
-    "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray of the perceived (or simulated) objects"),
-    "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state JSON record (kitchen_domain.robot_state)"),
-    "match_stamps": Parameter(True, "pair scene and robot state by stamp (true for the simulator, false on a robot)"),
+    "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray of the perceived (or simulated) objects", read_only=True),
+    "robot_state_topic": Parameter(
+        ROBOT_STATE_TOPIC, "robot-state JSON record (kitchen_domain.robot_state)", read_only=True
+    ),
+    "match_stamps": Parameter(
+        True, "pair scene and robot state by stamp (true for the simulator, false on a robot)", read_only=True
+    ),
     "max_scene_age_s": Parameter(
         0.0,
         "a scene not renewed for this long ends the plan with an error (perception or its camera stopped); 0 = off",
         minimum=0.0,
+        read_only=True,
     ),
 }
 
@@ -149,6 +159,10 @@ FEEDBACK_TOPIC = f"{ACTION}/_action/feedback"
 STOP_TOPIC = "llm_planner/stop"
 CONFIRM_SERVICE = "llm_planner/confirm"
 PREEMPTED = "preempted by a newer goal"
+SHUTTING_DOWN = "the planner is shutting down"
+# How long close() lets the running goal wind down (its skill canceled, its result sent): under the 5 s
+# after which `ros2 launch` follows its SIGINT with SIGTERM.
+CLOSE_WAIT_S = 4.0
 CLIENT_WATCH_PERIOD_S = 0.5
 
 
@@ -202,6 +216,7 @@ class PlannerNode(Node):
             )
         )
         self._slot = GoalSlot()
+        self._closing = threading.Event()
         self._goal: _RunningGoal | None = None
         self._estop = EStop(bool(self.get_parameter("estop_latched").value), full_name(self, STOP_TOPIC))
         # Reliable and volatile: a transient_local subscription would not match the volatile publishers
@@ -263,6 +278,13 @@ class PlannerNode(Node):
             self._float("server_lost_s"),
         )
 
+    def close(self) -> None:
+        """Before the node goes down: the running goal stops at its next check (its skill canceled) and
+        ends with its result sent; goals arriving meanwhile end at once. Waits up to CLOSE_WAIT_S."""
+        self._closing.set()
+        if not self._slot.wait_free(CLOSE_WAIT_S):
+            self.get_logger().warning(f"the running goal did not end within {CLOSE_WAIT_S:g} s of the shutdown")
+
     # ----- goals -----------------------------------------------------------------------------------------
     def _execute(self, handle: ServerGoalHandle) -> ExecuteInstruction.Result:
         if (refusal := self._refusal(handle.request)) is not None:
@@ -300,12 +322,16 @@ class PlannerNode(Node):
             )
         if (reason := self._estop.refusal()) is not None:
             return PlanResult(EndReason.CANCELED, reason)
+        if self._closing.is_set():
+            return PlanResult(EndReason.CANCELED, SHUTTING_DOWN)
         return None
 
     def _stop_reason(self, handle: ServerGoalHandle) -> str | None:
         """Why the running goal must stop now (polled between steps and while a skill runs), or None."""
         if handle.is_cancel_requested:
             return "canceled by the client"
+        if self._closing.is_set():
+            return SHUTTING_DOWN
         if (reason := self._estop.reason()) is not None:
             return reason
         goal = self._goal

@@ -2,48 +2,118 @@
 
 ``run_node`` gives each entry point the same lifecycle: the project's Fast DDS profile
 (``dds_profile``), rclpy init, a MultiThreadedExecutor (nodes here run long action callbacks next to
-subscriptions), and on SIGINT or external shutdown a clean
-exit without a traceback: the node's ``close()`` stops its work first, then it is destroyed. A node
-that cannot start raises ``StartupError`` from its constructor: one fatal log line, exit status 1.
+subscriptions), and on SIGINT, SIGTERM or SIGHUP (``ros2 launch``'s Ctrl-C, a service manager's stop, a
+closed terminal) a clean exit without a traceback: the node's ``close()`` stops its work first (a goal
+being planned ends with its result sent, a skill being played out stops), and only then is the ROS
+context shut down. rclpy's own signal handler is not installed because it shuts the context down at once,
+under callbacks that are still running: they then die publishing on invalid publishers with tracebacks,
+and a client's goal never gets its result. A node that cannot start raises ``StartupError`` from its
+constructor: one fatal log line, exit status 1.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
 
 from llm_planner_ros.ros.dds_profile import use_project_profiles
+
+SHUTDOWN_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# How often the main thread looks whether the executor's thread ended by itself (an external shutdown),
+# and how often the executor's thread looks whether to stop spinning.
+_WATCH_PERIOD_S = 0.5
+_SPIN_PERIOD_S = 0.1
+# How long callbacks still running after close() get to return before the node is destroyed under them.
+_DRAIN_TIMEOUT_S = 3.0
 
 
 class StartupError(RuntimeError):
     """A node cannot start with its parameters; the message says which and how to fix it."""
 
 
+class _ShutdownRequest:
+    """Turns the shutdown signals into a request the main thread waits on. Before the node exists there
+    is no work to stop, so a signal then interrupts start-up at once (KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+        self.node_started = False
+        for signum in SHUTDOWN_SIGNALS:
+            signal.signal(signum, self._on_signal)
+
+    def _on_signal(self, _signum: int, _frame: FrameType | None) -> None:
+        if not self.node_started:
+            raise KeyboardInterrupt
+        self.requested.set()
+
+
+class _Spinner:
+    """Spins an executor on a thread of its own until ``stop()``, which returns once that thread has left
+    the executor. rclpy's ``Executor.shutdown`` does neither: it destroys the executor's guard condition
+    while the spinning thread may still wait on it (the process then aborts: "terminate called without
+    an active exception"), and it does not wait for callbacks still running (rclpy 7.1 skips that wait).
+    """
+
+    def __init__(self, executor: MultiThreadedExecutor) -> None:
+        self._executor = executor
+        self._spinning = threading.Event()
+        self._spinning.set()
+        self.thread = threading.Thread(target=self._spin, name="executor", daemon=True)
+        self.thread.start()
+
+    def _spin(self) -> None:
+        try:
+            while self._spinning.is_set():
+                self._executor.spin_once(timeout_sec=_SPIN_PERIOD_S)
+        except ExternalShutdownException:
+            pass
+
+    def drain(self, timeout_s: float) -> bool:
+        """Wait, still spinning, until no callback runs (a goal's execute callback that close() stopped
+        needs the executor to receive its last answers); False after ``timeout_s``."""
+        # rclpy 7.1 (Jazzy) counts the callbacks being executed here; no public call waits on it.
+        return self._executor._work_tracker.wait(timeout_s)  # noqa: SLF001
+
+    def stop(self) -> None:
+        self._spinning.clear()
+        self.thread.join()
+        self._executor.shutdown(timeout_sec=0.0)
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | None = None) -> int:
-    """Create the node, spin it until shutdown, and clean up; returns the process exit status."""
+    """Create the node, spin it until a shutdown signal or an external shutdown, and clean up; returns the
+    process exit status."""
     use_project_profiles()
-    rclpy.init(args=args if args is not None else sys.argv)
+    shutdown = _ShutdownRequest()
+    rclpy.init(args=args if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
     node: Node | None = None
     status = 0
     try:
         node = make_node()
         executor = MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
-        try:
-            executor.spin()
-        finally:
-            # Nodes with running work (a skill being played out) stop it before the executor goes.
-            close = getattr(node, "close", None)
-            if close is not None:
-                close()
-            executor.shutdown(timeout_sec=2.0)
-    except (KeyboardInterrupt, ExternalShutdownException):
+        shutdown.node_started = True
+        spinner = _Spinner(executor)
+        while spinner.thread.is_alive() and not shutdown.requested.wait(_WATCH_PERIOD_S):
+            pass
+        # Nodes with running work (a goal, a skill being played out) stop it while the context still works.
+        close = getattr(node, "close", None)
+        if close is not None:
+            close()
+        if not spinner.drain(_DRAIN_TIMEOUT_S):
+            node.get_logger().warning(f"callbacks still running {_DRAIN_TIMEOUT_S:g} s after the shutdown request")
+        spinner.stop()
+    except KeyboardInterrupt:
         pass
     except StartupError as error:
         get_logger(Path(sys.argv[0]).name).fatal(str(error))

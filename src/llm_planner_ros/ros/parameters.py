@@ -11,7 +11,10 @@ parameter file or ``-p name:=value``) is checked by ``accept``:
   fatal log line and exit status 1).
 
 Bounds also go into the ParameterDescriptor (``ros2 param describe`` shows them, and rclpy refuses
-a later ``ros2 param set`` outside them); choices go into its ``additional_constraints`` text.
+a later ``ros2 param set`` outside them); choices go into its ``additional_constraints`` text, and a
+``ros2 param set`` outside them is refused with the same message. A parameter a node reads only when it
+starts (a topic name, a queue depth) is ``read_only``: a later set is refused instead of being accepted
+and never taking effect.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor
+from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, SetParametersResult
 from rclpy.node import Node
+from rclpy.parameter import Parameter as RclpyParameter
 
 from llm_planner_ros.ros.node_startup import StartupError
 
@@ -40,6 +44,7 @@ class Parameter:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] = ()
+    read_only: bool = False
 
     def __post_init__(self) -> None:
         if self.default is None or (isinstance(self.default, list) and not self.default):
@@ -51,7 +56,7 @@ class Parameter:
 
     def descriptor(self) -> ParameterDescriptor:
         """The descriptor rclpy declares the parameter with (static type: the default's)."""
-        descriptor = ParameterDescriptor(description=self.description)
+        descriptor = ParameterDescriptor(description=self.description, read_only=self.read_only)
         if self.choices:
             descriptor.additional_constraints = f"one of: {', '.join(self.choices)}"
         if self.minimum is None and self.maximum is None:
@@ -92,7 +97,22 @@ def declare_parameters(node: Node, specs: Mapping[str, Parameter]) -> dict[str, 
         node.undeclare_parameter(name)
         values[name] = accept(name, spec, given)
         node.declare_parameter(name, values[name], spec.descriptor(), ignore_override=True)
+    node.add_on_set_parameters_callback(lambda changes: _check_changes(specs, changes))
     return values
+
+
+def _check_changes(specs: Mapping[str, Parameter], changes: list[RclpyParameter]) -> SetParametersResult:
+    """A later ``ros2 param set`` is checked by the rule the start-up value was (rclpy itself checks only
+    the type, the bounds and read_only, not the choices)."""
+    for change in changes:
+        spec = specs.get(change.name)
+        if spec is None:
+            continue
+        try:
+            accept(change.name, spec, change.value)
+        except StartupError as error:
+            return SetParametersResult(successful=False, reason=str(error))
+    return SetParametersResult(successful=True)
 
 
 def field_parameters(kind: type, prefix: str = "") -> dict[str, Parameter]:
