@@ -3,7 +3,7 @@
 One rule for every packaged file (configuration, the SayCan adapter and bank, the lexicon, prompt and
 example files, episode suites): an absolute path is taken as given; a relative one is read from the
 checkout when running from one (``make setup``'s editable install), else from ``share/llm_planner_ros/``
-of the install prefixes, where setup.py's ``data_files`` put them (``colcon build``, ``pip install``).
+of the install prefixes, where package/setup.py's ``data_files`` put them (``colcon build``, ``pip install``).
 """
 
 from __future__ import annotations
@@ -41,15 +41,22 @@ def install_shares() -> list[Path]:
 
 
 def repo_path(path: str | Path) -> Path:
-    """``path`` when absolute or when it exists relative to the current folder (a user's own episode
-    file); else the checkout's file when running from a checkout (whether or not it exists yet: callers
-    report a missing file with their own fix), else the first install share folder that has it.
-    PackagedFileNotFoundError names the places tried and the fix."""
+    """A path a user gave: ``path`` when absolute or when it exists relative to the current folder (a
+    user's own episode file), else ``packaged_path(path)``."""
     path = Path(path)
     if path.is_absolute():
         return path
     if path.exists():
         return path.resolve()  # absolute: it may be handed to a node started in another folder
+    return packaged_path(path)
+
+
+def packaged_path(path: str | Path) -> Path:
+    """A file the package ships, never looked up in the current folder (a ``config/`` there is someone
+    else's): the checkout's file when running from a checkout (whether or not it exists yet: callers
+    report a missing file with their own fix), else the first install share folder that has it.
+    PackagedFileNotFoundError names the places tried and the fix."""
+    path = Path(path)
     checkout = checkout_root()
     if checkout is not None:
         return checkout / path
@@ -61,13 +68,14 @@ def repo_path(path: str | Path) -> Path:
     raise PackagedFileNotFoundError(
         f"{path} not found: not running from a checkout (no {_CHECKOUT / 'config'}) and not in the install "
         f"share folders ({tried}); run `make setup` in a checkout, or `colcon build` and source install/setup.bash "
-        "(setup.py's data_files install config/, data/ and benchmarks/)"
+        "(package/setup.py's data_files install config/, data/ and benchmarks/)"
     )
 
 
 def config_dir() -> Path:
-    """The config folder: the checkout's ``config/`` or the installed ``share/llm_planner_ros/config``."""
-    return repo_path("config")
+    """The config folder: the checkout's ``config/`` or the installed ``share/llm_planner_ros/config``, never
+    a ``config/`` of the current folder."""
+    return packaged_path("config")
 
 
 def config_file(name: str) -> Path:

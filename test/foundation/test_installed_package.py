@@ -108,3 +108,26 @@ def test_outside_a_checkout_a_packaged_file_is_read_from_the_first_install_that_
     ):
         assert str(tried) in message
     assert "colcon build" in message
+
+
+@pytest.mark.parametrize("in_checkout", [True, False])
+def test_a_config_folder_in_the_current_directory_never_replaces_the_packaged_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_checkout: bool
+) -> None:
+    packaged = paths.config_file("kitchen_world.yaml")
+    if not in_checkout:
+        monkeypatch.setattr(paths, "_CHECKOUT", tmp_path / "not_a_checkout")
+        share = tmp_path / "prefix" / "share" / "llm_planner_ros"
+        (share / "config").mkdir(parents=True)
+        packaged = share / "config" / "kitchen_world.yaml"
+        packaged.write_text("world: installed\n")
+        monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "prefix"))
+    elsewhere = tmp_path / "somewhere"
+    (elsewhere / "config").mkdir(parents=True)
+    (elsewhere / "config" / "kitchen_world.yaml").write_text("world: someone else's\n")
+    monkeypatch.chdir(elsewhere)
+
+    assert paths.config_file("kitchen_world.yaml") == packaged
+    assert paths.resolve_config(None, "kitchen_world.yaml") == packaged
+    # A path the user names is still read where they are.
+    assert paths.repo_path("config/kitchen_world.yaml") == elsewhere / "config" / "kitchen_world.yaml"

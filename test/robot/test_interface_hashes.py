@@ -129,3 +129,31 @@ def test_a_navigate_to_pose_goal_feedback_and_result_round_trip(ros_graph: RosGr
     assert response.result.error_msg == "reached 2.5 in map"
     assert received[0].distance_remaining == pytest.approx(1.25)
     assert received[0].number_of_recoveries == 2 and received[0].current_pose.header.frame_id == "map"
+
+
+# composition_interfaces (rcl_interfaces 2.0.x, Jazzy), which launch_ros imports: field names and types in order.
+RELEASED_COMPOSITION_FIELDS = {
+    "LoadNode": (
+        [
+            ("package_name", "string"),
+            ("plugin_name", "string"),
+            ("node_name", "string"),
+            ("node_namespace", "string"),
+            ("log_level", "uint8"),
+            ("remap_rules", "sequence<string>"),
+            ("parameters", "sequence<rcl_interfaces/Parameter>"),
+            ("extra_arguments", "sequence<rcl_interfaces/Parameter>"),
+        ],
+        [("success", "boolean"), ("error_message", "string"), ("full_node_name", "string"), ("unique_id", "uint64")],
+    ),
+    "UnloadNode": ([("unique_id", "uint64")], [("success", "boolean"), ("error_message", "string")]),
+    "ListNodes": ([], [("full_node_names", "sequence<string>"), ("unique_ids", "sequence<uint64>")]),
+}
+
+
+@pytest.mark.parametrize("name", list(RELEASED_COMPOSITION_FIELDS))
+def test_composition_interfaces_have_the_released_field_lists(name: str) -> None:
+    service = getattr(importlib.import_module("composition_interfaces.srv"), name)
+    request, response = RELEASED_COMPOSITION_FIELDS[name]
+    assert list(service.Request.get_fields_and_field_types().items()) == request
+    assert list(service.Response.get_fields_and_field_types().items()) == response

@@ -122,4 +122,9 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        # Nothing is left to stop. Python's finalization puts the default handlers back, so a second Ctrl-C
+        # arriving while the interpreter exits (`ros2 launch` passes on the one the terminal already sent
+        # to the whole group) would kill the process with status -2: ignore them from here on.
+        for signum in SHUTDOWN_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
     return status
