@@ -67,7 +67,12 @@ def test_physics_launch_serves_a_goal_on_what_perception_sees(ros2: Ros2, tmp_pa
     launch = ros2.start("launch", "llm_planner_ros", "physics.launch.py", label="launch")
     # As a user would: wait until perception publishes what the head camera sees (its model loads first).
     scene = ros2.run(
-        "topic", "echo", "--once", "--no-daemon", "/scene/objects", "llm_planner_interfaces/msg/SceneObjectArray",
+        "topic",
+        "echo",
+        "--once",
+        "--no-daemon",
+        "/scene/objects",
+        "llm_planner_interfaces/msg/SceneObjectArray",
         timeout=240,
     )
     assert scene.returncode == 0 and "label:" in scene.stdout, scene.stdout + scene.stderr
