@@ -157,8 +157,8 @@ def test_executor_stopped_mid_pick_reads_the_outcome_back_and_dispatches_nothing
     watcher = WorldWatcher(graph)
     handle = send(graph)
     watcher.wait_robot("the pick under way", lambda robot: robot.busy == "pick up the coke", timeout=40)
-    # A stopped executor keeps its action server in the graph until its process exits (its running skill
-    # first ends at the executor's silence_timeout_s, 10 s); the planner is timed from that exit.
+    # A stopped executor first cancels the skill it runs (no motion outlives its executor), then leaves the
+    # graph; the planner is timed from its exit.
     executor, exited = process_of(graph, "manipulator_executor"), []
 
     def stop() -> None:
@@ -173,15 +173,15 @@ def test_executor_stopped_mid_pick_reads_the_outcome_back_and_dispatches_nothing
     message = response.result.message
     assert "/executors/manipulator/execute_skill left the ROS graph" in message, message
     assert "restart manipulator_executor" in message
-    # The simulator finished the pick after the executor went: the step succeeded, and nothing ran after it.
+    # The pick was stopped with its executor: the world shows it not done, and nothing ran after it.
     assert executed(response) == [
         ("find a coke", PlanStep.STATUS_SUCCEEDED),
-        ("pick up the coke", PlanStep.STATUS_SUCCEEDED),
+        ("pick up the coke", PlanStep.STATUS_FAILED),
     ]
-    assert "the world shows 'pick up the coke' done" in response.result.executed[1].message
+    assert "the world is unchanged: 'pick up the coke' did not take effect" in response.result.executed[1].message
     assert exited and ended - exited[0] < 2 * SERVER_LOST_S + SLACK_S
     robot = watcher.wait_robot("the robot idle", lambda robot: robot.busy is None)
-    assert robot.holding == "coke_1" and robot.at == "far counter"
+    assert robot.holding is None and robot.at == "far counter"
 
 
 @pytest.mark.timeout(120)
