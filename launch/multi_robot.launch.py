@@ -44,9 +44,9 @@ def _nodes(arguments):  # noqa: ANN001, ANN202
     robot = tuple(spec for spec in SIM_GRAPH if spec.name != MODEL_SERVICE)
     starts = []
     if arguments.get("llm", "true").lower() == "true":
-        starts += node_starts(model, GraphOptions.parse(params_file), scratch)
+        starts += node_starts(model, GraphOptions.parse(params_file), scratch, SIM_GRAPH)
     for index in range(1, count + 1):
-        for start in node_starts(robot, GraphOptions.parse(params_file, f"robot{index}"), scratch):
+        for start in node_starts(robot, GraphOptions.parse(params_file, f"robot{index}"), scratch, SIM_GRAPH):
             shared = {"llm_namespace": "/"} if start.name == "planner" else {}
             starts.append(replace(start, params={**start.params, **shared}))
     return launch_ros_nodes(starts)

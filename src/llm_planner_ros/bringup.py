@@ -9,6 +9,7 @@ impossible to drift apart; ``node_starts`` is the one translation of the graph o
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tempfile
@@ -179,11 +180,17 @@ class NodeStart:
     params: Mapping[str, object] = field(default_factory=dict)
 
 
-def node_starts(specs: tuple[NodeSpec, ...], options: GraphOptions, scratch: Path) -> list[NodeStart]:
+def node_starts(
+    specs: tuple[NodeSpec, ...], options: GraphOptions, scratch: Path, graph: tuple[NodeSpec, ...] | None = None
+) -> list[NodeStart]:
     """What every node of ``specs`` gets under ``options``: its packaged files, then ``params_file``, then
     ``use_sim_time``. Under a namespace a file's node-name keys would no longer match (rcl reads
     ``planner:`` as ``/planner``, not ``/robot1/planner``), so such files are rewritten into ``scratch``
-    with those keys inside the namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are."""
+    with those keys inside the namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are.
+    The user's file is checked first against the whole ``graph`` (default: ``specs``; a launch that starts
+    a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem."""
+    if options.params_file is not None:
+        check_params_file(options.params_file, graph or specs)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []
     for spec in specs:
@@ -192,6 +199,73 @@ def node_starts(specs: tuple[NodeSpec, ...], options: GraphOptions, scratch: Pat
             files = [namespaced_param_file(path, options.namespace, scratch) for path in files]
         starts.append(NodeStart(spec.executable, spec.name, options.namespace, tuple(files), params))
     return starts
+
+
+def packaged_parameters(spec: NodeSpec) -> dict[str, object]:
+    """The parameters ``spec``'s packaged files set for its node name, later files winning."""
+    merged: dict[str, object] = {}
+    for path in spec.param_paths():
+        document = yaml.safe_load(path.read_text()) or {}
+        merged.update((document.get(spec.name) or {}).get("ros__parameters") or {})
+    return merged
+
+
+def _same_kind(given: object, packaged: object) -> bool:
+    """Whether rcl applies ``given`` over ``packaged``: a value of another type is dropped without a word
+    when both come from parameter files (the packaged value stays), so it must be refused here."""
+    if isinstance(packaged, bool) or isinstance(given, bool):
+        return type(given) is type(packaged)
+    if isinstance(packaged, float):
+        return isinstance(given, (int, float))
+    if isinstance(packaged, list):
+        return isinstance(given, list) and (not packaged or all(_same_kind(item, packaged[0]) for item in given))
+    return type(given) is type(packaged)
+
+
+def _suggestion(name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def check_params_file(path: Path, specs: tuple[NodeSpec, ...]) -> None:
+    """Refuse a user's parameter file that would be misread without a word, listing every problem:
+    a node-name key that is no node of the graph (``planer:``), a parameter whose value has another type
+    than the packaged one (rcl keeps the packaged value: ``max_steps: "thirty"`` ran with 30), and a
+    parameter name one typo away from a packaged one (``require_confirmaton``). ``/``-keys (``/**``)
+    address nodes by pattern and are left to the nodes, which refuse what they cannot take."""
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise GraphOptionError(f"params_file {path} cannot be read as YAML: {error}") from error
+    if not isinstance(document, dict):
+        raise GraphOptionError(f"params_file {path} is not a ROS parameter file (node name: ros__parameters: ...)")
+    nodes = {spec.name: spec for spec in specs}
+    problems = []
+    for key, entry in document.items():
+        if str(key).startswith("/"):
+            continue
+        if key not in nodes:
+            problems.append(
+                f"{key}: not a node of this graph{_suggestion(str(key), list(nodes))}; its nodes: {', '.join(nodes)}"
+            )
+            continue
+        parameters = entry.get("ros__parameters") if isinstance(entry, dict) else None
+        if not isinstance(parameters, dict):
+            problems.append(f"{key}: expected 'ros__parameters:' with a mapping of parameter names to values")
+            continue
+        packaged = packaged_parameters(nodes[key])
+        for name, value in parameters.items():
+            if name in packaged and not _same_kind(value, packaged[name]):
+                problems.append(
+                    f"{key}.{name}: {value!r} is {type(value).__name__}, the parameter is "
+                    f"{type(packaged[name]).__name__} (packaged value {packaged[name]!r})"
+                )
+            elif name not in packaged and (hint := _suggestion(str(name), list(packaged))):
+                problems.append(f"{key}.{name}: not a parameter of {key}{hint}")
+    if problems:
+        raise GraphOptionError(
+            f"params_file {path} has {len(problems)} problem(s); fix them and start again:\n  " + "\n  ".join(problems)
+        )
 
 
 def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:

@@ -70,3 +70,58 @@ def test_up_starts_the_sim_graph_nodes(ros_graph: RosGraph, tmp_path: Path) -> N
         output, _ = up.communicate(timeout=60)
     assert up.returncode == 0, output
     assert "graph up" in output
+
+
+def domain_processes(domain_id: int) -> dict[int, str]:
+    """pid -> command line of every other live process in ROS domain ``domain_id`` (by its environment)."""
+    found = {}
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        pid = int(environ.parent.name)
+        try:
+            if f"ROS_DOMAIN_ID={domain_id}".encode() not in environ.read_bytes().split(b"\0") or pid == os.getpid():
+                continue
+            if (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            found[pid] = (environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+@pytest.mark.graph
+@pytest.mark.timeout(400)
+def test_up_reports_a_node_that_died_and_a_sighup_takes_the_whole_graph_down(
+    ros_graph: RosGraph, tmp_path: Path
+) -> None:
+    output = tmp_path / "up.out"
+    with output.open("w") as out:
+        up = subprocess.Popen(
+            [str(Path(sys.executable).parent / "llm-planner"), "up", "--log-dir", str(tmp_path / "logs")],
+            env=ros_graph.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_until(lambda: "graph up" in output.read_text(), timeout=300, what="llm-planner up's 'graph up'")
+        (affordance,) = [
+            pid
+            for pid, cmd in domain_processes(ros_graph.domain_id).items()
+            if "affordance_server" in [Path(part).name for part in cmd.split()[:2]]
+        ]
+        os.kill(affordance, signal.SIGKILL)
+        wait_until(
+            lambda: "affordance_server exited with status -9" in output.read_text(),
+            timeout=30,
+            what="up reporting the killed node",
+        )
+        # A closed terminal: SIGHUP to `up` alone.
+        up.send_signal(signal.SIGHUP)
+        assert up.wait(timeout=60) == 0, output.read_text()
+    finally:
+        if up.poll() is None:
+            os.killpg(up.pid, signal.SIGKILL)
+        left = domain_processes(ros_graph.domain_id)
+        for pid in left:  # a failing run leaves nothing behind either
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"left running after up ended: {left}"

@@ -8,6 +8,7 @@ translation of the options (llm_planner_ros.bringup.node_starts) and the two way
 from __future__ import annotations
 
 import ast
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ from llm_planner_ros.bringup import (
     node_starts,
     normalize_namespace,
 )
-from llm_planner_ros.processes import ros_argv, start_graph
+from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
 from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name
 
@@ -183,3 +184,63 @@ def test_topic_parameters_in_config_are_relative(file: str) -> None:
         for key, value in section["ros__parameters"].items():
             if key.endswith(("_topic", "_action")):
                 assert not str(value).startswith("/"), f"{file}: {key}: {value} ignores the graph's namespace"
+
+
+def write_params(path: Path, document: dict) -> Path:
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+def test_a_params_file_value_of_another_type_is_refused_instead_of_dropped(tmp_path: Path) -> None:
+    # rcl keeps the packaged value when a later file gives another type: the graph ran with max_steps 30
+    # and without a person's approval.
+    bad = write_params(
+        tmp_path / "bad.yaml",
+        {"planner": {"ros__parameters": {"max_steps": "thirty", "require_confirmation": "yes", "max_steps_limit": 50}}},
+    )
+    with pytest.raises(GraphOptionError) as refused:
+        node_starts(SIM_GRAPH, GraphOptions.parse(bad), tmp_path)
+    message = str(refused.value)
+    assert str(bad) in message and "2 problem(s)" in message, message
+    assert "planner.max_steps: 'thirty' is str, the parameter is int (packaged value 30)" in message
+    assert "planner.require_confirmation: 'yes' is str, the parameter is bool (packaged value False)" in message
+
+
+def test_a_params_file_with_a_mistyped_node_or_parameter_name_is_refused_with_the_likely_name(tmp_path: Path) -> None:
+    bad = write_params(
+        tmp_path / "typos.yaml",
+        {
+            "planer": {"ros__parameters": {"max_steps": 12}},
+            "planner": {"ros__parameters": {"require_confirmaton": True, "confirm_timout_s": 5.0}},
+            "/**": {"ros__parameters": {"use_sim_time": False}},
+        },
+    )
+    with pytest.raises(GraphOptionError) as refused:
+        node_starts(SIM_GRAPH, GraphOptions.parse(bad), tmp_path)
+    message = str(refused.value)
+    assert "3 problem(s)" in message, message
+    assert "planer: not a node of this graph (did you mean 'planner'?)" in message
+    assert "planner.require_confirmaton: not a parameter of planner (did you mean 'require_confirmation'?)" in message
+    assert "planner.confirm_timout_s: not a parameter of planner (did you mean 'confirm_timeout_s'?)" in message
+
+
+def test_a_float_parameter_takes_an_integer_and_an_unpackaged_parameter_is_left_to_the_node(tmp_path: Path) -> None:
+    good = write_params(
+        tmp_path / "good.yaml",
+        {"planner": {"ros__parameters": {"confirm_timeout_s": 60, "max_scene_age_s": 2.0}}},
+    )
+    assert len(node_starts(SIM_GRAPH, GraphOptions.parse(good), tmp_path)) == len(SIM_GRAPH)
+
+
+def test_llm_planner_up_refuses_a_bad_params_file_before_starting_any_node(tmp_path: Path) -> None:
+    bad = write_params(tmp_path / "bad.yaml", {"planer": {"ros__parameters": {"max_steps": 12}}})
+    done = subprocess.run(
+        [entry_point("llm-planner"), "up", "--params-file", str(bad), "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0
+    assert "planer: not a node of this graph (did you mean 'planner'?)" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / "logs").rglob("*.log")), "a node was started"

@@ -194,11 +194,18 @@ def run_demo(args: argparse.Namespace) -> int:
     )
 
 
+# A closed terminal or a dropped SSH session sends SIGHUP: the graph must go down with `up`, never stay
+# behind under PID 1 serving goals.
+UP_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# How often `up` looks whether a node of its graph ended.
+UP_WATCH_PERIOD_S = 1.0
+
+
 def run_up(args: argparse.Namespace) -> int:
     console = Console()
     stop = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    for signum in UP_STOP_SIGNALS:
+        signal.signal(signum, lambda *_: stop.set())
     graph = _graph(args, console, _episode(args))
     with graph:
         graph.close_client()
@@ -207,7 +214,12 @@ def run_up(args: argparse.Namespace) -> int:
             f"[green]graph up[/green]: send goals to {args.namespace}/llm_planner/execute_instruction "
             f'(e.g. {run}"bring me an apple"); Ctrl-C stops it'
         )
-        stop.wait()
+        while not stop.wait(UP_WATCH_PERIOD_S):
+            for ended in graph.newly_ended():
+                console.print(
+                    f"[red]{ended.log_path.stem} exited with status {ended.returncode}[/red] "
+                    f"(log: {ended.log_path}); the rest of the graph keeps running: stop it and start again"
+                )
     return 0
 
 
@@ -282,11 +294,16 @@ class _graph:
         except GraphOptionError as error:
             raise SystemExit(str(error)) from error
         self._processes: list[NodeProcess] = []
+        self._reported: list[NodeProcess] = []
         self._client: InstructionClient | None = None
 
     def __enter__(self) -> InstructionClient:
         self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
-        self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
+        try:
+            # The user's params file is checked before any node starts.
+            self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
+        except GraphOptionError as error:
+            raise SystemExit(str(error)) from error
         kitchen = load_kitchen()
         self._client = InstructionClient(
             kitchen, self._console, self._options.namespace, match_stamps=not self._perceived
@@ -328,6 +345,12 @@ class _graph:
                 raise SystemExit(f"the look around failed: {error}; node logs in {self._log_dir}") from error
         unseen = f"; not seen: {', '.join(missed)}" if missed else ""
         self._console.print(f"looked around in {time.monotonic() - started:.0f} s, simulator reset{unseen}")
+
+    def newly_ended(self) -> list[NodeProcess]:
+        """Nodes that ended since the last call (each reaped, so none stays a zombie), in start order."""
+        ended = [p for p in self._processes if p not in self._reported and p.returncode is not None]
+        self._reported.extend(ended)
+        return ended
 
     def close_client(self) -> None:
         """Drop the client once it is not needed: an idle client listening on the action's feedback topic
