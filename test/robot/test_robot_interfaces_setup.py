@@ -8,7 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-PACKAGES = ("object_recognition_msgs", "octomap_msgs", "moveit_msgs", "nav2_msgs", "control_msgs")
+PACKAGES = (
+    "object_recognition_msgs",
+    "octomap_msgs",
+    "moveit_msgs",
+    "nav2_msgs",
+    "control_msgs",
+    "composition_interfaces",
+)
 REPO = Path(__file__).resolve().parents[2]
 
 
