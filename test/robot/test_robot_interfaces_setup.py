@@ -3,19 +3,19 @@ ament index of a sourced prefix is used as it is, and nothing is built for it.""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-PACKAGES = (
-    "object_recognition_msgs",
-    "octomap_msgs",
-    "moveit_msgs",
-    "nav2_msgs",
-    "control_msgs",
-    "composition_interfaces",
-)
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_robot_interfaces.py"
+_spec = importlib.util.spec_from_file_location("build_robot_interfaces", SCRIPT)
+assert _spec is not None and _spec.loader is not None
+_script = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_script)
+# Every package the setup step knows, from the script itself.
+PACKAGES: tuple[str, ...] = _script.PACKAGES
 REPO = Path(__file__).resolve().parents[2]
 
 
