@@ -1,7 +1,8 @@
 """A 2D detection lifted to a 3D object in the map frame (open3d).
 
 The region's pixels with depth become a point cloud in the map frame; a horizontal plane holding a
-large share of it and lying under the rest (the counter under a box detection) is removed by RANSAC,
+large share of it and lying under the rest (the counter under a box detection) is removed by RANSAC
+(``perception.plane_fit``, seeded, so a frame always lifts the same way),
 while one with points below it (a sponge's top, seen from above), or with no cluster standing on it
 (an energy bar's top), is the object's own top and stays;
 DBSCAN keeps the largest cluster, which drops the background seen around the object. The object's
@@ -18,19 +19,21 @@ import open3d as o3d
 
 from perception.detection import Detection
 from perception.geometry import Intrinsics, Transform, backproject
+from perception.plane_fit import fit_plane
 
 
 @dataclass(frozen=True)
 class LiftConfig:
     """``max_points``: the cloud is subsampled to this many points (speed); ``plane_distance`` and
     ``plane_fraction``: RANSAC inlier distance (m) and the inlier share a horizontal plane needs to be
-    removed; ``cluster_eps`` (m) and ``cluster_min_points``: DBSCAN; ``min_points``: fewer cluster
+    removed; ``plane_hypotheses``: RANSAC's sampled triples; ``cluster_eps`` (m) and ``cluster_min_points``: DBSCAN; ``min_points``: fewer cluster
     points give no object; ``below_fraction``: a plane with more than this share of the other points
     below it is an object's top face, not a support, and is kept."""
 
     max_points: int = 1500
     plane_distance: float = 0.006
     plane_fraction: float = 0.3
+    plane_hypotheses: int = 200
     cluster_eps: float = 0.02
     cluster_min_points: int = 8
     min_points: int = 15
@@ -59,26 +62,28 @@ def lift(
     camera_points = backproject(depth, intrinsics, detection.region(depth.shape))
     if len(camera_points) < config.min_points:
         return None
+    rng = np.random.default_rng(seed)
     if len(camera_points) > config.max_points:
-        keep = np.random.default_rng(seed).choice(len(camera_points), config.max_points, replace=False)
-        camera_points = camera_points[keep]
-    whole = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(camera.apply(camera_points)))
+        camera_points = camera_points[rng.choice(len(camera_points), config.max_points, replace=False)]
+    whole = camera.apply(camera_points)
     cloud, support = whole, None
     # Up to two horizontal planes: the support under a box, and the floor seen past a counter's edge.
     for _ in range(2):
-        if len(cloud.points) < 3 * config.min_points:
+        if len(cloud) < 3 * config.min_points:
             break
-        plane, inliers = cloud.segment_plane(config.plane_distance, 3, 60, probability=0.999)
-        horizontal = abs(plane[2]) > 0.95
-        if not horizontal or len(inliers) < config.plane_fraction * len(cloud.points):
+        plane = fit_plane(cloud, config.plane_distance, config.plane_hypotheses, rng)
+        if plane is None:
             break
-        heights = np.asarray(cloud.points)[:, 2]
-        height = float(np.median(heights[inliers]))
-        others = np.delete(heights, inliers)
+        horizontal = abs(plane.normal[2]) > 0.95
+        if not horizontal or len(plane.inliers) < config.plane_fraction * len(cloud):
+            break
+        heights = cloud[:, 2]
+        height = float(np.median(heights[plane.inliers]))
+        others = np.delete(heights, plane.inliers)
         if np.count_nonzero(others < height - 2 * config.plane_distance) > config.below_fraction * len(others):
             break
         support = height if support is None else max(support, height)
-        cloud = cloud.select_by_index(inliers, invert=True)
+        cloud = np.delete(cloud, plane.inliers, axis=0)
     points = _largest_cluster(cloud, config)
     if points is None and support is not None:
         # Nothing stands on the plane: it was a flat object's top seen from above (an energy bar whose
@@ -92,10 +97,13 @@ def lift(
     return Lifted(detection, (low + high) / 2.0, high - low, len(points))
 
 
-def _largest_cluster(cloud: o3d.geometry.PointCloud, config: LiftConfig) -> np.ndarray | None:
+def _largest_cluster(cloud: np.ndarray, config: LiftConfig) -> np.ndarray | None:
     """The points of the cloud's largest DBSCAN cluster, or None when it has fewer than ``min_points``."""
-    labels = np.asarray(cloud.cluster_dbscan(config.cluster_eps, config.cluster_min_points))
+    if len(cloud) == 0:
+        return None
+    points3d = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(cloud))
+    labels = np.asarray(points3d.cluster_dbscan(config.cluster_eps, config.cluster_min_points))
     if labels.size == 0 or labels.max() < 0:
         return None
-    points = np.asarray(cloud.points)[labels == np.bincount(labels[labels >= 0]).argmax()]
+    points = cloud[labels == np.bincount(labels[labels >= 0]).argmax()]
     return points if len(points) >= config.min_points else None

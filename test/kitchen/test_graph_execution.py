@@ -35,7 +35,7 @@ def _start(graph: RosGraph, **sim_params: object) -> tuple[WorldWatcher, object,
 
 @pytest.mark.timeout(120)
 def test_find_pick_go_to_put_down_change_the_world(ros_graph: RosGraph, kitchen: Kitchen) -> None:
-    watcher, arm, base = _start(ros_graph, time_scale=0.002)
+    watcher, arm, base = _start(ros_graph, time_scale=0.01)
     watcher.wait_for(lambda w: w.location_of("coke_1") == "far counter", "default scene on /scene/objects")
     robot = watcher.wait_robot("default scene robot state", lambda r: r.at == "close counter")
     world = kitchen.world()
@@ -43,7 +43,9 @@ def test_find_pick_go_to_put_down_change_the_world(ros_graph: RosGraph, kitchen:
 
     response = execute(base, world.skill("find a coke"), feedback)
     assert response.status == GoalStatus.STATUS_SUCCEEDED and response.result.success, response.result.message
-    assert [phase for phase, _ in feedback][0] == "plan" and feedback[-1] == ("navigate", pytest.approx(1.0))
+    # ROS orders no feedback after the result: the last one (progress 1.0) may reach the client after
+    # it, which drops it. What came before is in order: the plan phase first, progress never going back.
+    assert feedback and feedback[0][0] == "plan" and {phase for phase, _ in feedback} <= {"plan", "navigate"}
     assert all(a[1] <= b[1] for a, b in zip(feedback, feedback[1:], strict=False)), "progress never goes back"
     watcher.wait_robot("robot at the far counter", lambda r: r.at == "far counter" and r.revision > robot.revision)
 
