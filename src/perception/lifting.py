@@ -26,9 +26,10 @@ from perception.plane_fit import fit_plane
 class LiftConfig:
     """``max_points``: the cloud is subsampled to this many points (speed); ``plane_distance`` and
     ``plane_fraction``: RANSAC inlier distance (m) and the inlier share a horizontal plane needs to be
-    removed; ``plane_hypotheses``: RANSAC's sampled triples; ``cluster_eps`` (m) and ``cluster_min_points``: DBSCAN; ``min_points``: fewer cluster
-    points give no object; ``below_fraction``: a plane with more than this share of the other points
-    below it is an object's top face, not a support, and is kept."""
+    removed; ``plane_hypotheses``: RANSAC's sampled triples; ``cluster_eps`` (m) and
+    ``cluster_min_points``: DBSCAN; ``min_points``: fewer cluster points give no object;
+    ``below_fraction``: a plane with more than this share of the other points below it is an object's
+    top face, not a support, and is kept."""
 
     max_points: int = 1500
     plane_distance: float = 0.006
