@@ -29,7 +29,7 @@ from kitchen_domain.conditions import Condition, ConditionCheck, goal_checks, pa
 from kitchen_domain.kitchen import Kitchen, load_kitchen
 from kitchen_domain.paths import repo_path
 from kitchen_domain.scene import Scene, parse_scene
-from kitchen_domain.validation import Checker, Problem, ValidationError, join, quoted_list
+from kitchen_domain.validation import Checker, InputError, Problem, ValidationError, join, quoted_list
 from kitchen_domain.world import World
 
 DEFAULT_MAX_STEPS = 30
@@ -40,6 +40,13 @@ _OPTIONAL = ("max_steps",)
 
 class EpisodeFileError(ValidationError):
     """An episode file that does not match the format; ``problems`` names episode and field of each."""
+
+
+class UnknownEpisodeError(InputError, KeyError):
+    """An episode id the file does not have; the message lists the ids it has."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ class EpisodeFile:
         for episode in self.episodes:
             if episode.id == episode_id:
                 return episode
-        raise KeyError(
+        raise UnknownEpisodeError(
             f"{self.source} has no episode {episode_id!r}; its ids: {quoted_list(e.id for e in self.episodes)}"
         )
 
@@ -107,9 +114,15 @@ def load_episodes(path: str | Path, kitchen: Kitchen | None = None) -> EpisodeFi
     path is a packaged one (``kitchen_domain.paths.repo_path``: the checkout's or the install's)."""
     source = str(path)
     try:
-        data = yaml.safe_load(repo_path(path).read_text())
+        data = yaml.safe_load(repo_path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise EpisodeFileError(source, [Problem("", f"not valid YAML: {error}")]) from error
+    except UnicodeDecodeError as error:
+        raise EpisodeFileError(source, [Problem("", f"not a text file (UTF-8 YAML expected): {error}")]) from error
+    except OSError as error:
+        reason = error.strerror or str(error)
+        fix = "give the path of an episode file (benchmarks/kitchen/dev.yaml is one)"
+        raise EpisodeFileError(source, [Problem("", f"cannot be read ({reason}): {fix}")]) from error
     return parse_episodes(data, kitchen or load_kitchen(), source)
 
 

@@ -27,7 +27,12 @@ class Problem:
         return f"{where}: {self.message}"
 
 
-class ValidationError(ValueError):
+class InputError(Exception):
+    """Something a user gave (a file, an id, an option) that cannot be used. Its message names what and
+    the fix; command-line programs print it without a traceback."""
+
+
+class ValidationError(InputError, ValueError):
     """A document (a file, or a block given at run time) that does not match its format.
 
     ``source`` names the document (a file path); ``problems`` lists everything wrong with it.

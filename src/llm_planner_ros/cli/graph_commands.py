@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -418,20 +419,25 @@ def _write_json(path: Path, instruction: str, outcome: InstructionOutcome) -> No
         }
         for step in outcome.steps
     ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        json.dumps(
-            {
-                "instruction": instruction,
-                "success": outcome.success,
-                "status": outcome.status_name,
-                "message": outcome.message,
-                "wall_s": outcome.wall_s,
-                "steps": steps,
-                "final_state": {**outcome.world.to_initial(), "visited": list(outcome.world.visited)}
-                if outcome.world is not None
-                else None,
-            },
-            indent=2,
-        )
+    record = json.dumps(
+        {
+            "instruction": instruction,
+            "success": outcome.success,
+            "status": outcome.status_name,
+            "message": outcome.message,
+            "wall_s": outcome.wall_s,
+            "steps": steps,
+            "final_state": {**outcome.world.to_initial(), "visited": list(outcome.world.visited)}
+            if outcome.world is not None
+            else None,
+        },
+        indent=2,
     )
+    # The paths were checked before the plan (cli.output_paths); a disk that fills meanwhile must still
+    # not lose the record of what the robot did.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(record)
+    except OSError as error:
+        print(f"could not write --json {path} ({error.strerror or error}); the record follows", file=sys.stderr)
+        print(record)

@@ -12,8 +12,10 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from kitchen_domain.validation import InputError
 from llm_planner_ros.cli import graph_commands
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
+from llm_planner_ros.cli.output_paths import check_output_paths
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 
@@ -48,10 +50,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     use_project_profiles()  # before any command creates a ROS participant
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
     try:
+        check_output_paths(args)  # before the work: a record that cannot be written is lost after it
         if hasattr(args, "_run"):
             return int(args._run(args) or 0)
         module = importlib.import_module(args._module)
         return int(module.run(args) or 0)
+    except InputError as error:
+        # A file, id or path the user gave: the message names it and the fix; a traceback would bury that.
+        print(f"llm-planner: error: {error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         # A goal in flight was canceled on the way out (InstructionClient); a traceback would only hide that.
         print("interrupted", file=sys.stderr)

@@ -1,0 +1,86 @@
+"""A user's bad input to ``llm-planner`` ends in one clear error (exit status 2), never a traceback, and
+before any work: an episode file that is missing, binary, malformed or of another world, an unknown
+episode id, and output paths (--json, --plot, --report, --log-dir, --record) that cannot be written."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from llm_planner_ros.processes import entry_point
+
+
+def llm_planner(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [entry_point("llm-planner"), *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def assert_refused(result: subprocess.CompletedProcess[str], *expected: str) -> None:
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert "Traceback" not in output, output
+    assert "llm-planner: error: " in result.stderr, output
+    for text in expected:
+        assert text in result.stderr, output
+
+
+@pytest.fixture
+def episode_files(tmp_path: Path) -> Path:
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump({"world": "saycan_kitchen", "episodes": [{"id": "a"}]}))
+    (tmp_path / "binary.yaml").write_bytes(bytes(range(256)))
+    (tmp_path / "office.yaml").write_text(yaml.safe_dump({"world": "office", "episodes": [{"id": "a"}]}))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("file", "episode_id", "expected"),
+    [
+        ("bad.yaml", "a", ["bad.yaml: ", "field instruction: missing (required)"]),
+        ("missing.yaml", "a", ["missing.yaml: ", "cannot be read (No such file or directory)"]),
+        ("binary.yaml", "a", ["binary.yaml: ", "not a text file"]),
+        ("office.yaml", "a", ["office.yaml: ", "unknown world 'office'"]),
+        ("benchmarks/kitchen/dev.yaml", "nope", ["has no episode 'nope'; its ids: 'sp-01'"]),
+    ],
+)
+def test_demo_refuses_an_episode_it_cannot_use(
+    episode_files: Path, file: str, episode_id: str, expected: list[str]
+) -> None:
+    path = file if file.startswith("benchmarks/") else str(episode_files / file)
+    assert_refused(llm_planner("demo", "--episode", path, "--id", episode_id, cwd=episode_files), *expected)
+
+
+def test_bench_kitchen_refuses_an_episode_file_of_another_world(episode_files: Path) -> None:
+    result = llm_planner("bench", "kitchen", "--episodes", "office.yaml", cwd=episode_files)
+    assert_refused(result, "unknown world 'office'; known worlds: 'saycan_kitchen'")
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["run", "go to the table", "--json", "/proc/1/x/record.json"], "--json /proc/1/x/record.json: cannot be"),
+        (["run", "go to the table", "--json", "/dev/full"], "--json /dev/full: not a regular file"),
+        (["run", "go to the table", "--json", "{file}/record.json"], "{file} is a file, not a folder"),
+        (["run", "go to the table", "--plot", "{folder}"], "--plot {folder}: a folder"),
+        (["demo", "--log-dir", "{file}"], "--log-dir {file}: {file} is a file, not a folder"),
+        (["demo", "--sim", "physics", "--record", "{file}/frames"], "{file} is a file, not a folder"),
+        (["bench", "kitchen", "--json", "{folder}"], "--json {folder}: a folder"),
+        (["bench", "kitchen", "--report", "{file}/report.md"], "{file} is a file, not a folder"),
+    ],
+)
+def test_an_output_path_that_cannot_be_written_is_refused_before_any_work(
+    tmp_path: Path, args: list[str], expected: str
+) -> None:
+    """``run`` would otherwise send its goal (without --plan-only the robot acts) and lose the record."""
+    file, folder = tmp_path / "a_file", tmp_path / "a_folder"
+    file.write_text("keep me")
+    folder.mkdir()
+    values = {"file": str(file), "folder": str(folder)}
+    result = llm_planner(*(a.format(**values) for a in args), cwd=tmp_path)
+    assert_refused(result, expected.format(**values))
+    # Refused before the work: no planner was looked for, and nothing the user had was touched.
+    assert "waiting for" not in result.stdout + result.stderr
+    assert file.read_text() == "keep me" and list(folder.iterdir()) == []
