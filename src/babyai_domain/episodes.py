@@ -65,11 +65,36 @@ def parse_episode(block: str) -> Episode:
     missing = [key for key in ("Seed", "Goal", "Initial State") if key not in fields]
     if missing or not plan:
         raise EpisodeFormatError(f"block starting {block[:40]!r} lacks {', '.join(missing) or 'steps'}")
+    if not fields["Seed"].isdigit():
+        raise EpisodeFormatError(f"[Seed] {fields['Seed']!r} is not a whole number")
     return Episode(int(fields["Seed"]), fields["Goal"], fields["Initial State"], tuple(plan), tuple(observations))
 
 
+@dataclass(frozen=True)
+class UnreadableBlock:
+    """A block of an episode file that is not an episode: ``id`` ("block-3", the third block) and why."""
+
+    id: str
+    reason: str
+
+
+def _blocks(path: str | Path) -> list[str]:
+    return re.split(r"\n\s*\n", Path(path).read_text(encoding="utf-8").strip())
+
+
 def load_episodes(path: str | Path) -> Iterator[Episode]:
-    """Every episode of an episode file, in file order."""
-    text = Path(path).read_text()
-    for block in re.split(r"\n\s*\n", text.strip()):
+    """Every episode of an episode file, in file order; EpisodeFormatError at the first bad block."""
+    for block in _blocks(path):
         yield parse_episode(block)
+
+
+def read_episodes(path: str | Path) -> list[Episode | UnreadableBlock]:
+    """Every block of an episode file in order, an UnreadableBlock for each that is not an episode (a
+    benchmark fails it with the reason and goes on). OSError or UnicodeDecodeError: no file to read."""
+    read: list[Episode | UnreadableBlock] = []
+    for number, block in enumerate(_blocks(path), start=1):
+        try:
+            read.append(parse_episode(block))
+        except EpisodeFormatError as error:
+            read.append(UnreadableBlock(f"block-{number}", str(error)))
+    return read

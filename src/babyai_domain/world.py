@@ -11,7 +11,9 @@ Rules (the ones every oracle plan of the SayCanPay splits follows, and the only 
   up moves it away);
 - ``done picking up`` ends the episode; it succeeds when the agent holds an object the goal names.
 
-A locked door's colour is not in an episode's text; ``world_for_episode`` reads it off the oracle plan.
+The SayCanPay splits never name a locked door's colour ("The door connecting Room 1 and Room 2 is
+locked"); ``world_for_episode`` reads it off the oracle plan. The held-out generalisation split does
+("The yellow door connecting ..."): a named colour is known from the start and stays in the text.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _TOGGLE = re.compile(rf"^toggle ({'|'.join(COLOURS)}) door$")
 _DROP = re.compile(rf"^drop ({'|'.join(KINDS)}) in void$")
 _GOAL = re.compile(rf"^pick up the (?:({'|'.join(COLOURS)}) )?({'|'.join(KINDS)})\.?$")
 _ROOM = re.compile(r"^Room (\d+) has (.+)$")
-_DOOR = re.compile(r"^The door connecting Room (\d+) and Room (\d+) is locked$")
+_DOOR = re.compile(rf"^The (?:({'|'.join(COLOURS)}) )?door connecting Room (\d+) and Room (\d+) is locked$")
 _BLOCK = re.compile(rf"^The ({'|'.join(COLOURS)}) ({'|'.join(KINDS)}) is blocking the door$")
 
 
@@ -54,11 +56,19 @@ class Thing:
 
 @dataclass
 class Door:
-    """A door between two rooms; ``colour`` is None while unknown (only a locked door's key needs it)."""
+    """A door between two rooms; ``colour`` is None while unknown (only a locked door's key needs it);
+    ``named``: the episode's text states the colour (so a description repeats it; a colour learned from
+    the oracle plan is never shown to a planner)."""
 
     rooms: tuple[int, int]
     locked: bool = True
     colour: str | None = None
+    named: bool = False
+
+    @property
+    def text(self) -> str:
+        colour = f"{self.colour} " if self.named and self.colour else ""
+        return f"The {colour}door connecting Room {self.rooms[0]} and Room {self.rooms[1]} is locked."
 
 
 @dataclass(frozen=True)
@@ -105,7 +115,7 @@ class BabyAIWorld:
 
     @classmethod
     def from_text(cls, goal: str, initial_state: str) -> BabyAIWorld:
-        """The world an episode starts in (door colours unknown: ``world_for_episode`` fills them)."""
+        """The world an episode starts in (colours the text does not name: ``world_for_episode`` fills them)."""
         rooms: dict[int, list[str]] = {}
         doors: list[Door] = []
         blocker: Thing | None = None
@@ -119,7 +129,7 @@ class BabyAIWorld:
                         raise WorldTextError(f"unknown object {item!r} in {sentence!r}")
                 rooms[int(match[1])] = contents
             elif match := _DOOR.match(sentence):
-                doors.append(Door((int(match[1]), int(match[2]))))
+                doors.append(Door((int(match[2]), int(match[3])), colour=match[1], named=match[1] is not None))
             elif match := _BLOCK.match(sentence):
                 blocker = Thing(match[1], match[2])
             else:
@@ -166,9 +176,7 @@ class BabyAIWorld:
     def describe(self) -> str:
         """The state in the episodes' initial-state wording (the held object is not in any room)."""
         sentences = [f"Room {room} has {', '.join(contents)}." for room, contents in sorted(self.rooms.items())]
-        sentences += [
-            f"The door connecting Room {d.rooms[0]} and Room {d.rooms[1]} is locked." for d in self.doors if d.locked
-        ]
+        sentences += [d.text for d in self.doors if d.locked]
         if self.blocker is not None:
             sentences.append(f"The {self.blocker.text} is blocking the door.")
         return " ".join(sentences)
@@ -177,7 +185,7 @@ class BabyAIWorld:
         return BabyAIWorld(
             self.goal,
             {room: list(contents) for room, contents in self.rooms.items()},
-            [Door(d.rooms, d.locked, d.colour) for d in self.doors],
+            [Door(d.rooms, d.locked, d.colour, d.named) for d in self.doors],
             self.holding,
             self.blocker,
             self.blocked_door,

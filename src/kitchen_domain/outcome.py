@@ -43,5 +43,25 @@ def read_back(before: World, after: World, skill: Skill) -> ReadBack:
     return ReadBack.UNKNOWN
 
 
+def shows_effects(before: World, after: World, skill: Skill) -> bool:
+    """Whether ``after`` shows what ``skill``, reported done, changed: where the robot is, what it holds,
+    the drawer, and where the objects of the labels the skill names are. Nothing else counts: a robot
+    that drove somewhere sees new objects there, which tells nothing about the skill. True for a skill
+    whose effects the rules cannot compute on ``before`` (nothing to wait for)."""
+    expected = before.copy()
+    try:
+        expected.apply(skill)
+    except SkillError:
+        return True
+    labels = set(skill.arguments)
+    return _effects_of(after, labels) == _effects_of(expected, labels)
+
+
+def _effects_of(world: World, labels: set[str]) -> tuple[str, str | None, bool | None, tuple[tuple[str, str], ...]]:
+    held = world.holding
+    places = sorted((obj.label, obj.at) for obj in world.objects if obj.label in labels)
+    return (world.robot_at, held.label if held else None, world.drawer_open, tuple(places))
+
+
 def _state_of(world: World) -> tuple[str, frozenset[tuple[str, str, str]], bool | None]:
     return (world.robot_at, frozenset((obj.id, obj.label, obj.at) for obj in world.objects), world.drawer_open)

@@ -228,6 +228,7 @@ def test_an_executor_timeout_cancels_the_skill_and_reads_its_outcome_back(
         executor_timeout_s=1.0,
         server_wait_s=20.0,
         server_lost_s=SERVER_LOST_S,
+        effect_wait_s=3.0,
     )
     wait_until(lambda: env.snapshot().robot_at == "far counter", what="the loaded scene")
 

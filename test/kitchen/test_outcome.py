@@ -7,7 +7,7 @@ import pytest
 from world_builders import MakeWorld
 
 from kitchen_domain import HELD, World
-from kitchen_domain.outcome import ReadBack, read_back
+from kitchen_domain.outcome import ReadBack, read_back, shows_effects
 
 
 def verdict(before: World, after: World, text: str) -> ReadBack:
@@ -61,3 +61,22 @@ def test_drawer_state_is_compared(make_world: MakeWorld) -> None:
     before = make_world("drawers", drawer=False, sponge_1="drawer")
     assert verdict(before, make_world("drawers", drawer=True, sponge_1="drawer"), "open the drawer") == ReadBack.APPLIED
     assert verdict(before, before.copy(), "open the drawer") == ReadBack.NOT_APPLIED
+
+
+def test_a_put_down_shows_its_effects_only_once_the_object_is_seen_where_it_was_put(make_world: MakeWorld) -> None:
+    """The perceived scene lags the robot: after a put down the gripper is empty at once (robot state),
+    but the object is seen on the surface only in a later frame. The planner waits for that."""
+    before = make_world("user", holding="coke_1", coke_1=HELD)
+    skill = before.skill("put down the coke")
+    not_seen_yet = make_world("user")
+    seen = make_world("user", coke_1="user")
+    assert not shows_effects(before, not_seen_yet, skill)
+    assert shows_effects(before, seen, skill)
+
+
+def test_objects_the_skill_does_not_name_do_not_count(make_world: MakeWorld) -> None:
+    """A robot that drove to the table sees what is there: that says nothing about the drive."""
+    before = make_world("close counter", sponge_1="close counter")
+    after = make_world("table", sponge_1="close counter", apple_1="table")
+    assert shows_effects(before, after, before.skill("go to the table"))
+    assert not shows_effects(before, before, before.skill("go to the table"))

@@ -136,7 +136,8 @@ def test_refuse_ends_the_goal_naming_what_is_missing_and_what_is_seen(
     verdict = check("bring me the banana", vocabulary, world)
     assert verdict.refusal is not None and verdict.refusal.reason == EndReason.REFUSED
     assert verdict.refusal.message.startswith("not in the scene: banana (seen: apple, coke, sponge): ")
-    assert check("bring me the sponge\n", vocabulary, world) == Verdict("bring me the sponge")
+    present = check("bring me the sponge\n", vocabulary, world)
+    assert present.refusal is None and present.text == "bring me the sponge" and present.named == ("sponge",)
 
 
 def test_warn_plans_and_the_result_says_what_was_absent(vocabulary: ObjectVocabulary, world: World) -> None:
@@ -208,3 +209,49 @@ def test_no_request_of_the_saycan_example_bank_is_refused_in_its_scene(
         if (verdict := check(example["instruction"], vocabulary, kitchen.world(example["initial"]))).refusal
     ]
     assert len(examples) >= 1000 and refused == []
+
+
+def test_the_result_says_whether_each_named_object_was_found_and_moved(
+    vocabulary: ObjectVocabulary, world: World
+) -> None:
+    verdict = check("bring me the sponge and the apple", vocabulary, world)
+    after = world.copy()
+    after.apply(after.skill("find a sponge"))
+    after.apply(after.skill("pick up the sponge"))
+    result = verdict.annotate(PlanResult(EndReason.DONE, "done after 2 executed skill(s)"), after)
+    where = {obj.label: obj.at for obj in world.objects}
+    assert result.message == (
+        f"done after 2 executed skill(s); sponge: {where['sponge']} -> the gripper (moved); "
+        f"apple: {where['apple']} (found, not moved)"
+    )
+
+
+def test_a_named_object_absent_before_and_after_is_reported_not_found(
+    vocabulary: ObjectVocabulary, world: World
+) -> None:
+    verdict = check("bring me the banana", vocabulary, world, policy="warn")
+    result = verdict.annotate(PlanResult(EndReason.NO_CANDIDATE, "nothing to do"), world)
+    assert result.message.endswith("; banana: not found"), result.message
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A Cyrillic а inside a Latin word: the robot fetched kettle chips for it and reported success.
+        (
+            "bring me the b\u0430n\u0430na",
+            "the word 'b\u0430n\u0430na' mixes Latin letters with U+0430 (CYRILLIC SMALL",
+        ),
+        ("bring me the \u0441\u043e\u043a\u0435", "look like 'coke': type the name in Latin letters"),  # all Cyrillic
+        ("BRING ME THE \u0421\u041e\u041a\u0415", "look like 'coke'"),  # Cyrillic capitals
+    ],
+)
+def test_look_alike_letters_are_refused(vocabulary: ObjectVocabulary, world: World, text: str, expected: str) -> None:
+    verdict = check(text, vocabulary, world)
+    assert verdict.refusal is not None and verdict.refusal.reason == EndReason.ERROR
+    assert expected in verdict.refusal.message, verdict.refusal.message
+
+
+@pytest.mark.parametrize("text", ["принеси мне сок", "给我拿一罐可乐", "Bring me a café au lait"])
+def test_other_alphabets_in_their_own_words_are_planned(vocabulary: ObjectVocabulary, world: World, text: str) -> None:
+    assert check(text, vocabulary, world).refusal is None

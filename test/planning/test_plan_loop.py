@@ -35,6 +35,20 @@ def test_plan_runs_to_done_and_changes_the_world(world: World) -> None:
     assert [o.at for o in env.world.objects] == ["user"]
 
 
+@pytest.mark.parametrize(
+    ("plan", "tried"),
+    [(["done"], 0), (["pick up the coke", "pick up the coke", "done"], 2)],  # the coke is out of reach
+)
+def test_done_before_any_skill_took_effect_is_not_a_success(world: World, plan: list[str], tried: int) -> None:
+    """The method's "done" is not the world's word: with every skill failed (two graphs fighting over one
+    robot made exactly this) or none tried, nothing was done, and the goal must not read SUCCEEDED."""
+    result = run_plan(ScriptedPlanner(plan), "bring me a coke", SimulatedEnvironment(world), max_steps=10)
+    assert result.reason == EndReason.NOTHING_DONE and not result.success
+    assert result.message == (
+        f"the method chose done before any skill took effect ({tried} tried, none succeeded): nothing was done"
+    )
+
+
 def test_step_budget_counts_failed_steps(world: World) -> None:
     planner = ScriptedPlanner(["pick up the coke"] * 10)  # never reachable from the close counter
     result = run_plan(planner, "pick up the coke", SimulatedEnvironment(world), max_steps=4)

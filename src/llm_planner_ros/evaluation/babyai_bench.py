@@ -132,14 +132,24 @@ def evaluate(
     """Run ``planner`` (a SayCanPayPlanner) on every episode; the summary and per-episode rows.
     ``model`` is the CountingModel the planner uses; ``on_episode`` gets the result so far after each
     episode (so a run stopped early keeps the episodes it finished)."""
+    from babyai_domain.episodes import UnreadableBlock
+    from babyai_domain.world import WorldTextError
     from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
     from llm_planner_ros.planning.plan_loop import run_plan
 
     rows = []
     for number, episode in enumerate(episodes, start=1):
-        env = BabyAIEnvironment.for_episode(episode)
         model.reset()
         started = time.perf_counter()
+        try:
+            if isinstance(episode, UnreadableBlock):
+                raise WorldTextError(episode.reason)
+            env = BabyAIEnvironment.for_episode(episode)
+        except WorldTextError as error:
+            # One sentence this reader does not know fails its episode, not the run.
+            rows.append(_unreadable(episode, str(error)))
+            report(f"  {number}/{len(episodes)} {episode.id}: FAIL (cannot read the episode: {error})")
+            continue
         result = run_plan(planner, episode.goal, env, planner.options.max_actions + 1)
         seconds = time.perf_counter() - started
         success = result.success and env.goal_reached
@@ -167,6 +177,21 @@ def evaluate(
     return summarize(rows)
 
 
+def _unreadable(episode: Any, reason: str) -> dict[str, Any]:
+    """The row of an episode the world reader cannot read: failed, with the reason, nothing planned."""
+    return {
+        "id": episode.id,
+        "success": False,
+        "cost_effective": False,
+        "relative_length": 0.0,
+        "plan": [],
+        "oracle": list(getattr(episode, "plan", ())),
+        "end": f"unreadable: {reason}",
+        "llm_calls": 0,
+        "seconds": 0.0,
+    }
+
+
 def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The summary over per-episode rows, with the rows."""
     count = len(rows)
@@ -177,6 +202,7 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "relative_length": sum(r["relative_length"] for r in rows) / count,
         "llm_calls_per_episode": sum(r["llm_calls"] for r in rows) / count,
         "seconds_per_episode": sum(r["seconds"] for r in rows) / count,
+        "unreadable": sum(r["end"].startswith("unreadable: ") for r in rows),
     }
     return {"summary": summary, "episodes": list(rows)}
 
@@ -184,15 +210,22 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from babyai_domain.episodes import load_episodes
+    from babyai_domain.episodes import read_episodes
     from kitchen_domain.kitchen import load_kitchen
+    from kitchen_domain.validation import InputError
     from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import PlannerResources, load_planner_options
     from llm_planner_ros.planning.saycanpay.planner import build as build_saycanpay
 
-    episodes = list(load_episodes(args.split))[: args.limit or None]
+    try:
+        episodes = read_episodes(args.split)[: args.limit or None]
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(
+            f"--split {args.split}: cannot be read ({error}); give an episode file such as "
+            "benchmarks/babyai/test-executable.txt"
+        ) from error
     pairs = combinations(args.score, args.strategy)
     options = load_planner_options()
     section = options.setdefault(args.planner, {})

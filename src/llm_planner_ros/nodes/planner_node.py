@@ -39,6 +39,7 @@ from std_msgs.msg import Bool
 from visualization_msgs.msg import MarkerArray
 
 from kitchen_domain.kitchen import Kitchen, load_kitchen
+from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
@@ -46,6 +47,7 @@ from llm_planner_ros.llm.base import LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_model
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.planning.decision import StepRecord
+from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.instruction_check import MissingObjects, ObjectVocabulary, Verdict, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
 from llm_planner_ros.planning.registry import (
@@ -113,6 +115,12 @@ _PARAMETERS = {
         minimum=0.0,
     ),
     "state_timeout_s": Parameter(10.0, "how long to wait for a first world state", minimum=0.0),
+    "effect_wait_s": Parameter(
+        3.0,
+        "after a skill reported done, how long the next step waits for the world state (a perceived scene "
+        "lags the robot) to show the skill's effects; then it plans on from what the state shows",
+        minimum=0.0,
+    ),
     "on_busy": Parameter(
         "reject", "reject | preempt: what a goal arriving during another one does", choices=("reject", "preempt")
     ),
@@ -387,6 +395,7 @@ class PlannerNode(Node):
             self._float("executor_timeout_s"),
             self._float("state_timeout_s"),
             self._float("server_lost_s"),
+            self._float("effect_wait_s"),
         )
         try:
             env = SimulatedEnvironment(ros_env.snapshot()) if goal.plan_only else ros_env
@@ -396,7 +405,16 @@ class PlannerNode(Node):
             f"planning {instruction!r} with {planner.name} (plan_only={goal.plan_only}, max {max_steps} steps)"
         )
         # run_plan never raises: a dependency that fails ends the plan with ERROR and every executed step.
-        return verdict.annotate(run_plan(planner, instruction, env, max_steps, hooks))
+        result = run_plan(planner, instruction, env, max_steps, hooks)
+        return verdict.annotate(result, self._final_world(env) if verdict.named else None)
+
+    def _final_world(self, env: PlanningEnvironment) -> World | None:
+        """The world at the end of a plan, for the result's object report; None when there is none now
+        (the state provider lost its sources: the plan's own result says so)."""
+        try:
+            return env.snapshot()
+        except Exception:  # noqa: BLE001 (the report is an addition to a result that is already decided)
+            return None
 
     def _check_instruction(self, text: str) -> Verdict:
         """The instruction's text and the objects it names, checked before planning (planning.instruction_check)."""

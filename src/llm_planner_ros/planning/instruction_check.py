@@ -4,7 +4,9 @@ Text (``normalise``): a tab, line feed or carriage return reads as a space (a ru
 spaces around it becomes one space); any other control character (Unicode category Cc: C0, DEL, C1)
 or format character (Cf: zero-width and bidirectional marks, the byte-order mark) is refused with its
 code point and position (1 = the first character as received), since it can hide or reorder text
-the planner would act on. The text is then stripped and refused when empty or over ``max_chars``.
+the planner would act on. So is a word that mixes Latin letters with Cyrillic or Greek ones ("bаnаna"
+with a Cyrillic а): it reads as one name and is another. The text is then stripped and refused when
+empty or over ``max_chars``.
 
 Grounding (``ObjectVocabulary.named``): the exact object names an instruction uses, as whole words:
 the kitchen's labels ("coke"; "the coke can" names a coke) and their plurals ("cokes"), and names of
@@ -31,7 +33,7 @@ from pathlib import Path
 
 import yaml
 
-from kitchen_domain.config import KitchenConfig
+from kitchen_domain.config import HELD, KitchenConfig
 from kitchen_domain.paths import resolve_config
 from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
@@ -59,6 +61,16 @@ _FIRST_PERSON = frozenset({"i", "we", "my", "our"})
 _WANTS = frozenset({"want", "wants", "need", "needs", "like", "love", "wish", "crave", "fancy", "prefer", "take"})
 # Longest name in words, counting a two-word spelling of a one-word label ("red bull" for redbull).
 _LONGEST_NAME = 4
+# Scripts whose letters are drawn like Latin ones; a word mixing one of them with Latin is refused.
+_LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK"})
+# Lower-case Cyrillic and Greek letters that look like Latin ones (upper-case ones lowered first): a word
+# written only in them ("соке") reads as a Latin name and is refused when it spells one.
+_AS_LATIN = str.maketrans(
+    {
+        **dict(zip("асеһіјӏорԛѕԝхувкмнт", "acehijlopqswxybkmht", strict=True)),
+        **dict(zip("αοριυχνκεη", "aopiuxvken", strict=True)),
+    }
+)
 
 
 class InstructionError(ValueError):
@@ -75,6 +87,7 @@ def normalise(text: str, max_chars: int) -> str:
                 f"the instruction has the {kind} character {_describe(char)} at position {position}: remove it "
                 "(tabs and line breaks read as spaces; other control and format characters are refused)"
             )
+    _refuse_mixed_scripts(text)
     cleaned = _BREAK_RUN.sub(" ", text).strip()
     if not cleaned:
         raise InstructionError("the instruction is empty: say what the robot should do")
@@ -83,6 +96,24 @@ def normalise(text: str, max_chars: int) -> str:
             f"the instruction has {len(cleaned)} characters; the limit is {max_chars} (parameter max_instruction_chars)"
         )
     return cleaned
+
+
+def _refuse_mixed_scripts(text: str) -> None:
+    """InstructionError for the first word with Latin letters and Cyrillic or Greek ones."""
+    for match in _WORD.finditer(text):
+        scripts = {_script(char) for char in match[0] if char.isalpha()}
+        if "LATIN" in scripts and scripts & _LOOKALIKE_SCRIPTS:
+            offset, char = next(
+                (i, c) for i, c in enumerate(match[0]) if c.isalpha() and _script(c) in _LOOKALIKE_SCRIPTS
+            )
+            raise InstructionError(
+                f"the word {match[0]!r} mixes Latin letters with {_describe(char)} at position "
+                f"{match.start() + offset + 1}: it looks like one word and is another; type it in one alphabet"
+            )
+
+
+def _script(char: str) -> str:
+    return unicodedata.name(char, "").split(" ")[0]
 
 
 def _describe(char: str) -> str:
@@ -139,9 +170,20 @@ class ObjectVocabulary:
                         found.setdefault(self.forms[_key(segment[index : index + length])])
                     index += length
                     continue
+                self._refuse_lookalike(segment[index])
                 negated = negated or segment[index] in _NEGATIONS or segment[index].endswith("n't")
                 index += 1
         return tuple(found)
+
+    def _refuse_lookalike(self, word: str) -> None:
+        """InstructionError for a word in Cyrillic or Greek letters that spells a name in Latin ones."""
+        latin = word.translate(_AS_LATIN)
+        name = self.forms.get(_key([latin])) if latin != word and latin.isascii() else None
+        if name is not None:
+            raise InstructionError(
+                f"the word {word!r} is written in Cyrillic or Greek letters that look like {name!r}: "
+                "type the name in Latin letters"
+            )
 
 
 def load_other_objects(path: str | Path | None = None) -> tuple[str, ...]:
@@ -231,14 +273,42 @@ Confirm = Callable[[str, StepRecord], tuple[bool, str]]
 @dataclass(frozen=True)
 class Verdict:
     """What the check decided. ``refusal`` set: end the goal with it; nothing is planned. Otherwise plan
-    ``text`` (normalised), and ``annotate`` the plan's result with ``warning`` when there is one."""
+    ``text`` (normalised); ``annotate`` adds to the plan's result the ``warning`` when there is one and,
+    for the objects the instruction ``named``, where they were in the ``before`` scene and where they are
+    at the end (``object_report``)."""
 
     text: str = ""
     refusal: PlanResult | None = None
     warning: str | None = None
+    named: tuple[str, ...] = ()
+    before: World | None = None
 
-    def annotate(self, result: PlanResult) -> PlanResult:
-        return result if self.warning is None else replace(result, message=f"{result.message}; {self.warning}")
+    def annotate(self, result: PlanResult, after: World | None = None) -> PlanResult:
+        notes = [result.message] if result.message else []
+        if self.warning is not None:
+            notes.append(self.warning)
+        if self.named and self.before is not None and after is not None:
+            notes.append(object_report(self.named, self.before, after))
+        return replace(result, message="; ".join(notes))
+
+
+def object_report(named: Iterable[str], before: World, after: World) -> str:
+    """Whether each named object was found and moved, from the scenes before and after the plan:
+    "coke: far counter -> user (moved)", "apple: table (found, not moved)", "banana: not found"."""
+    parts = []
+    for name in named:
+        was, now = _places_of(name, before), _places_of(name, after)
+        if not was and not now:
+            parts.append(f"{name}: not found")
+        elif was == now:
+            parts.append(f"{name}: {', '.join(was)} (found, not moved)")
+        else:
+            parts.append(f"{name}: {', '.join(was) or 'not seen'} -> {', '.join(now) or 'not seen'} (moved)")
+    return "; ".join(parts)
+
+
+def _places_of(label: str, world: World) -> list[str]:
+    return sorted("the gripper" if obj.at == HELD else obj.at for obj in world.objects if obj.label == label)
 
 
 def question_step(question: str) -> StepRecord:
@@ -269,10 +339,15 @@ def check_instruction(
                 EndReason.ERROR, f"parameter missing_objects is {missing_objects!r}; set it to one of {choices}"
             )
         )
-    named = vocabulary.named(cleaned)
+    try:
+        named = vocabulary.named(cleaned)
+    except InstructionError as error:
+        return Verdict(refusal=PlanResult(EndReason.ERROR, str(error)))
     if not named:
         return Verdict(cleaned)
     world = scene()
+    if world is not None:
+        world = world.copy()  # the scene before the plan, kept for the result's object report
     if world is None:
         return Verdict(
             refusal=PlanResult(
@@ -283,14 +358,14 @@ def check_instruction(
     present = sorted({obj.label for obj in world.objects})
     missing = tuple(name for name in named if name not in present)
     if not missing:
-        return Verdict(cleaned)
+        return Verdict(cleaned, named=named, before=world)
     absent = Absent(missing, tuple(present))
     if policy is MissingObjects.WARN:
-        return Verdict(cleaned, warning=f"planned anyway, {absent}")
+        return Verdict(cleaned, warning=f"planned anyway, {absent}", named=named, before=world)
     if policy is MissingObjects.CONFIRM:
         approved, reason = confirm(cleaned, question_step(f"{absent}: go ahead with a substitute?"))
         if approved:
-            return Verdict(cleaned, warning=f"a substitute was approved, {absent}")
+            return Verdict(cleaned, warning=f"a substitute was approved, {absent}", named=named, before=world)
         return Verdict(refusal=PlanResult(EndReason.REFUSED, f"{absent}; a substitute was not approved: {reason}"))
     return Verdict(
         refusal=PlanResult(

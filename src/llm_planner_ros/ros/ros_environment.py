@@ -23,7 +23,7 @@ from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from kitchen_domain.outcome import ReadBack, read_back
+from kitchen_domain.outcome import ReadBack, read_back, shows_effects
 from kitchen_domain.skill import Skill
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
@@ -69,6 +69,9 @@ class RosEnvironment:
     canceled and ``execute`` returns a failed outcome carrying that reason. ``server_wait_s`` is how
     long a server may take to appear, ``server_lost_s`` how long one that left the graph may take to
     answer or come back, and how long the read-back waits for the world to show a skill done.
+    ``effect_wait_s``: how long a skill the executor reported done waits for the state to show it. A
+    perceived scene lags the robot (the object put down is seen only in a later camera frame); the next
+    decision, and the final state a goal reports, must not be made on the scene from before the skill.
     """
 
     def __init__(
@@ -81,6 +84,7 @@ class RosEnvironment:
         executor_timeout_s: float,
         server_wait_s: float,
         server_lost_s: float,
+        effect_wait_s: float,
     ) -> None:
         self._node = node
         self._state = state
@@ -91,6 +95,7 @@ class RosEnvironment:
         self._executor_timeout_s = executor_timeout_s
         self._server_wait_s = server_wait_s
         self._server_lost_s = server_lost_s
+        self._effect_wait_s = effect_wait_s
 
     # ----- state ---------------------------------------------------------------------------------------
     def snapshot(self) -> World:
@@ -203,6 +208,7 @@ class RosEnvironment:
             self._cancel(handle, name)
             return SkillOutcome(False, reason)
         if response.status == GoalStatus.STATUS_SUCCEEDED and response.result.success:
+            self._await_effects(before, skill)
             return SkillOutcome(True, response.result.message)
         return SkillOutcome(False, response.result.message or f"executor ended with status {response.status}")
 
@@ -235,6 +241,22 @@ class RosEnvironment:
             False,
             f"{why}; no new world state from {self._state.describe()} within "
             f"{self._server_lost_s:.1f} s, so whether {skill.text!r} took effect is unknown",
+        )
+
+    def _await_effects(self, before: World, skill: Skill) -> None:
+        """Wait up to ``effect_wait_s`` for a world state that shows ``skill``'s effects; on time-out log
+        what is missing and go on (perception may never report it: a mislabelled object)."""
+        deadline = time.monotonic() + self._effect_wait_s
+        while True:
+            world = self._state.current()
+            if world is not None and shows_effects(before, world, skill):
+                return
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(_STATE_POLL_S)
+        self._node.get_logger().warning(
+            f"{skill.text!r} reported done, but {self._state.describe()} does not show it after "
+            f"{self._effect_wait_s:.1f} s; planning on from what it shows"
         )
 
     def _cancel(self, handle, name: str) -> None:  # noqa: ANN001 (rclpy ClientGoalHandle)
