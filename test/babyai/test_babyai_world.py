@@ -112,3 +112,22 @@ def test_malformed_text_is_refused_with_the_part_quoted() -> None:
         BabyAIWorld.from_text("fetch the ball", "Room 1 has agent.")
     with pytest.raises(EpisodeFormatError, match="step 2 out of order"):
         parse_episode("[Seed] 1\n[Goal] pick up the ball.\n[Initial State] Room 1 has agent.\n[Step 2] done picking up")
+
+
+def test_a_door_colour_named_in_the_initial_state_is_known_from_the_start_and_kept_in_the_text() -> None:
+    """The held-out generalisation split names a locked door's colour; the training splits never do."""
+    [episode, *_] = load_episodes(DATA / "named-doors.txt")
+    world = world_for_episode(episode)
+    assert [(door.colour, door.named) for door in world.doors] == [("yellow", True)]
+    assert "The yellow door connecting Room 1 and Room 2 is locked." in world.describe()
+    assert world.check("toggle blue door") is not None
+    for action in episode.plan:
+        assert world.apply(action).success, action
+    assert world.succeeded
+
+
+def test_a_colour_learned_from_the_oracle_plan_is_never_shown() -> None:
+    episode = EPISODES["test-executable"][0]
+    world = world_for_episode(episode)
+    assert any(door.colour for door in world.doors) and not any(door.named for door in world.doors)
+    assert "The door connecting Room 1 and Room 2 is locked." in world.describe()
