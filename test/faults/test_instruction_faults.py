@@ -110,7 +110,7 @@ def test_warn_plans_and_says_which_named_object_was_absent(graph: RosGraph, reco
     response = execute(graph, BANANA)
     assert response.status == GoalStatus.STATUS_SUCCEEDED, (response.result.message, skills(response))
     assert ("put down the apple", PlanStep.STATUS_SUCCEEDED) in skills(response)
-    assert response.result.message.endswith(f"; planned anyway, not in the scene: banana {SEEN}")
+    assert response.result.message.endswith(f"; planned anyway, not in the scene: banana {SEEN}; banana: not found")
 
 
 def test_confirm_asks_for_a_substitute_and_a_refusal_ends_the_goal(graph: RosGraph, recording: Path) -> None:
@@ -139,7 +139,9 @@ def test_confirm_asks_for_a_substitute_and_a_refusal_ends_the_goal(graph: RosGra
         f"refused: not in the scene: banana {SEEN}; a substitute was not approved: bring nothing else"
     )
     assert approved.status == GoalStatus.STATUS_SUCCEEDED, (approved.result.message, skills(approved))
-    assert approved.result.message.endswith(f"; a substitute was approved, not in the scene: banana {SEEN}")
+    assert approved.result.message.endswith(
+        f"; a substitute was approved, not in the scene: banana {SEEN}; banana: not found"
+    )
 
 
 def test_a_control_character_is_refused_with_its_position_and_a_line_break_reads_as_a_space(
@@ -172,5 +174,5 @@ def test_progprompt_halts_a_loop_of_asserts_at_the_nodes_check_budget(
     assert response.result.message == (
         "no_candidate: the program stopped: line 4: more than 10 checks without a "
         "skill call (option max_checks_per_step of config/planners.yaml's progprompt "
-        "section)"
+        "section); apple: table (found, not moved)"
     )

@@ -25,14 +25,15 @@ class OutputPathError(InputError):
 
 def check_output_paths(args: argparse.Namespace) -> None:
     """Every output option ``args`` has (``OUTPUT_FILE_OPTIONS``, ``OUTPUT_FOLDER_OPTIONS``) can be written."""
+    # Only paths: a command may use one of these names for a flag of another kind (soak's --record).
     for name in OUTPUT_FILE_OPTIONS:
         path = getattr(args, name, None)
-        if path is not None:
-            check_output_file(Path(path), _flag(name))
+        if isinstance(path, Path):
+            check_output_file(path, _flag(name))
     for name in OUTPUT_FOLDER_OPTIONS:
         path = getattr(args, name, None)
-        if path is not None:
-            check_output_folder(Path(path), _flag(name))
+        if isinstance(path, Path):
+            check_output_folder(path, _flag(name))
 
 
 def check_output_file(path: Path, option: str) -> None:

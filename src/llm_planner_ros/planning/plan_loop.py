@@ -32,8 +32,8 @@ _log = logging.getLogger(__name__)
 class EndReason(StrEnum):
     """Why a plan ended. Only DONE is a success."""
 
-    DONE = "done"  # the method chose the terminate skill after at least one skill took effect
-    NOTHING_DONE = "nothing_done"  # the method chose the terminate skill before any skill took effect
+    DONE = "done"  # the method chose the terminate skill after a skill took effect (or only skipped ones)
+    NOTHING_DONE = "nothing_done"  # terminate chosen first, or after skills that all failed: nothing done
     MAX_STEPS = "max_steps"  # the step budget ran out first
     NO_CANDIDATE = "no_candidate"  # the method had nothing to propose
     NOT_ALLOWED = "not_allowed"  # the method proposed a skill outside the allow-list; nothing was dispatched
@@ -157,14 +157,16 @@ def run_plan(
                 _finish(record, StepStatus.SUCCEEDED, "plan complete", hooks)
                 planner.observe(record)
                 executed = sum(step.succeeded for step in steps) - 1
-                if executed == 0:
-                    # Success is the world's word, not the method's: a "done" with nothing behind it (every
-                    # skill failed, or none was tried) must not read as an instruction carried out.
-                    tried = len(steps) - 1
+                tried = [step for step in steps[:-1] if step.status != StepStatus.SKIPPED]
+                if executed == 0 and (tried or len(steps) == 1):
+                    # Success is the world's word, not the method's: a "done" after skills that all failed
+                    # (two graphs fighting over one robot did this) or before any was proposed must not
+                    # read as an instruction carried out. Skipped steps alone (a method that found each
+                    # proposed skill infeasible now, such as finding what is already in view) are a done.
                     return result(
                         EndReason.NOTHING_DONE,
-                        f"the method chose done before any skill took effect ({tried} tried, none succeeded): "
-                        "nothing was done",
+                        f"the method chose done before any skill took effect ({len(tried)} tried, none "
+                        "succeeded): nothing was done",
                     )
                 replanned = f", {len(replans)} re-plan(s) on scene changes" if replans else ""
                 return result(EndReason.DONE, f"done after {executed} executed skill(s){replanned}")
