@@ -394,13 +394,10 @@ def test_a_killed_client_frees_the_planner_for_the_next_goal(graph: RosGraph, re
     assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
 
 
-# Failed once in each of two full-suite runs on a loaded machine, passing when run alone. A cause was
-# found and fixed since: a SIGINT that came before the goal's acceptance reached the CLI's main thread
-# ended the CLI without canceling (the test below). The rerun stays until full-suite runs have shown that
-# this was the only cause; a real regression fails twice. (Both interrupt tests also failed whenever the
-# suite ran as a script's background job, which passes SIGINT on ignored: the CLI now takes it back, and
-# the `ignored` case starts the CLI that way whatever the suite's own start.)
-@pytest.mark.flaky(reruns=1)
+# Both interrupt cases failed whenever the suite ran as a script's background job, which passes SIGINT on
+# ignored: the CLI now takes it back, and the `ignored` case starts the CLI that way whatever the suite's
+# own start. A SIGINT that came before the goal's acceptance ended the CLI without canceling (the test
+# below).
 @pytest.mark.parametrize("sigint", ["default", "ignored"])
 def test_an_interrupted_cli_cancels_its_goal(graph: RosGraph, recording: Path, sigint: str) -> None:
     start_planner(graph, recording)

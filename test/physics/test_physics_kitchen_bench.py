@@ -70,9 +70,6 @@ def assert_fetched(result: dict, log_dir: Path) -> None:
     assert at_user and "coke" in at_user[0], entry["final"]
 
 
-# The whole physics graph in a subprocess on two shared cores: one full-suite run of several ended with
-# an empty plan under load while the test passes alone in 30 s; one rerun, a real regression fails twice.
-@pytest.mark.flaky(reruns=1)
 def test_bench_kitchen_sim_physics_scores_a_fetch_on_the_physics_state(tmp_path: Path) -> None:
     result, log_dir = run_bench(tmp_path)
     assert result["scene"] == "truth" and result["affordances"] == "analytic"
@@ -83,7 +80,6 @@ def test_bench_kitchen_sim_physics_scores_a_fetch_on_the_physics_state(tmp_path:
     assert refused.returncode != 0 and "injects no failures" in refused.stderr
 
 
-@pytest.mark.flaky(reruns=1)
 def test_perceived_scene_episode_is_judged_on_ground_truth(tmp_path: Path) -> None:
     result, log_dir = run_bench(tmp_path, "--scene", "perceived")
     assert result["scene"] == "perceived" and result["affordances"] == "analytic"
@@ -95,7 +91,6 @@ def test_perceived_scene_episode_is_judged_on_ground_truth(tmp_path: Path) -> No
     assert list(log_dir.glob("perception*")), sorted(p.name for p in log_dir.iterdir())
 
 
-@pytest.mark.flaky(reruns=1)
 def test_learned_affordances_serve_the_physics_bench(tmp_path: Path) -> None:
     result, log_dir = run_bench(tmp_path, "--affordances", "learned")
     assert result["affordances"] == "learned" and result["scene"] == "truth"

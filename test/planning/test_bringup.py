@@ -46,7 +46,9 @@ def test_launch_file_names_installed_executables_and_existing_parameter_files(
 
 
 @pytest.mark.graph
-def test_up_starts_the_sim_graph_nodes(ros_graph: RosGraph, tmp_path: Path) -> None:
+def test_up_starts_the_sim_graph_nodes_and_a_second_up_in_the_domain_is_refused(
+    ros_graph: RosGraph, tmp_path: Path
+) -> None:
     up = subprocess.Popen(
         [str(Path(sys.executable).parent / "llm-planner"), "up", "--log-dir", str(tmp_path / "logs")],
         env=ros_graph.env,
@@ -65,6 +67,19 @@ def test_up_starts_the_sim_graph_nodes(ros_graph: RosGraph, tmp_path: Path) -> N
         for spec in SIM_GRAPH:
             log = (tmp_path / "logs" / f"{spec.name}.log").read_text()
             assert "error" not in log.lower(), log
+        # A second graph in the same domain would get every skill goal too: refused before it starts a node.
+        before = domain_processes(ros_graph.domain_id)
+        second = subprocess.run(
+            [str(Path(sys.executable).parent / "llm-planner"), "up", "--log-dir", str(tmp_path / "second")],
+            env=ros_graph.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert second.returncode != 0, second.stdout + second.stderr
+        assert f"another graph already runs in ROS_DOMAIN_ID={ros_graph.domain_id}: /" in second.stderr, second.stderr
+        assert "--namespace robot2" in second.stderr and not list((tmp_path / "second").iterdir())
+        assert set(domain_processes(ros_graph.domain_id)) == set(before)
     finally:
         os.killpg(up.pid, signal.SIGINT)
         output, _ = up.communicate(timeout=60)

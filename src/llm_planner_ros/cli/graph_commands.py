@@ -299,6 +299,17 @@ class _graph:
         self._client: InstructionClient | None = None
 
     def __enter__(self) -> InstructionClient:
+        from llm_planner_ros.ros.graph_probe import running_nodes
+
+        running = running_nodes([spec.name for spec in self._specs], self._options.namespace)
+        if running:
+            # Two copies of a graph in one domain send every skill to both (docs/reliability.md).
+            domain = os.environ.get("ROS_DOMAIN_ID", "0")
+            raise SystemExit(
+                f"another graph already runs in ROS_DOMAIN_ID={domain}: {', '.join(running)}. Stop it (Ctrl-C "
+                "its llm-planner up or ros2 launch), or start this one with --namespace robot2 or another "
+                "ROS_DOMAIN_ID"
+            )
         self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
         try:
             # The user's params file is checked before any node starts.
