@@ -36,6 +36,9 @@ from skill_executors.robot_view import RobotView
 from skill_executors.sim_backend import SimBackend
 
 BACKENDS = ("sim", "nav2", "moveit")
+# How long close() waits for the running skill's goal to end (its motion canceled); below the 5 s
+# ros2 launch gives a node between SIGINT and SIGTERM.
+CLOSE_WAIT_S = 4.0
 
 PARAMETERS = {
     "backend": Parameter("sim", f"what runs the skills: {', '.join(BACKENDS)}", choices=BACKENDS),
@@ -73,6 +76,7 @@ class ExecutorNode(Node):
         self._backend = self._make_backend(p, group)
         self._active: str | None = None
         self._active_lock = threading.Lock()
+        self._idle = threading.Condition(self._active_lock)
         self._closing = threading.Event()
         self._server = ActionServer(
             self,
@@ -90,8 +94,15 @@ class ExecutorNode(Node):
 
     def close(self) -> None:
         """Before the node goes down: the running skill is interrupted as a cancel would (its Nav2, MoveIt
-        or simulator goal canceled) and its goal aborted with the reason, so no motion outlives the node."""
+        or simulator goal canceled) and its goal aborted with the reason, so no motion outlives the node.
+
+        Waits up to CLOSE_WAIT_S for that goal to end: rclpy runs an execute callback as a task its executor
+        does not count as running work, so without the wait the node could be destroyed while the skill's
+        goal was still being sent, and the motion would run on uncanceled."""
         self._closing.set()
+        with self._idle:
+            if not self._idle.wait_for(lambda: self._active is None, timeout=CLOSE_WAIT_S):
+                self.get_logger().warning(f"{self._active!r} did not end within {CLOSE_WAIT_S:g} s of the shutdown")
 
     def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
         if p["backend"] == "sim":
@@ -156,8 +167,9 @@ class ExecutorNode(Node):
             self.get_logger().info(f"executing {skill.text!r}")
             outcome = self._backend.execute(skill, report, lambda: handle.is_cancel_requested or self._closing.is_set())
         finally:
-            with self._active_lock:
+            with self._idle:
                 self._active = None
+                self._idle.notify_all()
         if outcome.status is Status.SUCCEEDED:
             handle.succeed()
         elif outcome.status is Status.CANCELED and handle.is_cancel_requested:

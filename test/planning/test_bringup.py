@@ -60,10 +60,11 @@ def test_up_starts_the_sim_graph_nodes_and_a_second_up_in_the_domain_is_refused(
     try:
         expected = {spec.name for spec in SIM_GRAPH}
         wait_until(
-            lambda: expected <= set(ros_graph.node.get_node_names()),
+            lambda: expected <= set(ros_graph.node.get_node_names()) or up.poll() is not None,
             timeout=300,
             what=f"nodes {sorted(expected)} on the graph",
         )
+        assert up.poll() is None, f"llm-planner up ended (rc {up.returncode}): {up.communicate()[0]}"
         for spec in SIM_GRAPH:
             log = (tmp_path / "logs" / f"{spec.name}.log").read_text()
             assert "error" not in log.lower(), log

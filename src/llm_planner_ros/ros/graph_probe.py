@@ -15,9 +15,12 @@ from collections.abc import Iterable
 import rclpy
 from rclpy.context import Context
 
-# How long discovery gets to report the nodes already in the domain. The default DDS discovery announces
-# a participant at once and then every few seconds; this machine's graphs are found within 0.3 s.
-DISCOVERY_S = 1.5
+# How long discovery gets to report the nodes already in the domain. Each node of a running graph is its
+# own DDS participant, and the probe hears of each one only after the participants have announced
+# themselves and exchanged their graph records: over 25 probes of a running sim graph (with and without both
+# cores busy) the first node showed after 0.16-0.94 s, or after 2.0-2.5 s when an announcement was missed.
+# 6 s covers the slow case more than twice; a graph that is found ends the wait at once.
+DISCOVERY_S = 6.0
 
 
 def running_nodes(names: Iterable[str], namespace: str, discovery_s: float = DISCOVERY_S) -> list[str]:
@@ -33,9 +36,7 @@ def running_nodes(names: Iterable[str], namespace: str, discovery_s: float = DIS
             deadline = time.monotonic() + discovery_s
             found: set[str] = set()
             while True:
-                present = {
-                    f"{ns.rstrip('/')}/{name}" for name, ns in node.get_node_names_and_namespaces()
-                }
+                present = {f"{ns.rstrip('/')}/{name}" for name, ns in node.get_node_names_and_namespaces()}
                 found = wanted & present
                 if found or time.monotonic() >= deadline:
                     return sorted(found)

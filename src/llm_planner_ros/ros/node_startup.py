@@ -79,8 +79,9 @@ class _Spinner:
             pass
 
     def drain(self, timeout_s: float) -> bool:
-        """Wait, still spinning, until no callback runs (a goal's execute callback that close() stopped
-        needs the executor to receive its last answers); False after ``timeout_s``."""
+        """Wait, still spinning, until no callback the executor tracks runs; False after ``timeout_s``.
+        An action goal's execute callback runs as a task the executor does not track: a node waits for
+        its goals in its own close()."""
         # rclpy 7.1 (Jazzy) counts the callbacks being executed here; no public call waits on it.
         return self._executor._work_tracker.wait(timeout_s)  # noqa: SLF001
 
