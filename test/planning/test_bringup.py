@@ -141,3 +141,39 @@ def test_up_reports_a_node_that_died_and_a_sighup_takes_the_whole_graph_down(
         for pid in left:  # a failing run leaves nothing behind either
             os.kill(pid, signal.SIGKILL)
     assert not left, f"left running after up ended: {left}"
+
+
+@pytest.mark.graph
+@pytest.mark.timeout(200)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["sigint", "sigterm", "sighup"])
+def test_a_demo_stopped_while_its_graph_comes_up_leaves_nothing_running(
+    ros_graph: RosGraph, tmp_path: Path, signum: signal.Signals
+) -> None:
+    demo = subprocess.Popen(
+        [str(Path(sys.executable).parent / "llm-planner"), "demo", "--log-dir", str(tmp_path / "logs")],
+        env=ros_graph.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+    def planner_started() -> bool:
+        commands = domain_processes(ros_graph.domain_id).values()
+        return any("planner_node" in [Path(part).name for part in cmd.split()[:2]] for cmd in commands)
+
+    try:
+        # The planner's process exists seconds before its action server does: the demo is still waiting for
+        # its graph to come up (before, an interrupt there, or any SIGTERM or SIGHUP, left the nodes running).
+        wait_until(lambda: planner_started() or demo.poll() is not None, timeout=60, what="the demo's planner_node")
+        assert demo.poll() is None, demo.communicate()[0]
+        demo.send_signal(signum)
+        output, _ = demo.communicate(timeout=90)
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+        left = domain_processes(ros_graph.domain_id)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"left running after the demo ended: {left}"
+    assert demo.returncode == 130 and "interrupted" in output, output

@@ -316,6 +316,16 @@ class _graph:
             self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
         except GraphOptionError as error:
             raise SystemExit(str(error)) from error
+        try:
+            return self._connect()
+        except BaseException:
+            # A with-statement runs __exit__ only once __enter__ returned: an interrupt (or any error) while
+            # the graph comes up must stop the nodes here, or they stay behind under PID 1.
+            self.__exit__(None, None, None)
+            raise
+
+    def _connect(self) -> InstructionClient:
+        """The client of the started graph once its planner and language model are ready."""
         kitchen = load_kitchen()
         self._client = InstructionClient(
             kitchen, self._console, self._options.namespace, match_stamps=not self._perceived
@@ -325,7 +335,6 @@ class _graph:
             while not self._client.wait_ready(1.0):
                 dead = [p for p in self._processes if p.returncode is not None]
                 if dead or time.monotonic() > deadline:
-                    self.__exit__(None, None, None)
                     culprit = dead[0].log_path if dead else self._log_dir
                     raise SystemExit(f"the graph did not come up; see {culprit}")
         if self._perceived:
@@ -335,7 +344,6 @@ class _graph:
             while not self._client.wait_llm_ready(1.0):
                 dead = [p for p in self._processes if p.returncode is not None]
                 if dead or time.monotonic() > deadline:
-                    self.__exit__(None, None, None)
                     culprit = dead[0].log_path if dead else self._log_dir
                     raise SystemExit(f"the language model did not become ready; see {culprit}")
         return self._client
@@ -353,7 +361,6 @@ class _graph:
             try:
                 missed = survey.run(world, reload)
             except SurveyError as error:
-                self.__exit__(None, None, None)
                 raise SystemExit(f"the look around failed: {error}; node logs in {self._log_dir}") from error
         unseen = f"; not seen: {', '.join(missed)}" if missed else ""
         self._console.print(f"looked around in {time.monotonic() - started:.0f} s, simulator reset{unseen}")

@@ -41,11 +41,22 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
     module.add_arguments(parser)
 
 
+# A kill (SIGTERM) or a closed terminal (SIGHUP) ends a command as Ctrl-C does: the graph a demo started
+# is stopped and a goal in flight canceled, instead of Python dying on the spot. `up` sets its own.
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         # A background job of a non-interactive shell (`llm-planner run ... &` in a script, a CI step) starts
         # with SIGINT ignored; an interrupt is how a goal in flight gets canceled, so take it back.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in TERMINATING_SIGNALS:
+        signal.signal(signum, _interrupt)
     args = build_parser().parse_args(argv)
     use_project_profiles()  # before any command creates a ROS participant
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
