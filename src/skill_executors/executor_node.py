@@ -15,6 +15,7 @@ gripper for pick, put down and the drawer skills); docs/robot.md describes the r
 from __future__ import annotations
 
 import threading
+import time
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
@@ -28,7 +29,7 @@ from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
-from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, executor_action, full_name
+from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, EXECUTOR_CLOSING, executor_action, full_name
 from robot_motion.place_map import PlaceMapError, load_place_map
 from skill_executors.backend import SkillBackend, Status
 from skill_executors.robot_parameters import ROBOT_PARAMETERS
@@ -39,6 +40,9 @@ BACKENDS = ("sim", "nav2", "moveit")
 # How long close() waits for the running skill's goal to end (its motion canceled); below the 5 s
 # ros2 launch gives a node between SIGINT and SIGTERM.
 CLOSE_WAIT_S = 4.0
+# rclpy sends a goal's result after its execute callback returned, on an executor thread: close() leaves
+# it this long (the spinner still spins) before the node is destroyed.
+RESULT_SEND_S = 0.3
 
 PARAMETERS = {
     "backend": Parameter("sim", f"what runs the skills: {', '.join(BACKENDS)}", choices=BACKENDS),
@@ -103,6 +107,8 @@ class ExecutorNode(Node):
         with self._idle:
             if not self._idle.wait_for(lambda: self._active is None, timeout=CLOSE_WAIT_S):
                 self.get_logger().warning(f"{self._active!r} did not end within {CLOSE_WAIT_S:g} s of the shutdown")
+                return
+        time.sleep(RESULT_SEND_S)
 
     def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
         if p["backend"] == "sim":
@@ -147,7 +153,9 @@ class ExecutorNode(Node):
     def _on_goal(self, goal: ExecuteSkill.Goal) -> GoalResponse:
         skill, reason = self.resolve(skill_from_msg(goal.skill))
         with self._active_lock:
-            if skill is not None and self._active is not None:
+            if skill is not None and self._closing.is_set():
+                reason = f"{EXECUTOR_CLOSING}{self.get_name()} takes no new goal"
+            elif skill is not None and self._active is not None:
                 reason = f"busy running {self._active!r}; cancel it or wait"
             elif skill is not None:
                 self._active = skill.text
@@ -166,18 +174,22 @@ class ExecutorNode(Node):
         try:
             self.get_logger().info(f"executing {skill.text!r}")
             outcome = self._backend.execute(skill, report, lambda: handle.is_cancel_requested or self._closing.is_set())
+            message = outcome.message
+            if outcome.status is Status.SUCCEEDED:
+                handle.succeed()
+            elif outcome.status is Status.CANCELED and handle.is_cancel_requested:
+                handle.canceled()
+            else:
+                if self._closing.is_set():
+                    message = f"{EXECUTOR_CLOSING}{message}"
+                handle.abort()
+            self.get_logger().info(f"{skill.text!r} {outcome.status.value}: {message}")
+            return ExecuteSkill.Result(success=outcome.success, message=message)
         finally:
+            # Only now is the goal's end set: close() may let the node go once it sees no skill running.
             with self._idle:
                 self._active = None
                 self._idle.notify_all()
-        if outcome.status is Status.SUCCEEDED:
-            handle.succeed()
-        elif outcome.status is Status.CANCELED and handle.is_cancel_requested:
-            handle.canceled()
-        else:
-            handle.abort()
-        self.get_logger().info(f"{skill.text!r} {outcome.status.value}: {outcome.message}")
-        return ExecuteSkill.Result(success=outcome.success, message=outcome.message)
 
 
 def manipulator_main(args: list[str] | None = None) -> None:

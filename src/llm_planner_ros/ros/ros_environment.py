@@ -33,7 +33,7 @@ from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import Liveness, ServerLost, WaitTimeout, wait_for
 from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.state_provider import StateProvider
-from llm_planner_ros.ros.topics import affordance_action, executor_action, full_name
+from llm_planner_ros.ros.topics import EXECUTOR_CLOSING, affordance_action, executor_action, full_name
 
 _START = "(llm-planner up, or ros2 launch llm_planner_ros sim.launch.py)"
 # How often the read-back looks for a world state newer than the executor's loss.
@@ -210,6 +210,16 @@ class RosEnvironment:
         if response.status == GoalStatus.STATUS_SUCCEEDED and response.result.success:
             self._await_effects(before, skill)
             return SkillOutcome(True, response.result.message)
+        if response.result.message.startswith(EXECUTOR_CLOSING):
+            # The executor stopped the skill on its way down: the world says what the skill did.
+            outcome = self._read_back(before, skill, f"{name} is shutting down")
+            reason = response.result.message.removeprefix(EXECUTOR_CLOSING)
+            raise PlanAborted(
+                EndReason.ERROR,
+                f"{name} is shutting down ({reason}): restart {skill.executor}_executor {_START}; no "
+                f"{skill.executor} skill can run until then",
+                outcome,
+            )
         return SkillOutcome(False, response.result.message or f"executor ended with status {response.status}")
 
     def _executor_lost(self, before: World, skill: Skill, lost: ServerLost) -> PlanAborted:
