@@ -49,14 +49,7 @@ def test_launch_file_names_installed_executables_and_existing_parameter_files(
 def test_up_starts_the_sim_graph_nodes_and_a_second_up_in_the_domain_is_refused(
     ros_graph: RosGraph, tmp_path: Path
 ) -> None:
-    up = subprocess.Popen(
-        [str(Path(sys.executable).parent / "llm-planner"), "up", "--log-dir", str(tmp_path / "logs")],
-        env=ros_graph.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    up = llm_planner(ros_graph, "up", "--log-dir", str(tmp_path / "logs"))
     try:
         expected = {spec.name for spec in SIM_GRAPH}
         wait_until(
@@ -86,6 +79,18 @@ def test_up_starts_the_sim_graph_nodes_and_a_second_up_in_the_domain_is_refused(
         output, _ = up.communicate(timeout=60)
     assert up.returncode == 0, output
     assert "graph up" in output
+
+
+def llm_planner(ros_graph: RosGraph, *args: str) -> subprocess.Popen[str]:
+    """``llm-planner ARGS`` in the graph's ROS domain and a session of its own, its output piped."""
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "llm-planner"), *args],
+        env=ros_graph.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def domain_processes(domain_id: int) -> dict[int, str]:
@@ -149,14 +154,7 @@ def test_up_reports_a_node_that_died_and_a_sighup_takes_the_whole_graph_down(
 def test_a_demo_stopped_while_its_graph_comes_up_leaves_nothing_running(
     ros_graph: RosGraph, tmp_path: Path, signum: signal.Signals
 ) -> None:
-    demo = subprocess.Popen(
-        [str(Path(sys.executable).parent / "llm-planner"), "demo", "--log-dir", str(tmp_path / "logs")],
-        env=ros_graph.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    demo = llm_planner(ros_graph, "demo", "--log-dir", str(tmp_path / "logs"))
 
     def planner_started() -> bool:
         commands = domain_processes(ros_graph.domain_id).values()
