@@ -25,6 +25,7 @@ from std_msgs.msg import Bool
 from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_ros.cli.interrupts import interrupts_deferred
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
@@ -117,12 +118,17 @@ class InstructionClient:
                     printed.add(record.index)
                     live.console.print(step_table(record))
 
-            sent = self._client.send_goal_async(goal, feedback_callback=on_feedback)
+            sent: Future | None = None
             try:
+                # An interrupt inside the send would leave a goal the planner may run and no future to cancel
+                # it with: it is raised once the send returned.
+                with interrupts_deferred():
+                    sent = self._client.send_goal_async(goal, feedback_callback=on_feedback)
                 handle = wait_for(sent, 30.0, self.action)
             except KeyboardInterrupt:
                 # Ctrl-C before the acceptance came back: the planner may already run the goal.
-                self._cancel_once_accepted(sent)
+                if sent is not None:
+                    self._cancel_once_accepted(sent)
                 raise
             if not handle.accepted:
                 return InstructionOutcome(GoalStatus.STATUS_ABORTED, False, "the planner rejected the goal")

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import signal
 import sys
 from collections.abc import Sequence
 
 from kitchen_domain.validation import InputError
 from llm_planner_ros.cli import graph_commands
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
+from llm_planner_ros.cli.interrupts import interrupt_on_every_stop_signal
 from llm_planner_ros.cli.output_paths import check_output_paths
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.ros.dds_profile import use_project_profiles
@@ -41,22 +41,8 @@ def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> 
     module.add_arguments(parser)
 
 
-# A kill (SIGTERM) or a closed terminal (SIGHUP) ends a command as Ctrl-C does: the graph a demo started
-# is stopped and a goal in flight canceled, instead of Python dying on the spot. `up` sets its own.
-TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-def _interrupt(_signum: int, _frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        # A background job of a non-interactive shell (`llm-planner run ... &` in a script, a CI step) starts
-        # with SIGINT ignored; an interrupt is how a goal in flight gets canceled, so take it back.
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    for signum in TERMINATING_SIGNALS:
-        signal.signal(signum, _interrupt)
+    interrupt_on_every_stop_signal()
     args = build_parser().parse_args(argv)
     use_project_profiles()  # before any command creates a ROS participant
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
