@@ -8,9 +8,12 @@ which the ``ros_graph`` fixture prints when a test fails.
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
+import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,18 +33,51 @@ from llm_planner_ros.ros.background_spin import BackgroundSpin
 # Fast DDS discovery on loopback took up to 2.4 s here; leave a wide margin, never sleep blindly.
 DEFAULT_WAIT_S = 20.0
 
-# Domain ids 0..232 are valid for Fast DDS with the default port mapping; keep 0 for people.
+# Domain ids 0..232 are valid for Fast DDS with the default port mapping; keep 0 for people. Ids are
+# leased in pairs because the benchmark runner's graphs take the leased id and the one after it.
 _DOMAIN_BASE = 1
-_DOMAIN_SPAN = 100
-_counter = itertools.count()
+_DOMAIN_PAIRS = 115
+# A test holds at most two graphs at once; a few more leases keep a just-closed domain (whose killed
+# participants Fast DDS still lists until their lease runs out) away from the next test of this process.
+_HELD_LEASES = 4
+_LEASE_DIR = Path(tempfile.gettempdir()) / "llm_planner_ros-test-domains"
+_held: deque[int] = deque()
+
+
+def _cursor_start() -> int:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    worker_index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    return os.getpid() * 13 + worker_index * 37
+
+
+_cursor = itertools.count(_cursor_start())
 
 
 def allocate_domain_id() -> int:
-    """A ROS_DOMAIN_ID unique to this process's tests and distinct per pytest-xdist worker."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    worker_index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
-    # The pid keeps concurrent pytest runs on one machine (two developers, CI beside a session) apart.
-    return _DOMAIN_BASE + (os.getpid() * 13 + worker_index * 37 + next(_counter)) % _DOMAIN_SPAN
+    """A ROS_DOMAIN_ID (and the id after it) that no other process on this machine is testing in.
+
+    The pair is leased with an exclusive ``flock`` on a file under the temp directory, so concurrent
+    pytest runs (two developers, CI beside a session, pytest-xdist workers) never share a domain; the
+    kernel drops the lock when the process ends, however it ends, so no lease outlives its holder.
+    A process keeps its last few leases and walks the whole range before it comes back to one.
+    """
+    _LEASE_DIR.mkdir(exist_ok=True)
+    for _ in range(_DOMAIN_PAIRS):
+        domain_id = _DOMAIN_BASE + 2 * (next(_cursor) % _DOMAIN_PAIRS)
+        fd = os.open(_LEASE_DIR / f"{domain_id}.lock", os.O_CREAT | os.O_RDWR, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        _held.append(fd)
+        while len(_held) > _HELD_LEASES:
+            os.close(_held.popleft())
+        return domain_id
+    raise RuntimeError(
+        f"every test ROS domain is leased by another process (lock files in {_LEASE_DIR}): "
+        "wait for the other test runs to end, or stop stray pytest processes"
+    )
 
 
 class RosGraph:

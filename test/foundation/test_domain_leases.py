@@ -1,0 +1,40 @@
+"""Concurrent test runs on one machine never share a ROS domain (``ros_harness.allocate_domain_id``).
+
+Two pytest runs side by side (CI beside a developer) used to pick ids from their pids, and two graphs
+in one domain answer each other's goals; a lease held by another process must never be handed out,
+and must come free when that process ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import ros_harness
+
+HOLDER = "import ros_harness, sys; print(ros_harness.allocate_domain_id(), flush=True); sys.stdin.read()"
+
+
+def _walk_whole_range() -> set[int]:
+    return {ros_harness.allocate_domain_id() for _ in range(ros_harness._DOMAIN_PAIRS)}
+
+
+def test_a_domain_another_process_holds_is_never_handed_out_and_frees_when_it_ends() -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER],
+        cwd=Path(ros_harness.__file__).parent,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        held = int(holder.stdout.readline())
+        seen = _walk_whole_range()
+        assert held not in seen
+        assert all(domain_id % 2 == 1 and 1 <= domain_id <= 229 for domain_id in seen)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert held in _walk_whole_range()
