@@ -17,7 +17,7 @@ from kitchen_domain.conditions import CONDITION_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Where the patterns are searched: the shipped code, configuration and prose (docs/results/ is data).
+# Where the patterns are searched: the shipped code, configuration and prose (not out/, where runs write).
 SEARCHED = ("src", "config", "launch", "msg", "package", "robot_interfaces", "scripts", "benchmarks/kitchen", ".ci")
 SEARCHED_FILES = ("README.md", "Makefile", "pyproject.toml")
 SUFFIXES = {".py", ".yaml", ".yml", ".md", ".msg", ".srv", ".action", ".txt", ".xml", ".cfg", ".toml"}

@@ -1,7 +1,7 @@
 """``llm-planner bench babyai-minigrid``: BabyAI pickup plans run in minigrid itself, against the text world.
 
     llm-planner bench babyai-minigrid [--split benchmarks/babyai/test-executable.txt ...] [--limit N] \\
-        [--plans docs/results/babyai/test-executable.json ...] [--json PATH]
+        [--plans out/babyai/test-executable.json ...] [--json PATH]
 
 Each episode is rebuilt in its minigrid level with its seed (``babyai_domain.minigrid_replay``); the
 bench reports per split how many layouts match the episode text, how many oracle plans succeed when

@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rollouts", nargs="+", default=list(DEFAULT_ROLLOUTS), help="collector files (.jsonl or .jsonl.gz)"
     )
     parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="weight file")
-    parser.add_argument("--plot", type=Path, default=Path("docs/results/value_functions_reliability.png"))
+    parser.add_argument("--plot", type=Path, default=Path("out/value_functions_reliability.png"))
     parser.add_argument("--batch", type=int, default=50, help="skills per timed batch")
     parser.add_argument("--repeats", type=int, default=300, help="timed batches")
     parser.add_argument("--seed", type=int, default=0)
