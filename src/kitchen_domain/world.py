@@ -10,14 +10,33 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from kitchen_domain.config import HELD, Position
+from kitchen_domain.config import HELD, KitchenConfig, Position
 from kitchen_domain.scene import ObjectInstance, Scene, scene_from_initial
 from kitchen_domain.skill import Skill, SkillRule
 
-if TYPE_CHECKING:
-    from kitchen_domain.kitchen import Kitchen
+
+class SkillRules(Protocol):
+    """The skill library as a world reads it (``skill_library.SkillLibrary``)."""
+
+    def skills(self, with_drawer: bool = False) -> tuple[Skill, ...]: ...
+
+    def find(self, text: str) -> SkillRule | None: ...
+
+
+class KitchenFacts(Protocol):
+    """What a world reads of its kitchen (``kitchen.Kitchen``): the static facts and the skill library.
+
+    A protocol rather than ``Kitchen`` itself, because the kitchen builds its worlds and its skill library
+    checks rule names against this module: naming ``Kitchen`` here would close an import cycle.
+    """
+
+    @property
+    def config(self) -> KitchenConfig: ...
+
+    @property
+    def library(self) -> SkillRules: ...
 
 
 # Where a task leaves objects for good: the person ("bring it to you") and the trash can (SayCan kitchen).
@@ -50,7 +69,7 @@ class World:
     library). Places are the kitchen's locations plus, in drawer scenes, the drawer's location.
     """
 
-    def __init__(self, kitchen: Kitchen, scene: Scene, visited: Iterable[str] = ()) -> None:
+    def __init__(self, kitchen: KitchenFacts, scene: Scene, visited: Iterable[str] = ()) -> None:
         self.kitchen = kitchen
         self._robot_at = scene.robot_at
         # How an object lies is physical (kitchen_domain.scene): the symbolic state has only where it is.
@@ -63,7 +82,7 @@ class World:
             self._visit(place)
 
     @classmethod
-    def from_initial(cls, kitchen: Kitchen, initial: Mapping[str, Any], source: str = "initial block") -> World:
+    def from_initial(cls, kitchen: KitchenFacts, initial: Mapping[str, Any], source: str = "initial block") -> World:
         """A world from an episode ``initial`` block (validated; SceneError lists the problems)."""
         return cls(kitchen, scene_from_initial(initial, kitchen.config, source))
 

@@ -1,12 +1,16 @@
-"""The package layers of docs/architecture.md: no module imports from a layer above its own.
+"""The package layers of docs/architecture.md: no module imports from a layer above its own, and no
+module depends on itself through others.
 
-Every import statement of every module under src/ counts, the ones inside functions included (lazy
-imports are still dependencies). A module may import from its own folder and from lower layers only.
+Every import statement of every module under src/ counts, the ones inside functions and under
+``TYPE_CHECKING`` included (lazy and type-only imports are still dependencies). A module may import
+from its own folder and from lower layers only, and the modules' import graph has no cycle, inside a
+folder either.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -80,6 +84,90 @@ def upward_imports() -> list[str]:
                     f"({target}, layer {_RANK[target]})"
                 )
     return problems
+
+
+def _project_modules() -> dict[str, Path]:
+    return {_module_name(path): path for path in sorted(SRC.rglob("*.py"))}
+
+
+def _imported_module(name: str, modules: Mapping[str, Path]) -> str | None:
+    """The project module an import of ``name`` loads last (``a.b.C`` -> ``a.b``), None for others."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def module_imports(modules: Mapping[str, Path]) -> dict[str, set[str]]:
+    """Each project module and the project modules it imports (relative and lazy imports resolved)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        names: list[str] = []
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
+                source = ".".join(part for part in (base, node.module or "") if part)
+                names += [f"{source}.{alias.name}" for alias in node.names]
+        targets = {_imported_module(name, modules) for name in names}
+        graph[module] = {target for target in targets if target and target != module}
+    return graph
+
+
+def import_cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    lowest: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = lowest[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph.get(module, ())):
+            if target not in index:
+                visit(target)
+                lowest[module] = min(lowest[module], lowest[target])
+            elif target in stack:
+                lowest[module] = min(lowest[module], index[target])
+        if lowest[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = module_imports(_project_modules())
+    assert len(graph) > 100, "the search found too few modules: has the layout changed?"
+    lines = [
+        " <-> ".join(cycle) + "\n    " + "\n    ".join(f"{m} imports {sorted(graph[m] & set(cycle))}" for m in cycle)
+        for cycle in import_cycles(graph)
+    ]
+    assert not lines, "import cycles:\n" + "\n".join(lines)
+
+
+def test_the_cycle_search_sees_lazy_relative_and_type_only_imports(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("def f():\n    from pkg import b\n")
+    (package / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import X\n")
+    (package / "c.py").write_text("from . import a\nX = 1\n")
+    (package / "d.py").write_text("from pkg.a import f\n")
+    modules = {f"pkg.{p.stem}" if p.stem != "__init__" else "pkg": p for p in package.glob("*.py")}
+    assert import_cycles(module_imports(modules)) == [["pkg.a", "pkg.b", "pkg.c"]]
 
 
 def test_no_import_runs_upward() -> None:

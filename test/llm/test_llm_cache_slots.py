@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from tiny_llm import KITCHEN_TEXT
 
-from llm_planner_ros.llm.base import ModelLoadError
+from llm_planner_ros.llm.base import ModelLoadError, RankRequest
 from llm_planner_ros.llm.factory import load_language_model
 from llm_planner_ros.llm.hf import HFLanguageModel
-from llm_planner_ros.llm.ranking import RankRequest
 
 PREAMBLE = "".join(f"{line}\n" for line in KITCHEN_TEXT[:6])
 SKILLS = ["find a coke", "pick up the coke", "go to the table", "bring it to you", "put down the coke", "done"]

@@ -12,9 +12,9 @@ import pytest
 
 from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm import ranked_scorer
-from llm_planner_ros.llm.base import GenerationResult, InvalidRequestError, LanguageModel, ScoreResult
+from llm_planner_ros.llm.base import GenerationResult, InvalidRequestError, LanguageModel, RankRequest, ScoreResult
 from llm_planner_ros.llm.hf import HFLanguageModel
-from llm_planner_ros.llm.ranking import RankRequest, ranked_indices
+from llm_planner_ros.llm.ranking import ranked_indices
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.registry import PlannerResources, build_planner
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from llm_planner_ros.llm.base import InvalidRequestError
+from llm_planner_ros.llm.base import InvalidRequestError, RankRequest
 from llm_planner_ros.llm.hf import HFLanguageModel
-from llm_planner_ros.llm.ranking import RankRequest, ranked_indices
+from llm_planner_ros.llm.ranking import ranked_indices
 from llm_planner_ros.llm.request_batcher import RequestBatcher, ScoreJob
 
 SKILLS = ["find a coke", "pick up the coke", "go to the table", "bring it to you", "put down the coke", "done"]

@@ -84,7 +84,7 @@ def test_the_split_model_computes_the_full_models_loss_and_trains_the_top() -> N
 
 
 def encode_ids(ids: list[int], targets: list[int]):  # noqa: ANN201 (a TrainingSequence)
-    from llm_planner_ros.training.saycan_adapter import TrainingSequence
+    from llm_planner_ros.training.sequences import TrainingSequence
 
     return TrainingSequence(tuple(ids), tuple(targets))
 

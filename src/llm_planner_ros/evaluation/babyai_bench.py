@@ -31,8 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
-from llm_planner_ros.llm.ranking import RankedScores, RankRequest
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
 
 # The paper's seven columns, the headline (Beam-Action SayCanPay) first: each finished combination is
 # written to --json at once, so a run stopped early keeps the most informative ones.

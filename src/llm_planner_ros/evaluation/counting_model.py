@@ -6,8 +6,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
-from llm_planner_ros.llm.ranking import RankedScores, RankRequest
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
 
 
 @dataclass

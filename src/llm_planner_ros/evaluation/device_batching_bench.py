@@ -28,8 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.llm.ranking import RankRequest
+from llm_planner_ros.llm.base import LanguageModel, RankRequest
 
 KEEP = 5
 

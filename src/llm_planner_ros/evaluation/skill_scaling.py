@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
-from llm_planner_ros.llm.ranking import RankedScores, RankRequest, ranked_indices
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
+from llm_planner_ros.llm.ranking import ranked_indices
 
 
 def peak_rss_reset() -> None:

@@ -22,12 +22,8 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from llm_planner_ros.llm.ranking import RankedScores, RankRequest
 
 
 class LLMError(RuntimeError):
@@ -90,6 +86,54 @@ class GenerationResult:
     mean_log_probs: tuple[float, ...]
 
 
+@dataclass(frozen=True)
+class RankRequest:
+    """One ranking: ``weights[i]`` (>= 0, finite) multiplies ``p(completions[i] | prompt)``; the
+    ``keep`` best by that product must come back exact."""
+
+    prompt: str
+    completions: Sequence[str]
+    weights: Sequence[float]
+    keep: int = 1
+
+
+@dataclass(frozen=True)
+class RankedScores:
+    """The answer to a RankRequest, in the candidates' order.
+
+    ``log_probs[i]``: log p(completions[i] | prompt) in nats, or None when the candidate was not scored
+    because it cannot be among the ``keep`` best; ``token_log_probs[i]`` its per-token terms (None
+    likewise); ``computed_tokens``: tokens the model ran for this answer (0 when the backend does not
+    say), ``scored_tokens``: completion tokens whose log-prob was read.
+    """
+
+    log_probs: tuple[float | None, ...]
+    token_log_probs: tuple[tuple[float, ...] | None, ...]
+    computed_tokens: int = 0
+
+    @property
+    def scored(self) -> int:
+        return sum(value is not None for value in self.log_probs)
+
+    @property
+    def scored_tokens(self) -> int:
+        return sum(len(terms) for terms in self.token_log_probs if terms is not None)
+
+
+def check_rank_request(request: RankRequest) -> None:
+    """The score checks plus: one finite, non-negative weight per candidate and ``keep`` >= 1."""
+    check_score_request(request.prompt, request.completions)
+    if len(request.weights) != len(request.completions):
+        raise InvalidRequestError(
+            f"{len(request.weights)} weights for {len(request.completions)} completions: give one weight per completion"
+        )
+    for index, weight in enumerate(request.weights):
+        if not math.isfinite(weight) or weight < 0:
+            raise InvalidRequestError(f"weight {index} is {weight}: weights must be finite and >= 0")
+    if request.keep < 1:
+        raise InvalidRequestError(f"keep must be at least 1, got {request.keep}")
+
+
 class LanguageModel(ABC):
     """A causal language model as the planners use it: score fixed completions, sample new text.
 
@@ -116,8 +160,6 @@ class LanguageModel(ABC):
         requests in one forward override it. Raises what ``score`` raises, and InvalidRequestError for
         weights that are negative, not finite or not one per candidate.
         """
-        from llm_planner_ros.llm.ranking import RankedScores, check_rank_request
-
         answers = []
         for request in requests:
             check_rank_request(request)

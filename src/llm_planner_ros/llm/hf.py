@@ -18,13 +18,15 @@ import torch
 from llm_planner_ros.llm.base import (
     GenerationResult,
     LanguageModel,
+    RankedScores,
+    RankRequest,
     ScoreResult,
     check_generate_request,
+    check_rank_request,
     check_score_request,
 )
 from llm_planner_ros.llm.prefix_scorer import SCORE_BATCH_TOKENS, PrefixSharingScorer
 from llm_planner_ros.llm.ranked_scorer import RankedScorer
-from llm_planner_ros.llm.ranking import RankedScores, RankRequest, check_rank_request
 from llm_planner_ros.llm.sampling import SAMPLE_BATCH_TOKENS, PackedSampler
 from llm_planner_ros.llm.tree_cache import TreeKVCache
 

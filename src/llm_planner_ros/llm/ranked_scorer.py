@@ -35,15 +35,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from llm_planner_ros.llm.base import InvalidRequestError
+from llm_planner_ros.llm.base import InvalidRequestError, RankedScores, RankRequest
 from llm_planner_ros.llm.prefix_scorer import SCORE_BATCH_TOKENS
-from llm_planner_ros.llm.ranking import (
-    RankedScores,
-    RankRequest,
-    TopKeeper,
-    candidates_to_search,
-    log_weight,
-)
+from llm_planner_ros.llm.ranking import TopKeeper, candidates_to_search, log_weight
 from llm_planner_ros.llm.tokenization import shared_context, split_completions
 from llm_planner_ros.llm.tree_cache import TreeKVCache
 

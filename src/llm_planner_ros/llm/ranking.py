@@ -34,60 +34,11 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from llm_planner_ros.llm.base import InvalidRequestError, check_score_request
+from llm_planner_ros.llm.base import RankRequest
 
 # 1e-3 nats: the tolerance the test suite holds scores to across batchings (measured ~1e-5).
 PRUNE_MARGIN_NATS = 1e-3
-
-
-@dataclass(frozen=True)
-class RankRequest:
-    """One ranking: ``weights[i]`` (>= 0, finite) multiplies ``p(completions[i] | prompt)``; the
-    ``keep`` best by that product must come back exact."""
-
-    prompt: str
-    completions: Sequence[str]
-    weights: Sequence[float]
-    keep: int = 1
-
-
-@dataclass(frozen=True)
-class RankedScores:
-    """The answer to a RankRequest, in the candidates' order.
-
-    ``log_probs[i]``: log p(completions[i] | prompt) in nats, or None when the candidate was not scored
-    because it cannot be among the ``keep`` best; ``token_log_probs[i]`` its per-token terms (None
-    likewise); ``computed_tokens``: tokens the model ran for this answer (0 when the backend does not
-    say), ``scored_tokens``: completion tokens whose log-prob was read.
-    """
-
-    log_probs: tuple[float | None, ...]
-    token_log_probs: tuple[tuple[float, ...] | None, ...]
-    computed_tokens: int = 0
-
-    @property
-    def scored(self) -> int:
-        return sum(value is not None for value in self.log_probs)
-
-    @property
-    def scored_tokens(self) -> int:
-        return sum(len(terms) for terms in self.token_log_probs if terms is not None)
-
-
-def check_rank_request(request: RankRequest) -> None:
-    """The score checks plus: one finite, non-negative weight per candidate and ``keep`` >= 1."""
-    check_score_request(request.prompt, request.completions)
-    if len(request.weights) != len(request.completions):
-        raise InvalidRequestError(
-            f"{len(request.weights)} weights for {len(request.completions)} completions: give one weight per completion"
-        )
-    for index, weight in enumerate(request.weights):
-        if not math.isfinite(weight) or weight < 0:
-            raise InvalidRequestError(f"weight {index} is {weight}: weights must be finite and >= 0")
-    if request.keep < 1:
-        raise InvalidRequestError(f"keep must be at least 1, got {request.keep}")
 
 
 def candidates_to_search(request: RankRequest) -> list[int]:

@@ -23,8 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.llm.ranking import RankedScores, RankRequest
+from llm_planner_ros.llm.base import LanguageModel, RankedScores, RankRequest
 
 T = TypeVar("T")
 

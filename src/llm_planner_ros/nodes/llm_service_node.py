@@ -51,11 +51,10 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from std_msgs.msg import Bool
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
-from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMError
+from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMError, RankRequest
 from llm_planner_ros.llm.factory import LLMConfig, load_language_model
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.llm.limits import RequestLimits
-from llm_planner_ros.llm.ranking import RankRequest
 from llm_planner_ros.llm.request_batcher import RequestBatcher, ScoreJob
 from llm_planner_ros.planning.saycan.warm_up import warm_up
 from llm_planner_ros.ros.node_startup import run_node

@@ -18,8 +18,16 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
-from llm_planner_ros.llm.base import BackendUnavailableError, GenerationResult, LanguageModel, LLMError, ScoreResult
-from llm_planner_ros.llm.ranking import RankedScores, RankRequest, check_rank_request
+from llm_planner_ros.llm.base import (
+    BackendUnavailableError,
+    GenerationResult,
+    LanguageModel,
+    LLMError,
+    RankedScores,
+    RankRequest,
+    ScoreResult,
+    check_rank_request,
+)
 from llm_planner_ros.ros.futures import Liveness, WaitTimeout, wait_for
 from llm_planner_ros.ros.topics import full_name
 

@@ -21,7 +21,7 @@ from llm_planner_ros.planning.llm_planner.prompt import PLAN_STOP, STEP_DELIMITE
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.saycan_adapter import TrainingSequence, completion_sequence
+from llm_planner_ros.training.sequences import TrainingSequence, completion_sequence
 
 
 class UnrunnableStep(ValueError):

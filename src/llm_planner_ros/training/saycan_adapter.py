@@ -53,7 +53,6 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +73,11 @@ from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.zero_shot import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
 from llm_planner_ros.planning.zero_shot import load_demonstrations
+from llm_planner_ros.training.alfred_plans import alfred_sequences
+from llm_planner_ros.training.llm_planner_plans import encode_plan
+from llm_planner_ros.training.progprompt_programs import encode_program
+from llm_planner_ros.training.sequences import TrainingSequence, spans_sequence
+from llm_planner_ros.training.zero_shot_plans import encode_steps
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
 SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT = "saycan", "progprompt", "llm_planner", "zero_shot"
@@ -81,14 +85,6 @@ SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT = "saycan", "progprompt", "llm_planne
 ALFRED = "alfred_hlp"
 METHODS = (SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT, ALFRED)
 ALFRED_EXAMPLES = Path("benchmarks/alfred_hlp/llm_planner_knn_set.json")
-
-
-@dataclass(frozen=True)
-class TrainingSequence:
-    """Token ids of one dialog and the positions whose tokens are scored (skill texts)."""
-
-    ids: tuple[int, ...]
-    targets: tuple[int, ...]
 
 
 def dialog_text(
@@ -116,28 +112,6 @@ def encode(
     """Tokenize a dialog; a token is a target when its characters reach into a skill text of the target
     plan (a token that straddles the join, like " find", belongs to the skill, as in scoring)."""
     return spans_sequence(tokenizer, *dialog_text(prompt, example, shown))
-
-
-def completion_sequence(tokenizer: Any, text: str, start: int) -> TrainingSequence:
-    """Tokenize a prompt and its completion (``text[start:]``); the targets are the tokens that reach
-    into the completion."""
-    return spans_sequence(tokenizer, text, [(start, len(text))])
-
-
-def spans_sequence(tokenizer: Any, text: str, spans: Sequence[tuple[int, int]]) -> TrainingSequence:
-    """Tokenize ``text``; the targets are the tokens that reach into one of the character ``spans``."""
-    encoded = tokenizer(text, return_offsets_mapping=True)
-    return TrainingSequence(tuple(encoded["input_ids"]), tuple(target_positions(encoded["offset_mapping"], spans)))
-
-
-def target_positions(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
-    """Indices of the tokens whose characters reach into one of ``spans`` (the first token never: nothing
-    predicts it)."""
-    return [
-        index
-        for index, (start, end) in enumerate(offsets)
-        if any(end > first and start < last for first, last in spans) and index > 0
-    ]
 
 
 def neighbours(retriever: ExampleRetriever, examples: Sequence[PlanExample], count: int) -> list[list[DialogExample]]:
@@ -343,7 +317,6 @@ def _alfred_data(
     of them held out of the targets (they stay in the retrieval pool, as training examples are at
     evaluation), at most ``--examples`` of the rest trained on."""
     from llm_planner_ros.planning.llm_planner.alfred_plans import load_examples as load_alfred_examples
-    from llm_planner_ros.training.alfred_plans import alfred_sequences
 
     if args.method != [ALFRED]:
         raise SystemExit(f"--method {ALFRED} trains alone: its plans share nothing with the kitchen's")
@@ -404,9 +377,6 @@ def program_sequences(
 ) -> list[TrainingSequence]:
     """ProgPrompt: each chosen example as the planner's program prompt (with or without the example
     programs, with or without the scene comment) and the oracle plan as a program."""
-    # Imported here: progprompt_programs builds on this module's TrainingSequence.
-    from llm_planner_ros.training.progprompt_programs import encode_program
-
     kitchen = load_kitchen()
     examples = load_examples(resolve_config(None, EXAMPLES_FILE)) if show_examples else None
     return [encode_program(tokenizer, kitchen, examples, example, scene_context) for example in chosen]
@@ -418,8 +388,6 @@ def plan_sequences(
     """LLM-Planner: each chosen example as the planner's plan prompt (the introduction of its examples
     file, no examples, the scene line) and the rest of the oracle plan; a ``replan_share`` of those with
     three steps or more are cut after a random number of completed steps (a re-plan's prompt)."""
-    from llm_planner_ros.training.llm_planner_plans import encode_plan
-
     kitchen = load_kitchen()
     prompt, _ = load_plan_examples(resolve_config(None, PLAN_EXAMPLES_FILE))
     sequences = []
@@ -437,8 +405,6 @@ def step_sequences(
     """Zero-shot: each chosen example as the planner's step prompts after its nearest demonstration of the
     shipped set (with the scene line under the task for ``scene_context``), the oracle's steps as the
     targets."""
-    from llm_planner_ros.training.zero_shot_plans import encode_steps
-
     demonstrations = load_demonstrations(resolve_config(None, ZERO_SHOT_EXAMPLES_FILE))
     retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, load_embedder({}))
     return encode_steps(tokenizer, retriever, chosen, load_kitchen() if scene_context else None)

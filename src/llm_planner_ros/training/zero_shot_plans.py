@@ -22,7 +22,7 @@ from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.zero_shot import STEP_STOP, Demonstration, step_prompt
-from llm_planner_ros.training.saycan_adapter import TrainingSequence, spans_sequence
+from llm_planner_ros.training.sequences import TrainingSequence, spans_sequence
 
 
 def step_text(demonstration: Demonstration, example: PlanExample, scene: str = "") -> tuple[str, list[tuple[int, int]]]:

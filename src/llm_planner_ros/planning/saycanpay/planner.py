@@ -27,8 +27,7 @@ from kitchen_domain.kitchen import Kitchen
 from kitchen_domain.paths import repo_path
 from kitchen_domain.skill import TERMINATE, Skill
 from kitchen_domain.world import World
-from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.llm.ranking import RankRequest
+from llm_planner_ros.llm.base import LanguageModel, RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
