@@ -23,7 +23,7 @@ _NOT_SOURCE = {".git", ".venv", "build", "install", "log", "out", ".pytest_cache
 
 
 def base_env() -> dict[str, str]:
-    """This environment with the venv as the ROS underlay, as /opt/ros/jazzy/setup.bash would set it."""
+    """The current environment with the venv as the ROS underlay, as /opt/ros/jazzy/setup.bash would set it."""
     env = dict(os.environ)
     env.update(AMENT_PREFIX_PATH=str(VENV), CMAKE_PREFIX_PATH=str(VENV), PATH=f"{VENV / 'bin'}:{env['PATH']}")
     return env

@@ -11,13 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from colcon_ws import Workspace, build_workspace  # noqa: E402
-from ros_harness import RosGraph  # noqa: E402
+from colcon_ws import Workspace, build_workspace
+from ros_harness import RosGraph
 from ros_harness import ros_graph as _ros_graph
-from world_builders import MakeWorld, world_builder  # noqa: E402
+from world_builders import MakeWorld, world_builder
 
-from kitchen_domain import Kitchen, load_kitchen  # noqa: E402
-from llm_planner_ros.ros.dds_profile import use_project_profiles  # noqa: E402
+from kitchen_domain import Kitchen, load_kitchen
+from llm_planner_ros.ros.dds_profile import use_project_profiles
 
 # The test process hosts servers too (test doubles of MoveIt and Nav2): the same Fast DDS profile as the nodes.
 use_project_profiles()
@@ -51,7 +51,7 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def minilm():  # noqa: ANN201 (an Embedder; imported lazily so collection stays fast)
+def minilm():
     """The project's embedded sentence encoder (all-MiniLM-L6-v2), loaded once per session."""
     from llm_planner_ros.llm.factory import load_embedder
 
@@ -66,7 +66,7 @@ def kitchen() -> Kitchen:
 
 @pytest.fixture
 def make_world(kitchen: Kitchen) -> MakeWorld:
-    """make_world("table", holding=None, drawer=None, coke_1="far counter") -> World (test/world_builders.py)."""
+    """A world builder: ``make_world("table", holding=None, coke_1="far counter")`` (test/world_builders.py)."""
     return world_builder(kitchen)
 
 

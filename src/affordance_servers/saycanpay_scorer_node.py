@@ -95,7 +95,7 @@ class SayCanPayScorerNode(Node):
             values = self._scorer.probabilities(
                 request.goal, request.initial_state, list(request.history), list(request.actions)
             )
-        except Exception as error:  # noqa: BLE001 (a model failure answers this request, never ends the node)
+        except Exception as error:
             response.message = f"the {self._kind} model failed: {type(error).__name__}: {error}"
             self.get_logger().error(response.message)
             return response

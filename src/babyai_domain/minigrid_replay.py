@@ -33,9 +33,9 @@ from babyai_domain.world import AGENT, COLOURS, DONE, BabyAIWorld, run_plan_text
 # pygame (imported by minigrid for rendering, unused here) prints a banner on import otherwise.
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
-from minigrid.envs.babyai.core.roomgrid_level import RoomGridLevel  # noqa: E402
-from minigrid.envs.babyai.unlock import BlockedUnlockPickup, UnlockPickup, UnlockToUnlock  # noqa: E402
-from minigrid.utils.baby_ai_bot import BabyAIBot, GoNextToSubgoal  # noqa: E402
+from minigrid.envs.babyai.core.roomgrid_level import RoomGridLevel
+from minigrid.envs.babyai.unlock import BlockedUnlockPickup, UnlockPickup, UnlockToUnlock
+from minigrid.utils.baby_ai_bot import BabyAIBot, GoNextToSubgoal
 
 LEVELS: dict[str, type[RoomGridLevel]] = {
     "UnlockPickup": UnlockPickup,

@@ -73,7 +73,7 @@ class Door:
 
 @dataclass(frozen=True)
 class Goal:
-    """ "pick up the [colour] kind": satisfied by holding such an object (any colour when None)."""
+    """A goal "pick up the [colour] kind": satisfied by holding such an object (any colour when None)."""
 
     kind: str
     colour: str | None = None

@@ -49,6 +49,8 @@ class Condition(ABC):
 
 @dataclass(frozen=True)
 class All(Condition):
+    """Holds when every child condition holds (true for none)."""
+
     children: tuple[Condition, ...]
 
     def holds(self, world: World) -> bool:
@@ -66,6 +68,8 @@ class All(Condition):
 
 @dataclass(frozen=True)
 class AnyOf(Condition):
+    """Holds when at least one child condition holds."""
+
     children: tuple[Condition, ...]
 
     def holds(self, world: World) -> bool:
@@ -80,6 +84,8 @@ class AnyOf(Condition):
 
 @dataclass(frozen=True)
 class Not(Condition):
+    """Holds when its child condition does not."""
+
     child: Condition
 
     def holds(self, world: World) -> bool:
@@ -149,6 +155,8 @@ class Holding(Condition):
 
 @dataclass(frozen=True)
 class RobotAt(Condition):
+    """Holds when the robot is at ``location``."""
+
     location: str
 
     def holds(self, world: World) -> bool:

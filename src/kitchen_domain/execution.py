@@ -25,6 +25,8 @@ MANIPULATION_PHASES = {
 
 @dataclass(frozen=True)
 class Phase:
+    """One named stretch of a simulated skill (planning, navigating, grasping) and how long it takes."""
+
     name: str
     seconds: float
 

@@ -169,7 +169,7 @@ class World:
         return Scene(self._robot_at, self.objects, self._drawer_open)
 
     def to_initial(self) -> dict[str, Any]:
-        """This state as an episode ``initial`` block (visited places are not part of that format)."""
+        """The state as an episode ``initial`` block (visited places are not part of that format)."""
         return self.scene().to_initial()
 
     def summary(self) -> str:

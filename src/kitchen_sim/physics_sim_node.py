@@ -202,7 +202,7 @@ class PhysicsSimNode(Node):
                 function, future, resets = self._calls.get()
                 try:
                     future.set_result(function())
-                except Exception as error:  # noqa: BLE001 - handed to the waiting callback
+                except Exception as error:
                     future.set_exception(error)
                 if not resets:
                     continue

@@ -1,1 +1,1 @@
-"""llm_planner_ros"""
+"""LLM task planning grounded in what the robot can do: planners, nodes, benchmarks and the CLI."""

@@ -154,7 +154,7 @@ class GraphOptions:
 
 
 def normalize_namespace(namespace: str) -> str:
-    """ "" for none, else the absolute form (``robot1`` and ``/robot1/`` are ``/robot1``); GraphOptionError
+    """The namespace in absolute form, "" for none (``robot1`` and ``/robot1/`` are ``/robot1``); GraphOptionError
     when rcl would refuse it."""
     stripped = namespace.strip().strip("/")
     if not stripped:
@@ -285,7 +285,7 @@ def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:
     return target
 
 
-def launch_description(graph: str):  # noqa: ANN201 (launch is only importable on a ROS 2 install)
+def launch_description(graph: str):
     """A ``launch.LaunchDescription`` declaring ``LAUNCH_ARGUMENTS`` and starting ``GRAPHS[graph]`` with
     them (used by the files in launch/)."""
     from launch.actions import DeclareLaunchArgument, OpaqueFunction

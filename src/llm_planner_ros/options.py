@@ -21,7 +21,7 @@ UINT32_MAX = 2**32 - 1
 
 
 def step_budget(text: str) -> int:
-    """argparse type of ``--max-steps``: a whole number that fits the goal's uint32 ``max_steps`` (0: the
+    """Argparse type of ``--max-steps``: a whole number that fits the goal's uint32 ``max_steps`` (0: the
     planner's default). Anything else is an argparse error, so no goal is sent: a negative number would
     otherwise fail while the goal is built, or wrap around to billions of steps."""
     try:

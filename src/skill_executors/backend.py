@@ -14,6 +14,8 @@ ProgressCallback = Callable[[float, str], None]
 
 
 class Status(Enum):
+    """How a backend's skill ended."""
+
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     CANCELED = "canceled"

@@ -92,7 +92,7 @@ class RobotView:
         if self._tf_buffer is not None:
             try:
                 moved = self._tf_buffer.lookup_transform(self._places.frame, self._base_frame, Time())
-            except Exception as error:  # noqa: BLE001 (tf2's lookup raises several unrelated exception types)
+            except Exception as error:
                 return None, f"no transform {self._places.frame} -> {self._base_frame}: {error}"
             at = self._places.nearest(moved.transform.translation.x, moved.transform.translation.y, self._tolerance)
             if at is None:

@@ -1,4 +1,4 @@
-"""Rewrites perceived pick rollouts collected before the camera's objects were placed through the
+r"""Rewrites perceived pick rollouts collected before the camera's objects were placed through the
 robot's localization (``RolloutCollector.seen_through_localization``): until then the collector drew
 the localization error for the robot's position alone, so 3 cm of noise stood between the robot and
 every object it saw, which neither the physics graph (exact) nor a robot (whose camera is placed by the
@@ -13,7 +13,7 @@ tried once more in a new simulator (see ``relocalize``); a rollout that still do
 refused, every such rollout named and nothing written. Outcomes, messages and crops stay: the pick ran
 from the same look either way.
 
-    nice -n 5 python -m value_functions.relocalize data/value_functions/rollouts_pick_perceived_seed3.jsonl.gz \\
+    nice -n 5 python -m value_functions.relocalize data/value_functions/rollouts_pick_perceived_seed3.jsonl.gz \
         --out relocalized.jsonl.gz
 """
 

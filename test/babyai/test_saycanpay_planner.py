@@ -44,7 +44,7 @@ PROMPT = load_examples(ROOT / "benchmarks" / "babyai" / "train.txt", 3)
 class ScriptedSay(ScoringOnlyModel):
     """Gives log-probability 0 to the action ``choose(history)`` names and -5 to every other one."""
 
-    def __init__(self, choose) -> None:  # noqa: ANN001
+    def __init__(self, choose) -> None:
         super().__init__()
         self.choose = choose
 
@@ -132,7 +132,7 @@ class Renamed(Embedder):
     def name(self) -> str:
         return self._name
 
-    def embed(self, texts: Sequence[str]):  # noqa: ANN201
+    def embed(self, texts: Sequence[str]):
         return self.inner.embed(texts)
 
 

@@ -27,7 +27,7 @@ def proposals() -> list[tuple[str, float]]:
     return say([()])[0]
 
 
-def search(k: int, score: str = "say", can=None, pay=None):  # noqa: ANN001, ANN201
+def search(k: int, score: str = "say", can=None, pay=None):
     return beam_search(say, can, pay, done="done", score=score, candidates=2, beam_size=k, max_actions=5)
 
 

@@ -165,7 +165,7 @@ def planner_client(graph: RosGraph, node: Node) -> RaceFreeActionClient:
     return client
 
 
-def send(client: RaceFreeActionClient, instruction: str = INSTRUCTION, feedback: list | None = None, **goal: Any):  # noqa: ANN201
+def send(client: RaceFreeActionClient, instruction: str = INSTRUCTION, feedback: list | None = None, **goal: Any):
     callback = (lambda msg: feedback.append(msg.feedback)) if feedback is not None else None
     handle = wait_future(
         client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction, **goal), feedback_callback=callback),
@@ -176,11 +176,11 @@ def send(client: RaceFreeActionClient, instruction: str = INSTRUCTION, feedback:
     return handle
 
 
-def result_of(handle, timeout: float = 60.0):  # noqa: ANN001, ANN201
+def result_of(handle, timeout: float = 60.0):
     return wait_future(handle.get_result_async(), timeout=timeout, what="planner result")
 
 
-def run_goal(graph: RosGraph, **goal: Any):  # noqa: ANN201
+def run_goal(graph: RosGraph, **goal: Any):
     """One goal from a fresh client; its final response."""
     with client_node(graph) as node:
         return result_of(send(planner_client(graph, node), **goal))
@@ -418,7 +418,7 @@ def test_an_interrupted_cli_cancels_its_goal(graph: RosGraph, recording: Path, s
 
 def test_a_cli_interrupted_before_its_goal_was_accepted_cancels_it_once_accepted(graph: RosGraph) -> None:
     """Ctrl-C while the acceptance is on its way: the goal may already run, so the CLI waits for the
-    acceptance and cancels it. (It used to exit at once and leave the goal running until client_grace_s.)"""
+    acceptance and cancels it; it used to exit at once and leave the goal running until client_grace_s."""
     arrived, release, cancel_asked = threading.Event(), threading.Event(), threading.Event()
 
     def accept_when_released(_goal: ExecuteInstruction.Goal) -> GoalResponse:

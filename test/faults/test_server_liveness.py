@@ -28,7 +28,7 @@ class Server:
         return Liveness("/llm/score", self.ready, GRACE_S, "start llm_service_node (llm-planner up)")
 
 
-def later(seconds: float, action) -> None:  # noqa: ANN001 (any callable)
+def later(seconds: float, action) -> None:
     timer = threading.Timer(seconds, action)
     timer.daemon = True
     timer.start()

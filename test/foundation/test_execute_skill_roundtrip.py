@@ -25,7 +25,7 @@ def _start_server(graph: RosGraph, duration: float) -> None:
     )
 
 
-def _send(graph: RosGraph, client, text: str, family: str, feedback: list | None = None):  # noqa: ANN001
+def _send(graph: RosGraph, client, text: str, family: str, feedback: list | None = None):
     goal = ExecuteSkill.Goal(skill=Skill(text=text, family=family, arguments=["coke"], executor="mock"))
     callback = feedback.append if feedback is not None else None
     return wait_future(client.send_goal_async(goal, feedback_callback=callback), what="goal response")

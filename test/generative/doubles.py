@@ -18,6 +18,8 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 @dataclass
 class GenerateCall:
+    """One ``generate`` request the scripted model received."""
+
     prompt: str
     kwargs: dict[str, Any]
 

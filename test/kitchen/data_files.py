@@ -17,6 +17,8 @@ BAD_EPISODES = DATA / "bad_episodes"
 
 @dataclass(frozen=True)
 class Expectation:
+    """What a bad episode file's header says its error must name: the field, the message, the episode."""
+
     path: Path
     field: str
     message: str

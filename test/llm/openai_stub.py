@@ -99,7 +99,7 @@ class StubServer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 status, answer = stub.answer(body)
                 payload = json.dumps(answer).encode()

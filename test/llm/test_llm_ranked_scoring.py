@@ -107,13 +107,13 @@ def test_backends_without_pruning_rank_by_scoring_everything(tiny_lm: HFLanguage
     assert answer.log_probs == pytest.approx(tiny_lm.score(PROMPT, SKILLS).log_probs, abs=1e-6)
 
 
-def test_saycan_pruned_steps_choose_as_exhaustive_steps(tiny_lm: HFLanguageModel, tiny_model, tiny_tokenizer) -> None:  # noqa: ANN001
+def test_saycan_pruned_steps_choose_as_exhaustive_steps(tiny_lm: HFLanguageModel, tiny_model, tiny_tokenizer) -> None:
     kitchen = load_kitchen()
     exhaustive_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny-llama", context_window=4096)
     pruned_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny-llama", context_window=4096)
     options = {"saycan": {"prompt_file": "saycan_grounded_prompt.yaml", "scene_context": True, "examples": "none"}}
 
-    def planner(model: LanguageModel, prune: bool):  # noqa: ANN202
+    def planner(model: LanguageModel, prune: bool):
         return build_planner(
             "saycan", PlannerResources(model, kitchen, lambda: None, {"saycan": {**options["saycan"], "prune": prune}})
         )

@@ -18,7 +18,7 @@ SKILLS = ["find a coke", "pick up the coke", "go to the table", "bring it to you
 OBJECTS = ["coke", "apple", "sponge", "tea", "pepsi"]
 
 
-def wait_until(condition, timeout_s: float = 10.0) -> None:  # noqa: ANN001
+def wait_until(condition, timeout_s: float = 10.0) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "condition not reached"

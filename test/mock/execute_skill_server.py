@@ -21,6 +21,8 @@ from llm_planner_interfaces.action import ExecuteSkill
 
 
 class MockExecutor(Node):
+    """The ExecuteSkill server of this module's docstring."""
+
     def __init__(self, action_name: str, families: set[str], duration: float) -> None:
         super().__init__("mock_execute_skill_server")
         self._families = families
@@ -41,7 +43,7 @@ class MockExecutor(Node):
             return GoalResponse.REJECT
         return GoalResponse.ACCEPT
 
-    def _execute(self, handle) -> ExecuteSkill.Result:  # noqa: ANN001 (rclpy's ServerGoalHandle)
+    def _execute(self, handle) -> ExecuteSkill.Result:
         start = time.monotonic()
         feedback = ExecuteSkill.Feedback(phase="running")
         while (elapsed := time.monotonic() - start) < self._duration:

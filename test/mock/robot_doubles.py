@@ -83,6 +83,8 @@ class Script:
 
 
 class RobotDoubles(Node):
+    """The Nav2, MoveIt 2, gripper and perception stand-ins of this module's docstring, in one node."""
+
     def __init__(self) -> None:
         super().__init__("robot_doubles")
         self.declare_parameter("nav2_outcomes", "success")

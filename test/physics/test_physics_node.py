@@ -261,8 +261,8 @@ def test_a_blocked_path_aborts_navigation_and_the_robot_stays(ros_graph: RosGrap
 @pytest.mark.timeout(120)
 def test_the_state_a_motion_ended_in_is_published_before_its_action_answers(ros_graph: RosGraph) -> None:
     """With one periodic state publish per 5 s, the robot state at the far counter still arrives with the
-    navigation's answer: a planner scoring its next skill must not read where the base was mid-route.
-    (Published only periodically, it would arrive up to 5 s after the answer.)"""
+    navigation's answer: a planner scoring its next skill must not read where the base was mid-route;
+    published only periodically, it would arrive up to 5 s after the answer."""
     truth = _start(ros_graph, state_rate_hz=0.2)
     arrived: list[float] = []
 

@@ -94,7 +94,7 @@ def llm_planner(ros_graph: RosGraph, *args: str) -> subprocess.Popen[str]:
 
 
 def domain_processes(domain_id: int) -> dict[int, str]:
-    """pid -> command line of every other live process in ROS domain ``domain_id`` (by its environment)."""
+    """Pid -> command line of every other live process in ROS domain ``domain_id`` (by its environment)."""
     found = {}
     for environ in Path("/proc").glob("[0-9]*/environ"):
         pid = int(environ.parent.name)

@@ -51,7 +51,7 @@ def _coke_episode(kitchen: Kitchen) -> Episode:
     return episode
 
 
-def _runner(kitchen: Kitchen, pick_fails: float, seed: int = 0):  # noqa: ANN202
+def _runner(kitchen: Kitchen, pick_fails: float, seed: int = 0):
     def run(episode: Episode, failures: bool) -> tuple[PlanResult, World]:
         injector = FailureInjector({"pick": pick_fails}, seed=seed, enabled=True) if failures else None
         return plan_in_process(GoalSeeker(episode), episode, kitchen, injector)

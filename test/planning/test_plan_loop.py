@@ -96,7 +96,7 @@ def test_cancel_during_a_step_marks_it_canceled_and_every_step_is_observed(world
 
 def test_environment_error_aborts_with_reason(world: World) -> None:
     class Broken(SimulatedEnvironment):
-        def execute(self, skill):  # noqa: ANN001, ANN201
+        def execute(self, skill):
             raise PlanAborted(EndReason.ERROR, "executor /executors/mobile_base/execute_skill not available")
 
     result = run_plan(ScriptedPlanner(COKE_PLAN), "x", Broken(world), max_steps=5)
@@ -106,7 +106,7 @@ def test_environment_error_aborts_with_reason(world: World) -> None:
 
 def test_skipped_decision_is_recorded_and_planning_goes_on(world: World) -> None:
     class Skipper(ScriptedPlanner):
-        def next_step(self, env, history):  # noqa: ANN001, ANN201
+        def next_step(self, env, history):
             decision = super().next_step(env, history)
             if (
                 decision.skill is not None

@@ -66,7 +66,7 @@ def start_planner(graph: RosGraph, **params: Any) -> NodeProcess:
     return graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
 
 
-def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal: Any):  # noqa: ANN201
+def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal: Any):
     client = graph.action_client(ExecuteInstruction, ACTION, timeout=60)
     graph.ping(PLANNER.name)
     request = ExecuteInstruction.Goal(instruction=instruction, **goal)
@@ -76,7 +76,7 @@ def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal
     return handle
 
 
-def result_of(handle, timeout: float = 120.0):  # noqa: ANN001, ANN201
+def result_of(handle, timeout: float = 120.0):
     return wait_future(handle.get_result_async(), timeout=timeout, what="planner result")
 
 

@@ -13,7 +13,7 @@ from kitchen_domain.world import World
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from saycan_doubles import MakeWorld  # noqa: E402
+from saycan_doubles import MakeWorld
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +23,7 @@ def kitchen() -> Kitchen:
 
 @pytest.fixture
 def make_world(kitchen: Kitchen) -> MakeWorld:
-    """A world from a compact scene: make_world("table", holding="coke_1", coke_1="robot", apple_1="table")."""
+    """A world from a compact scene, e.g. ``make_world("table", holding="coke_1", coke_1="robot", apple_1="table")``."""
 
     def make(robot_at: str, holding: str | None = None, drawer: bool | None = None, **objects: str) -> World:
         initial: dict[str, Any] = {

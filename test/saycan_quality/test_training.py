@@ -83,7 +83,7 @@ def test_the_split_model_computes_the_full_models_loss_and_trains_the_top() -> N
     assert trainer.loss(hidden, sequences).item() < before - 0.5
 
 
-def encode_ids(ids: list[int], targets: list[int]):  # noqa: ANN201 (a TrainingSequence)
+def encode_ids(ids: list[int], targets: list[int]):
     from llm_planner_ros.training.sequences import TrainingSequence
 
     return TrainingSequence(tuple(ids), tuple(targets))

@@ -131,9 +131,9 @@ def test_through_the_camera_only_the_learned_model_tells_the_toppled_can(kitchen
     """Each ``topple-*`` episode as the graph sees and acts (head camera through perception's pipeline, the
     executor's pick planned from that): the lying can's pick is 0.9 analytic, below the upright
     instance's learned and unlikely on average, and fails at approach; at the upright instance's place
-    the learned pick is likely and succeeds. (The lying pepsi and coke rate about 0.3; the slim redbull
+    the learned pick is likely and succeeds. The lying pepsi and coke rate about 0.3, the slim redbull
     lying diagonally 0.81: in the collected perceived picks, 40 % of the redbulls seen flat, under 0.6 as
-    tall as wide, were grasped, against 6 % of the cokes.)"""
+    tall as wide, were grasped, against 6 % of the cokes."""
     from perception.backends import BackendOptions, make_detector
     from physics_sim import PhysicsKitchen
     from physics_sim.scripted import ScriptedSkills

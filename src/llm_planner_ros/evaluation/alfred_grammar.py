@@ -21,7 +21,7 @@ from llm_planner_ros.planning.llm_planner.alfred_plans import ACTIONS, PUT, norm
 
 
 def alfred_plan_grammar(objects: Iterable[str]) -> str:
-    """A plan line: " " step (", " step)* "\\n", where a step is an action of ``ACTIONS`` and its
+    r"""A plan line: " " step (", " step)* "\n", where a step is an action of ``ACTIONS`` and its
     arguments (two objects for PutObject, one otherwise) drawn from ``objects`` (any spelling).
 
     GrammarError when ``objects`` is empty: a grammar without an object would allow no step."""

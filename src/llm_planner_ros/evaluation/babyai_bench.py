@@ -1,7 +1,7 @@
-"""``llm-planner bench babyai``: SayCanPay on a BabyAI pickup split (arXiv 2308.12682, Tables 3 and 4).
+r"""``llm-planner bench babyai``: SayCanPay on a BabyAI pickup split (arXiv 2308.12682, Tables 3 and 4).
 
-    llm-planner bench babyai --split benchmarks/babyai/test-executable.txt --planner saycanpay \\
-        --score say_can_pay --strategy beam_action [--limit N] [--llm KEY=VALUE] [--option KEY=VALUE] \\
+    llm-planner bench babyai --split benchmarks/babyai/test-executable.txt --planner saycanpay \
+        --score say_can_pay --strategy beam_action [--limit N] [--llm KEY=VALUE] [--option KEY=VALUE] \
         [--json PATH]
 
 ``--score`` and ``--strategy`` take comma-separated lists (every combination runs; greedy_token only

@@ -1,6 +1,6 @@
-"""``llm-planner bench babyai-minigrid``: BabyAI pickup plans run in minigrid itself, against the text world.
+r"""``llm-planner bench babyai-minigrid``: BabyAI pickup plans run in minigrid itself, against the text world.
 
-    llm-planner bench babyai-minigrid [--split benchmarks/babyai/test-executable.txt ...] [--limit N] \\
+    llm-planner bench babyai-minigrid [--split benchmarks/babyai/test-executable.txt ...] [--limit N] \
         [--plans out/babyai/test-executable.json ...] [--json PATH]
 
 Each episode is rebuilt in its minigrid level with its seed (``babyai_domain.minigrid_replay``); the

@@ -1,4 +1,4 @@
-"""``llm-planner bench device-batching``: does one forward for several robots pay off on this device?
+"""``llm-planner bench device-batching``: whether one forward for several robots pays off on this device.
 
 The hf backend answers a batch of ranked requests (one per robot, each its own prompt) in the same
 forwards when ``cache_slots`` is 1 (``HFLanguageModel.score_ranked``). On a 2-core CPU that forward

@@ -72,7 +72,7 @@ def diagnose(result: PlanResult, episode: Episode, kitchen: Kitchen) -> FailureD
     return FailureDiagnosis("error", None, f"{result.reason.value}: {result.message}")
 
 
-def _wrong_choice(step, helpful: set[str]) -> FailureDiagnosis:  # noqa: ANN001 (StepRecord)
+def _wrong_choice(step, helpful: set[str]) -> FailureDiagnosis:
     chosen = next((c for c in step.candidates if c.skill.text == step.skill.text), None)
     missed = [c for c in step.candidates if c.skill.text in helpful]
     if chosen is not None and any(c.llm > chosen.llm for c in missed):

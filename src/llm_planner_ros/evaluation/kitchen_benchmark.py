@@ -134,7 +134,7 @@ def evaluate_episodes(
     for episode in episodes:
         try:
             outcome: EpisodeRun | NotRun = evaluate(episode)
-        except Exception as error:  # noqa: BLE001 - the benchmark's own failure: reported, never scored
+        except Exception as error:
             outcome = NotRun(episode.id, f"{type(error).__name__}: {error}")
         yield episode, outcome
 

@@ -1,8 +1,8 @@
-"""``llm-planner bench kitchen``: plan success, execution success, Exec and GCR over an episode file.
+r"""``llm-planner bench kitchen``: plan success, execution success, Exec and GCR over an episode file.
 
-    llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \\
-        [--ablation no_affordance|generative] [--execution-failures] [--seed N] \\
-        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--sim physics] [--limit N] [--ids a,b] \\
+    llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \
+        [--ablation no_affordance|generative] [--execution-failures] [--seed N] \
+        [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--sim physics] [--limit N] [--ids a,b] \
         [--option KEY=VALUE ...] [--scene truth|perceived] [--affordances analytic|learned]
 
 By default the planner, affordance model and simulator classes run in this process (fast); with

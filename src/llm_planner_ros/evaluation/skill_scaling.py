@@ -48,7 +48,7 @@ def peak_rss_reset() -> None:
 
 
 def peak_rss_gb() -> float:
-    """This process's peak resident memory since the last reset, GB (0.0 when unknown)."""
+    """Peak resident memory of the current process since the last reset, GB (0.0 when unknown)."""
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
             if line.startswith("VmHWM:"):

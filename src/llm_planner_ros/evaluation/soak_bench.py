@@ -1,6 +1,6 @@
-"""``llm-planner bench soak``: the whole sim graph under a long run of goals, watching every node's memory.
+r"""``llm-planner bench soak``: the whole sim graph under a long run of goals, watching every node's memory.
 
-    llm-planner bench soak [--instructions 300] [--warmup 24] [--sample-every 24] [--threshold 10] \\
+    llm-planner bench soak [--instructions 300] [--warmup 24] [--sample-every 24] [--threshold 10] \
         [--json PATH] [--recording PATH] [--record] [--log-dir DIR]
 
 Brings up every node of llm_planner_ros.bringup.SIM_GRAPH as a process (as ``llm-planner up`` does),
@@ -223,7 +223,7 @@ def _soak(
             try:
                 result = _send(graph, episodes, goal)
                 reason, message = result.reason.value, result.message
-            except Exception as failure:  # noqa: BLE001 (a wrong or late answer fails this goal; the soak goes on)
+            except Exception as failure:
                 reason, message = "bench_error", f"{type(failure).__name__}: {failure}"
             _check_alive(graph)
             outcomes.setdefault(goal.label, Counter())[reason] += 1

@@ -1,9 +1,9 @@
-"""The language-model layer: one interface, several backends, prefix-shared scoring.
+r"""The language-model layer: one interface, several backends, prefix-shared scoring.
 
     from llm_planner_ros.llm import load_language_model, load_embedder
     model = load_language_model({"backend": "hf"})            # embedded SmolLM2-135M-Instruct
     model.score(prompt, ["find a coke", "done"]).log_probs
-    model.generate(prompt, n=3, temperature=0.7, stop=["\\n"]).texts
+    model.generate(prompt, n=3, temperature=0.7, stop=["\n"]).texts
     load_embedder({}).embed(["find a coke"])                   # unit rows (all-MiniLM-L6-v2)
 
 Modules: ``base`` (interfaces, results, errors), ``factory`` (config -> backend), ``hf``/``hf_loading``

@@ -147,7 +147,7 @@ class LanguageModel(ABC):
 
     @abstractmethod
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        """log p(completion | prompt) for every completion (see :class:`ScoreResult`).
+        """Log p(completion | prompt) for every completion (see :class:`ScoreResult`).
 
         Raises InvalidRequestError for an empty prompt, an empty candidate list, an empty candidate,
         non-UTF-8 text or a prompt plus candidate longer than the context window.

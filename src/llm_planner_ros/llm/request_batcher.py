@@ -114,7 +114,7 @@ class RequestBatcher:
             return
         try:
             answers = self._model.score_ranked([job.request for job in jobs])
-        except Exception:  # noqa: BLE001 - find the request that failed: each alone gets its own answer
+        except Exception:
             if len(batch) == 1:
                 self._answer(batch[0], lambda: self._model.score_ranked([jobs[0].request])[0])
                 return
@@ -129,7 +129,7 @@ class RequestBatcher:
     def _answer(job: _Job, call: Callable[[], Any]) -> None:
         try:
             job.result = call()
-        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread, which raises it
+        except BaseException as error:
             job.error = error
         job.done.set()
 

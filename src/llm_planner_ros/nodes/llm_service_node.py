@@ -131,7 +131,7 @@ class LLMServiceNode(Node):
         except LLMError as error:
             self._load_error = f"the language model did not load: {error}"
             logger.error(self._load_error)
-        except Exception as error:  # noqa: BLE001 - any loading failure must become a reason, not a dead node
+        except Exception as error:
             self._load_error = f"the language model did not load ({type(error).__name__}): {error}"
             logger.error(self._load_error)
         finally:
@@ -207,7 +207,7 @@ class LLMServiceNode(Node):
             response.success, response.message = False, str(error)
             self.get_logger().warning(f"request refused: {error}")
             return response
-        except Exception as error:  # noqa: BLE001 - a bug in one request must not take the node down
+        except Exception as error:
             response.success, response.message = False, f"internal error ({type(error).__name__}): {error}"
             self.get_logger().error(f"request failed: {response.message}")
             return response

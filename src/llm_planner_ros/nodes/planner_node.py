@@ -399,7 +399,7 @@ class PlannerNode(Node):
         )
         try:
             env = SimulatedEnvironment(ros_env.snapshot()) if goal.plan_only else ros_env
-        except Exception as error:  # noqa: BLE001 (any state failure ends this goal, never the node)
+        except Exception as error:
             return PlanResult(EndReason.ERROR, str(error))
         self.get_logger().info(
             f"planning {instruction!r} with {planner.name} (plan_only={goal.plan_only}, max {max_steps} steps)"
@@ -413,7 +413,7 @@ class PlannerNode(Node):
         (the state provider lost its sources: the plan's own result says so)."""
         try:
             return env.snapshot()
-        except Exception:  # noqa: BLE001 (the report is an addition to a result that is already decided)
+        except Exception:
             return None
 
     def _check_instruction(self, text: str) -> Verdict:
@@ -442,7 +442,7 @@ class PlannerNode(Node):
         )
 
     # ----- gates -----------------------------------------------------------------------------------------
-    def _allowed(self, skill) -> str | None:  # noqa: ANN001 (kitchen_sim Skill)
+    def _allowed(self, skill) -> str | None:
         patterns: Sequence[str] = self.get_parameter("allowed_skills").value
         if any(fnmatch.fnmatchcase(skill.text, pattern) for pattern in patterns):
             return None

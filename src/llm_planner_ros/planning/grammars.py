@@ -46,10 +46,10 @@ def choice(texts: Iterable[str]) -> str:
 
 
 def program_grammar(vocabulary: Vocabulary) -> str:
-    """The grammar of a ProgPrompt program body, the completion after ``def <task>():``.
+    r"""The grammar of a ProgPrompt program body, the completion after ``def <task>():``.
 
     Every line starts with a newline and one indent; the program ends with an empty line (the model's
-    "\\n" or "\\n\\n" before a next ``def``). A call's argument is one of the scene's objects or places
+    "\n" or "\n\n" before a next ``def``). A call's argument is one of the scene's objects or places
     that the function takes (``find`` only what is in the scene, not every object the robot knows).
     GrammarError when the scene gives no skill call at all.
     """

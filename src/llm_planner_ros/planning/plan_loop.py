@@ -184,7 +184,7 @@ def run_plan(
     except PlanAborted as aborted:
         _finish_interrupted(steps, aborted.reason, str(aborted), aborted.outcome, hooks)
         return result(aborted.reason, str(aborted))
-    except Exception as error:  # noqa: BLE001 (a failed dependency ends the plan, never the steps it ran)
+    except Exception as error:
         message = f"{type(error).__name__}: {error}"
         _finish_interrupted(steps, EndReason.ERROR, message, None, hooks)
         return result(EndReason.ERROR, message)

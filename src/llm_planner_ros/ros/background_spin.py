@@ -47,7 +47,7 @@ class BackgroundSpin:
         while not self._stop.is_set() and self._context.ok():
             try:
                 self._executor.spin_once(timeout_sec=_SPIN_ONCE_S)
-            except Exception as error:  # noqa: BLE001 - any callback's error, kept for the caller's logs
+            except Exception as error:
                 if not self._context.ok():
                     return
                 self.errors.append(f"{type(error).__name__}: {error}")

@@ -135,7 +135,7 @@ class ServiceLanguageModel(LanguageModel):
         means = tuple(float(v) if math.isfinite(v) else math.nan for v in response.mean_log_probs)
         return GenerationResult(tuple(response.texts), means)
 
-    def _call(self, client, name: str, request):  # noqa: ANN001, ANN202 (rclpy client and srv types)
+    def _call(self, client, name: str, request):
         appear_s = self._server_lost_s if name in self._answered else self._server_wait_s
         if not client.wait_for_service(timeout_sec=appear_s):
             gone = "is gone" if name in self._answered else "is not available"

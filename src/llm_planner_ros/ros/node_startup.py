@@ -83,7 +83,7 @@ class _Spinner:
         An action goal's execute callback runs as a task the executor does not track: a node waits for
         its goals in its own close()."""
         # rclpy 7.1 (Jazzy) counts the callbacks being executed here; no public call waits on it.
-        return self._executor._work_tracker.wait(timeout_s)  # noqa: SLF001
+        return self._executor._work_tracker.wait(timeout_s)
 
     def stop(self) -> None:
         self._spinning.clear()

@@ -18,7 +18,7 @@ ACTION_SERVICE_DEPTH = 100
 
 
 def action_service_qos(depth: int = ACTION_SERVICE_DEPTH) -> QoSProfile:
-    """rclpy's default service QoS (reliable, volatile, keep last) keeping the last ``depth`` messages."""
+    """Rclpy's default service QoS (reliable, volatile, keep last) keeping the last ``depth`` messages."""
     if depth < 1:
         raise ValueError(f"a service queue depth must be at least 1, got {depth}")
     profile = copy.copy(qos_profile_services_default)

@@ -147,7 +147,7 @@ class RosEnvironment:
         self,
         family: str,
         client: RaceFreeActionClient,
-        sent,  # noqa: ANN001 (rclpy Future)
+        sent,
     ) -> EvaluateAffordance.Result:
         name = self._affordance_name(family)
         liveness = self._liveness(client, name, "affordance_server")
@@ -269,7 +269,7 @@ class RosEnvironment:
             f"{self._effect_wait_s:.1f} s; planning on from what it shows"
         )
 
-    def _cancel(self, handle, name: str) -> None:  # noqa: ANN001 (rclpy ClientGoalHandle)
+    def _cancel(self, handle, name: str) -> None:
         try:
             wait_for(handle.cancel_goal_async(), self._server_wait_s, f"{name} cancel")
             wait_for(handle.get_result_async(), self._server_wait_s, f"{name} result after cancel")

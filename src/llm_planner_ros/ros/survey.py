@@ -141,7 +141,7 @@ class Survey:
         self._report(f"looked at the {place}: {objects} object(s) known")
 
     @staticmethod
-    def _wait(future, timeout_s: float, what: str):  # noqa: ANN001, ANN205 (rclpy Future and its result)
+    def _wait(future, timeout_s: float, what: str):
         try:
             return wait_for(future, timeout_s, what)
         except WaitTimeout as error:

@@ -1,4 +1,4 @@
-"""Fit a LoRA adapter of the embedded model to SayCan dialogs (or ProgPrompt programs, or LLM-Planner
+r"""Fit a LoRA adapter of the embedded model to SayCan dialogs (or ProgPrompt programs, or LLM-Planner
 plans, or a mix of them) from a generated example bank, on a CPU.
 
 ``--method progprompt`` trains on each example as the ProgPrompt planner's program prompt followed by
@@ -32,9 +32,9 @@ The shipped adapter (data/saycan/adapter.safetensors) is six such stages, of 2,4
 bank of seed 0, then 3,600 each from banks of seeds 1 to 5 (docs/benchmarks.md, "The SayCan adapter"),
 e.g. the last:
 
-    python -m llm_planner_ros.training.saycan_bank --count 12000 --seed 5 --exclude benchmarks/kitchen/dev.yaml \\
+    python -m llm_planner_ros.training.saycan_bank --count 12000 --seed 5 --exclude benchmarks/kitchen/dev.yaml \
         --exclude data/saycan/held_out_instructions.txt --out /tmp/bank5.jsonl
-    python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \\
+    python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \
         --seed 5 --lr 4e-4 --out data/saycan/adapter.safetensors
 
 The adapters of ProgPrompt, LLM-Planner and zero-shot planning (data/progprompt/, data/llm_planner/,

@@ -1,4 +1,4 @@
-"""The SayCan example bank: synthetic requests with their scenes and the oracle's plans, as dialogs.
+r"""The SayCan example bank: synthetic requests with their scenes and the oracle's plans, as dialogs.
 
 Each example is a task of ``saycan_tasks`` (a request, the scene it starts from, its goal) solved by the
 A* oracle (``kitchen_domain.oracle.shortest_plan``), so every plan is a shortest one in the simulator's own
@@ -9,7 +9,7 @@ Decontamination: examples whose instruction equals (case and punctuation aside) 
 ``--exclude`` file (an episode file, or a text file of one instruction per line, ``#`` comments) are
 dropped, so a bank never contains an evaluation request verbatim.
 
-    python -m llm_planner_ros.training.saycan_bank --count 4000 --seed 0 --exclude benchmarks/kitchen/dev.yaml \\
+    python -m llm_planner_ros.training.saycan_bank --count 4000 --seed 0 --exclude benchmarks/kitchen/dev.yaml \
         --exclude data/saycan/held_out_instructions.txt --out data/saycan/bank.jsonl
 """
 

@@ -1,4 +1,4 @@
-"""Fits SayCan's ``llm_temperature`` on generated tasks (never the dev or evaluation episodes).
+r"""Fits SayCan's ``llm_temperature`` on generated tasks (never the dev or evaluation episodes).
 
 Tasks come from the project's task generator (``saycan_bank.generate_examples``, a seed other than the
 bank's, the bank's and the given episode files' instructions excluded, so none is one the SayCan adapter
@@ -7,7 +7,7 @@ task's oracle plan: at every step it scores all admissible skills with the langu
 ``kitchen_domain.oracle.optimal_next_skills`` marks the right ones. ``fit_temperature`` then chooses the
 T under which softmax(log p / T) is most likely to pick a right skill.
 
-    nice -n 5 python -m llm_planner_ros.training.saycan_temperature --tasks 120 --seed 17 \\
+    nice -n 5 python -m llm_planner_ros.training.saycan_temperature --tasks 120 --seed 17 \
         --exclude benchmarks/kitchen/dev.yaml --json out/saycan_llm_temperature.json
 """
 

@@ -1,10 +1,10 @@
-"""Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert plans, on a CPU.
+r"""Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert plans, on a CPU.
 
-    python -m llm_planner_ros.training.saycanpay_models can --episodes benchmarks/babyai/train.txt \\
+    python -m llm_planner_ros.training.saycanpay_models can --episodes benchmarks/babyai/train.txt \
         --out data/saycanpay/babyai_can.safetensors [--epochs 20] [--seed 0] [--state-negatives 2] [--resume]
-    python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \\
+    python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \
         --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
-    python -m llm_planner_ros.training.saycanpay_models can --domain kitchen --plans 2000 \\
+    python -m llm_planner_ros.training.saycanpay_models can --domain kitchen --plans 2000 \
         --out data/saycanpay/kitchen_can.safetensors [--data-seed 1] [--exclude FILE ...]
 
 The expert plans (``saycanpay_trajectories``): with ``--domain babyai`` the episodes of a split file;

@@ -1,4 +1,4 @@
-"""Zero-shot training plans: a generated request rendered as the zero-shot planner's step prompts, one
+r"""Zero-shot training plans: a generated request rendered as the zero-shot planner's step prompts, one
 after the other, with the oracle plan's steps as what the model should write after each ``Step N:``.
 
 The zero-shot planner (``planning.zero_shot``) prompts with the demonstration nearest to the request
@@ -6,7 +6,7 @@ The zero-shot planner (``planning.zero_shot``) prompts with the demonstration ne
 ``Step N:``; the step grammar (``planning.grammars.step_grammar``) makes the model write a space, one skill
 text and a newline. Since each step's prompt is the previous one followed by its step, one text holds every
 step of the plan: the text up to each step is exactly the planner's prompt for it, and the targets are the
-tokens of the steps (" find a coke\\n", ..., " done\\n"). The oracle's steps all run, so none of them is
+tokens of the steps (" find a coke\n", ..., " done\n"). The oracle's steps all run, so none of them is
 the failed step the planner would leave out of its prompt. With the planner's ``scene_context`` the
 request is followed by the scene line of its initial world, as the planner writes it when the plan starts.
 """

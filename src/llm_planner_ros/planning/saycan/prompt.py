@@ -1,8 +1,8 @@
-"""The SayCan dialog prompt (arXiv 2204.01691, Listing 1): few-shot examples from YAML, rendered per step.
+r"""The SayCan dialog prompt (arXiv 2204.01691, Listing 1): few-shot examples from YAML, rendered per step.
 
     prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
     prompt.render("How would you bring me a coke?", ["find a coke"])
-    # "Robot: Hello, ...\\nHuman: How would you bring me a coke?\\nRobot: 1. find a coke, 2. "
+    # "Robot: Hello, ...\nHuman: How would you bring me a coke?\nRobot: 1. find a coke, 2. "
     prompt.completion("pick up the coke")     # the text scored after that prompt
 
 The rendered prompt ends with the next step's number and a space ("2. "); a candidate step is scored
@@ -94,7 +94,7 @@ class SayCanPrompt:
         scene: str = "",
         examples: Sequence[DialogExample] | None = None,
     ) -> str:
-        """The prompt for the step after ``steps``: "...[Scene: ...\\n]Human: <instruction>\\nRobot: 1. <s1>, 2. ".
+        r"""The prompt for the step after ``steps``: "...[Scene: ...\n]Human: <instruction>\nRobot: 1. <s1>, 2. ".
 
         ``scene``: the scene line of the request ("" for none); ``examples``: shown instead of the file's.
         """

@@ -260,7 +260,7 @@ def load_scorer(path: str | Path, kind: str, embedder: Embedder, domain: str | N
     try:
         with safe_open(str(path), framework="pt") as handle:
             meta = handle.metadata() or {}
-            state = {name: handle.get_tensor(name) for name in handle.keys()}  # noqa: SIM118 (not a dict)
+            state = {name: handle.get_tensor(name) for name in handle.keys()}
     except Exception as error:  # safetensors raises its own error types for a corrupt file
         raise ScorerLoadError(f"{path} is not a readable safetensors file ({error}): {retrain}") from error
     if meta.get("kind") != kind:

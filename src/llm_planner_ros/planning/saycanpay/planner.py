@@ -89,7 +89,7 @@ class SayCanPayOptions:
 
     @property
     def beam(self) -> int:
-        """k of the search: 1 for greedy_action."""
+        """K of the search: 1 for greedy_action."""
         return 1 if self.strategy == "greedy_action" else self.beam_size
 
 
