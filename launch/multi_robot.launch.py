@@ -17,7 +17,7 @@ from llm_planner_ros.bringup import SIM_GRAPH, GraphOptions, launch_ros_nodes, l
 MODEL_SERVICE = "llm_service"
 
 
-def generate_launch_description():  # noqa: ANN201 (launch is only importable on a ROS 2 install)
+def generate_launch_description():
     from launch.actions import DeclareLaunchArgument, OpaqueFunction
 
     from launch import LaunchDescription
@@ -34,7 +34,7 @@ def generate_launch_description():  # noqa: ANN201 (launch is only importable on
     )
 
 
-def _nodes(arguments):  # noqa: ANN001, ANN202
+def _nodes(arguments):
     count = int(arguments.get("robots", "2"))
     if count < 1:
         raise ValueError(f"robots must be at least 1, got {count}")

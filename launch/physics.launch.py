@@ -9,5 +9,5 @@ the simulator's head camera (its ground truth stays on sim/ground_truth). Argume
 from llm_planner_ros.bringup import launch_description
 
 
-def generate_launch_description():  # noqa: ANN201
+def generate_launch_description():
     return launch_description("physics")

@@ -11,5 +11,5 @@ robot/state (docs/robot.md). Arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS
 from llm_planner_ros.bringup import launch_description
 
 
-def generate_launch_description():  # noqa: ANN201
+def generate_launch_description():
     return launch_description("robot")

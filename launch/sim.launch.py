@@ -8,5 +8,5 @@ the packaged files), namespace:=robot1 (every node under /robot1), use_sim_time:
 from llm_planner_ros.bringup import launch_description
 
 
-def generate_launch_description():  # noqa: ANN201
+def generate_launch_description():
     return launch_description("sim")
