@@ -1,7 +1,8 @@
 """Entry point of ``llm-planner``: dispatches to sub-commands and benchmarks.
 
-Sub-command modules are imported lazily so that ``llm-planner --help`` and light commands stay fast
-(torch and transformers take seconds to import).
+A command's module is imported only when that command runs, and a benchmark's arguments only when that
+benchmark is named, so that ``llm-planner --help``, ``bench --help`` and a mistyped option answer at
+once (rclpy, open3d, torch and transformers take seconds to import).
 """
 
 from __future__ import annotations
@@ -12,46 +13,46 @@ import sys
 from collections.abc import Sequence
 
 from kitchen_domain.validation import InputError
-from llm_planner_ros.cli import graph_commands
+from llm_planner_ros.cli import graph_arguments
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
 from llm_planner_ros.cli.interrupts import interrupt_on_every_stop_signal
 from llm_planner_ros.cli.output_paths import check_output_paths
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 
+GRAPH_COMMANDS = "llm_planner_ros.cli.graph_commands"
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The whole command line; of the benchmarks, only the one ``argv`` names gets its arguments."""
     parser = argparse.ArgumentParser(
         prog="llm-planner",
         description="LLM task planning grounded in robot affordances (ROS 2).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    graph_commands.add_arguments(commands)
+    graph_arguments.add_arguments(commands)
     bench = commands.add_parser("bench", help="run a benchmark and print its numbers")
     benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    chosen = argv[1] if len(argv) > 1 and argv[0] == "bench" else None
     for name, module_path in BENCHMARKS.items():
         sub = benchmarks.add_parser(name, help=f"benchmark: {name}")
         sub.set_defaults(_module=module_path)
-        _add_module_arguments(module_path, sub)
+        if name == chosen:
+            importlib.import_module(module_path).add_arguments(sub)
     return parser
-
-
-def _add_module_arguments(module_path: str, parser: argparse.ArgumentParser) -> None:
-    module = importlib.import_module(module_path)
-    module.add_arguments(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     interrupt_on_every_stop_signal()
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
     use_project_profiles()  # before any command creates a ROS participant
     limit_openmp_spinning()  # every command that loads torch does so later, inside its run()
     try:
         check_output_paths(args)  # before the work: a record that cannot be written is lost after it
         if hasattr(args, "_run"):
-            return int(args._run(args) or 0)
-        module = importlib.import_module(args._module)
-        return int(module.run(args) or 0)
+            return int(getattr(importlib.import_module(GRAPH_COMMANDS), args._run)(args) or 0)
+        return int(importlib.import_module(args._module).run(args) or 0)
     except InputError as error:
         # A file, id or path the user gave: the message names it and the fix; a traceback would bury that.
         print(f"llm-planner: error: {error}", file=sys.stderr)

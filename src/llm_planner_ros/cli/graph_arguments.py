@@ -1,0 +1,133 @@
+"""The arguments of ``llm-planner demo | up | run`` (``cli.graph_commands`` runs them).
+
+Apart from the commands so that ``llm-planner --help`` and a parse error import none of what the
+commands need (rclpy, the simulators, torch): each parser names its command's function, which
+``cli.main`` imports only when that command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from llm_planner_ros.bringup import GraphOptionError, normalize_namespace
+from llm_planner_ros.options import step_budget
+
+DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
+
+
+def add_arguments(commands: argparse._SubParsersAction) -> None:
+    demo = commands.add_parser("demo", help="bring up the sim graph, plan and execute one instruction, stop")
+    demo.add_argument("instruction", nargs="?", default=None, help=f'default: "{DEFAULT_INSTRUCTION}"')
+    _goal_arguments(demo)
+    demo.add_argument("--episode", type=Path, help="episode file: start from its initial state, judge its goal")
+    demo.add_argument("--id", dest="episode_id", help="episode id within --episode")
+    demo.add_argument("--plot", type=Path, help="write the decision chart (paper Figure 5) to this PNG")
+    demo.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="--sim physics: write the head camera's frames (one per simulated second) and strip.png to DIR",
+    )
+    demo.add_argument(
+        "--log-dir", type=Path, help="node logs (default: a new folder under ~/.cache/llm_planner_ros/logs)"
+    )
+    demo.add_argument(
+        "--time-scale",
+        type=float,
+        default=0.1,
+        help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick; --sim symbolic only)",
+    )
+    _sim_argument(demo)
+    _llm_argument(demo)
+    _graph_arguments(demo)
+    demo.set_defaults(_run="run_demo")
+
+    up = commands.add_parser("up", help="bring up the sim graph and wait (Ctrl-C stops it)")
+    up.add_argument("--log-dir", type=Path)
+    up.add_argument("--time-scale", type=float, default=1.0, help="simulated skill durations x this")
+    _llm_argument(up)
+    up.add_argument("--episode", type=Path)
+    up.add_argument("--id", dest="episode_id")
+    up.add_argument(
+        "--robot",
+        action="store_true",
+        help="the robot graph (config/robot.yaml: no simulator, Nav2 and MoveIt 2 executors; docs/robot.md)",
+    )
+    _sim_argument(up)
+    _graph_arguments(up)
+    up.set_defaults(_run="run_up")
+
+    run = commands.add_parser("run", help="send an instruction to a running graph and show the plan")
+    run.add_argument("instruction")
+    _goal_arguments(run)
+    run.add_argument("--plot", type=Path)
+    _namespace_argument(run, "namespace of the planner to address (that of `llm-planner up --namespace`)")
+    run.set_defaults(_run="run_instruction")
+
+
+def _goal_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--planner", default="", help="saycan (default) or another registered method")
+    parser.add_argument("--plan-only", action="store_true", help="plan against simulated effects, dispatch nothing")
+    parser.add_argument(
+        "--max-steps",
+        type=step_budget,
+        default=0,
+        help="step budget (0: the planner's default; the planner refuses more than its max_steps_limit)",
+    )
+    parser.add_argument("--json", type=Path, help="write the outcome (steps, scores, final state) as JSON")
+
+
+def _sim_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sim",
+        choices=("symbolic", "physics"),
+        default="symbolic",
+        help="symbolic: sim_world_node decides skill outcomes by rule; physics: the PyBullet kitchen "
+        "(physics_sim_node) driven through NavigateToPose, MoveGroup and GripperCommand (docs/physics_sim.md)",
+    )
+    parser.add_argument(
+        "--scene",
+        choices=("perceived", "truth"),
+        default=None,
+        help="--sim physics: perceived (default): perception_node publishes the scene from the head camera, "
+        "after the robot looked at every place once; truth: the simulator publishes its ground truth",
+    )
+
+
+def _graph_arguments(parser: argparse.ArgumentParser) -> None:
+    """The launch files' arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS), with the same meaning."""
+    parser.add_argument(
+        "--params-file",
+        type=Path,
+        help="ROS parameter YAML applied after the packaged files: "
+        "node-name keys (planner:, sim_world_node:, ...) or /** for every node",
+    )
+    _namespace_argument(parser, "push every node into this namespace (robot1: /robot1/llm_planner/execute_instruction)")
+    parser.add_argument(
+        "--use-sim-time",
+        action="store_true",
+        help="every node takes its time from /clock (something must publish it, e.g. Gazebo)",
+    )
+
+
+def _namespace_argument(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.add_argument("--namespace", type=_namespace, default="", help=text)
+
+
+def _namespace(value: str) -> str:
+    try:
+        return normalize_namespace(value)
+    except GraphOptionError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def _llm_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="llm_service_node parameter (fields of LLMConfig), e.g. --llm backend=replay "
+        "--llm recording=run.jsonl; repeatable",
+    )
