@@ -38,8 +38,8 @@ from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
+from value_functions.boosted_trees import WeightFileError
 from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
-from value_functions.network import WeightFileError
 
 BACKENDS = ("analytic", "learned")
 # How long a learned evaluation waits for the scene stamped like the newest robot state (match_stamps).

@@ -29,8 +29,8 @@ from robot_motion import manipulation
 from robot_motion.drawer import CLOSE, OPEN, DrawerSettings, drawer_motion
 from robot_motion.free_spot import NoFreeSpot, free_spot
 from robot_motion.geometry import Pose
-from robot_motion.perception import PerceivedObject
 from robot_motion.place_map import Place, PlaceMap, load_place_map
+from robot_motion.scene_objects import PerceivedObject
 
 APPROACH_M = 0.12  # pre-grasp and retreat height above the grasp / place pose
 # Lift this high before tucking: the tuck swings the arm sideways, and the held object must clear the

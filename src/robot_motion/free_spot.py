@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from robot_motion.geometry import Pose
 from robot_motion.navigation import MotionError
-from robot_motion.perception import PerceivedObject
 from robot_motion.place_map import Area
+from robot_motion.scene_objects import PerceivedObject
 
 GAP_M = 0.02  # between the footprints of the put-down object and its neighbours
 STEP_M = 0.01  # grid of the spots tried

@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 
 from robot_motion.geometry import Pose, Quaternion, half_turn, turned
-from robot_motion.perception import PerceivedObject
+from robot_motion.scene_objects import PerceivedObject
 
 # The Panda hand pointing straight down (rotated pi about x), fingers across the map's y axis.
 TOP_DOWN: Quaternion = (1.0, 0.0, 0.0, 0.0)

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from kitchen_domain.skill import FIND, GOTO, Skill
 from kitchen_domain.world import PUT_AWAY_PLACES
 from robot_motion.geometry import Pose
-from robot_motion.perception import PerceivedObject
 from robot_motion.place_map import PlaceMap
+from robot_motion.scene_objects import PerceivedObject
 
 NAVIGATION_FAMILIES = (GOTO, FIND)
 # The location of objects inside a drawer, in the scene perception publishes (the kitchen world's

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from robot_motion.manipulation import ArmSettings, Motion, grasp_yaw, pick_motion
 from robot_motion.navigation import MotionError
-from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
 from robot_motion.place_map import PlaceMap
+from robot_motion.scene_objects import PerceivedObject, object_to_pick, resting_on
 
 
 @dataclass(frozen=True)

@@ -63,9 +63,9 @@ from robot_motion.manipulation import (
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError
 from robot_motion.object_heights import ObjectHeightsError, load_object_heights
-from robot_motion.perception import PerceivedObject
 from robot_motion.pick import plan_pick
 from robot_motion.place_map import Area, Place, PlaceMap
+from robot_motion.scene_objects import PerceivedObject
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 from skill_executors.robot_view import RobotView

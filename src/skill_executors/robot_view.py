@@ -25,8 +25,8 @@ from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_ros.ros.node_startup import StartupError
 from llm_planner_ros.ros.topics import STATE_QOS, full_name
 from robot_motion.geometry import Pose
-from robot_motion.perception import PerceivedObject
 from robot_motion.place_map import PlaceMap
+from robot_motion.scene_objects import PerceivedObject
 
 
 def tf_available() -> bool:

@@ -4,7 +4,7 @@ Only what a robot has goes in: perceived objects (label, noisy centre and axis-a
 location, confidence), its own position and place, the held label, and its maps (the place points of
 the world file; the robot map's base pose at each place, ``robot_motion.place_map``). A pick's target
 object is the one the executor will grasp (``pick_target``, the rule of
-``robot_motion.perception.object_to_pick``): the first reported instance of the label at the robot's
+``robot_motion.scene_objects.object_to_pick``): the first reported instance of the label at the robot's
 place, else the first reported; objects perceived at no place (the floor: fallen objects, boxes in the
 way) count as obstacles for go-to.
 

@@ -27,8 +27,8 @@ from kitchen_domain.skill import FAMILIES, FIND, GOTO, PICK, PLACE, Skill
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from value_functions.analytic import world_of
+from value_functions.boosted_trees import REBUILD, FamilyEnsemble, WeightFileError, load_value_functions
 from value_functions.features import LEARNED_FAMILIES, Featurizer, skill_argument
-from value_functions.network import REBUILD, FamilyEnsemble, WeightFileError, load_value_functions
 from value_functions.observation import Observation
 
 DEFAULT_WEIGHTS = Path("data/value_functions/value_functions.npz")

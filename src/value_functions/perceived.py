@@ -25,7 +25,7 @@ from perception.pipeline import PerceptionConfig, ScenePerception
 from perception.places import DEFAULT_PLACE_RADIUS_M, PlaceAssigner
 from physics_sim import PhysicsKitchen
 from physics_sim.scripted import ScriptedSkills, SkillRun
-from robot_motion import perception as robot_perception
+from robot_motion import scene_objects
 from robot_motion.geometry import Pose
 from robot_motion.navigation import MotionError
 from robot_motion.pick import plan_pick
@@ -53,10 +53,10 @@ class Seen:
     rgb: np.ndarray
     frame_id: str
 
-    def scene(self) -> list[robot_perception.PerceivedObject]:
+    def scene(self) -> list[scene_objects.PerceivedObject]:
         """The objects as the executor reads ``/scene/objects`` (id, label, location, pose, height, footprint)."""
         return [
-            robot_perception.PerceivedObject(
+            scene_objects.PerceivedObject(
                 o.id,
                 o.perceived.label,
                 o.perceived.location,

@@ -30,16 +30,16 @@ import numpy as np
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE
-from value_functions.collector import PERCEPTION, SHARED_LOCALIZATION, SIMULATED, Rollout, load_rollouts
-from value_functions.features import LEARNED_FAMILIES, Featurizer
-from value_functions.metrics import brier, log_loss, roc_auc
-from value_functions.network import (
+from value_functions.boosted_trees import (
     BoostedTrees,
     FamilyEnsemble,
     WeightFileError,
     load_value_functions,
     save_value_functions,
 )
+from value_functions.collector import PERCEPTION, SHARED_LOCALIZATION, SIMULATED, Rollout, load_rollouts
+from value_functions.features import LEARNED_FAMILIES, Featurizer
+from value_functions.metrics import brier, log_loss, roc_auc
 from value_functions.observation import Observation
 
 SPLIT_SALT = 0x5A1C
@@ -127,7 +127,7 @@ def fit(
 
 
 def _export(estimators: Sequence[Any], learning_rate: float, base: float) -> BoostedTrees:
-    """scikit-learn regression trees as one set of concatenated node arrays (network.BoostedTrees)."""
+    """scikit-learn regression trees as one set of concatenated node arrays (boosted_trees.BoostedTrees)."""
     parts: dict[str, list[np.ndarray]] = {name: [] for name in ("feature", "threshold", "left", "right", "value")}
     roots, offset = [], 0
     for estimator in estimators:

@@ -31,7 +31,7 @@ from robot_motion.manipulation import (
     place_motion,
     release_yaw,
 )
-from robot_motion.perception import PerceivedObject, resting_on
+from robot_motion.scene_objects import PerceivedObject, resting_on
 
 EPISODES = "benchmarks/kitchen/dev.yaml"
 CONFIG = Path(__file__).resolve().parents[2] / "config"

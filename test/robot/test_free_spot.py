@@ -9,8 +9,8 @@ import pytest
 
 from robot_motion.free_spot import GAP_M, NoFreeSpot, free_spot
 from robot_motion.geometry import Pose
-from robot_motion.perception import PerceivedObject
 from robot_motion.place_map import Area, PlaceMapError, load_place_map
+from robot_motion.scene_objects import PerceivedObject
 
 # The user's side table as config/robot_map.yaml has it: the base faces +y from 0.6 m before the point.
 POINT = Pose("map", 5.5, 4.0, 0.75)

@@ -30,9 +30,9 @@ from robot_motion.manipulation import (
 )
 from robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
 from robot_motion.object_heights import load_object_heights
-from robot_motion.perception import PerceivedObject, object_to_pick, resting_on
 from robot_motion.pick import plan_pick
 from robot_motion.place_map import PlaceMapError, load_place_map
+from robot_motion.scene_objects import PerceivedObject, object_to_pick, resting_on
 
 COKE = PerceivedObject("coke_1", "coke", "far counter", Pose("map", 4.5, 0.5, 0.96), 0.12)
 

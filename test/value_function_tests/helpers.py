@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from kitchen_domain import Kitchen
+from value_functions.boosted_trees import BoostedTrees, FamilyEnsemble, save_value_functions
 from value_functions.features import LEARNED_FAMILIES, Featurizer
-from value_functions.network import BoostedTrees, FamilyEnsemble, save_value_functions
 from value_functions.observation import Observation, PerceivedObject
 
 

@@ -14,11 +14,11 @@ import pytest
 from kitchen_domain import Kitchen, Skill
 from llm_planner_ros.affordance.model import AffordanceError
 from value_functions.analytic import skill_of, world_of
+from value_functions.boosted_trees import WeightFileError, load_value_functions
 from value_functions.collector import PERCEPTION, Rollout, collect, load_rollouts
 from value_functions.features import LEARNED_FAMILIES, Featurizer, pick_target, skill_argument
 from value_functions.learned import LearnedAffordance
 from value_functions.metrics import brier, reliability, roc_auc
-from value_functions.network import WeightFileError, load_value_functions
 from value_functions.observation import Observation, PerceivedObject
 from value_functions.training import served_observation
 

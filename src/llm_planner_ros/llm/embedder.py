@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.llm import embedded
+from llm_planner_ros.llm import model_files
 from llm_planner_ros.llm.base import Embedder, ModelLoadError, check_text
 
 
@@ -21,7 +21,7 @@ class SentenceTransformerEmbedder(Embedder):
     def __init__(self, model_dir: str | Path | None = None, device: str = "cpu") -> None:
         from sentence_transformers import SentenceTransformer
 
-        folder = Path(model_dir).expanduser() if model_dir else embedded.minilm_dir()
+        folder = Path(model_dir).expanduser() if model_dir else model_files.minilm_dir()
         if not folder.is_dir():
             raise ModelLoadError(
                 f"embedding model folder not found at {folder}: give a sentence-transformers folder, or leave "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.llm import embedded
+from llm_planner_ros.llm import model_files
 from llm_planner_ros.llm.base import ModelLoadError
 
 Report = Callable[[str], None]
@@ -63,7 +63,7 @@ def load_causal_lm(model: str, device: str, threads: int, cache_dir: Path | None
     started = time.monotonic()
     path, is_gguf, name = _source(model)
     if is_gguf:
-        lm, tokenizer = _load_gguf(path, (cache_dir or embedded.user_cache_dir()) / "gguf", report)
+        lm, tokenizer = _load_gguf(path, (cache_dir or model_files.user_cache_dir()) / "gguf", report)
     else:
         report(f"loading {name} from {path}")
         lm, tokenizer = _load_folder(path)
@@ -75,7 +75,7 @@ def load_causal_lm(model: str, device: str, threads: int, cache_dir: Path | None
 def _source(model: str) -> tuple[Path, bool, str]:
     """(path, whether it is a GGUF file, short name) of the configured ``model``."""
     if not model:
-        gguf = embedded.smollm2_gguf()
+        gguf = model_files.smollm2_gguf()
         return gguf, True, gguf.name.removesuffix(".gguf")
     path = Path(model).expanduser()
     if not path.exists():
