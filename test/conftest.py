@@ -25,6 +25,21 @@ use_project_profiles()
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+# What makes a test a graph test: the fixtures that start nodes or build a workspace, or the harness names
+# a module uses to start its own graphs. `-m "not graph"` then leaves out every test that starts nodes.
+GRAPH_FIXTURES = frozenset({"ros_graph", "colcon_workspace", "ros_tools"})
+GRAPH_HARNESS = ("RosGraph", "allocate_domain_id", "Workspace")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
+            hasattr(module, name) for name in GRAPH_HARNESS
+        ):
+            item.add_marker(pytest.mark.graph)
+
+
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
     outcome = yield
