@@ -339,8 +339,11 @@ def test_completions_through_the_planner_dispatch_only_whitelisted_skills(
         result = run_plan(planner, "bring me a coke", env, max_steps=60)
     assert violations == [] and not SENTINEL.exists()
     assert set(env.executed) <= WHITELIST
-    assert result.reason in (EndReason.DONE, EndReason.NO_CANDIDATE, EndReason.MAX_STEPS)
+    # NOTHING_DONE: a program that calls done() before any skill took effect is never a success.
+    assert result.reason in (EndReason.DONE, EndReason.NO_CANDIDATE, EndReason.MAX_STEPS, EndReason.NOTHING_DONE)
     assert result.message
+    if result.reason == EndReason.NOTHING_DONE:
+        assert result.message.startswith("the method chose done before any skill took effect"), result.message
     if result.reason == EndReason.NO_CANDIDATE:
         assert result.message.startswith(("the generated program was rejected: line ", "the program stopped: line "))
 
