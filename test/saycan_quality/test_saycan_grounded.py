@@ -162,8 +162,9 @@ def test_max_failures_stops_repeating_a_skill_that_keeps_failing_in_the_same_sta
     result = run_plan(planner, "Bring me a coke.", env, max_steps=6)
     assert [s.skill.text for s in result.steps if s.status == StepStatus.FAILED] == ["pick up the coke"] * failed_picks
     if max_failures:
-        # The model's next choice gets its turn once the pick has failed twice in this state.
-        assert result.reason == EndReason.DONE and result.steps[-1].skill.text == "done"
+        # The model's next choice gets its turn once the pick has failed twice in this state; done after
+        # nothing took effect ends nothing_done, never a success.
+        assert result.reason == EndReason.NOTHING_DONE and result.steps[-1].skill.text == "done"
     else:
         assert result.reason == EndReason.MAX_STEPS
 
@@ -190,7 +191,7 @@ def test_max_failures_counts_by_label_so_a_retracked_object_still_stops_the_repe
     planner = SayCanPlanner(PreferringModel(["pick up the coke", "done"]), GROUNDED, SayCanOptions(max_failures=2))
     result = run_plan(planner, "Bring me a coke.", env, max_steps=6)
     assert [s.skill.text for s in result.steps if s.status == StepStatus.FAILED] == ["pick up the coke"] * 2
-    assert result.reason == EndReason.DONE and env.world.objects[0].id == "coke_3"
+    assert result.reason == EndReason.NOTHING_DONE and env.world.objects[0].id == "coke_3"
 
 
 def test_max_failures_must_not_be_negative() -> None:
