@@ -2,10 +2,16 @@
 (``llm_planner_ros.ros.parameters``): started as a user starts it (the console script with
 ``--ros-args -p name:=value``), a bad value ends the process with status 1 and one fatal line naming
 the parameter and the fix, never a traceback; an integer given for a float parameter starts the node.
+A shutdown that hangs prints every thread's stack before ``ros2 launch`` escalates to SIGTERM.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 from importlib.metadata import distribution
 from pathlib import Path
 from typing import Any
@@ -13,7 +19,7 @@ from typing import Any
 import pytest
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters
-from ros_harness import RosGraph, wait_future, wait_until
+from ros_harness import RosGraph, allocate_domain_id, wait_future, wait_until
 
 from llm_planner_ros.ros.node_startup import StartupError
 from llm_planner_ros.ros.parameters import Parameter, accept
@@ -127,3 +133,42 @@ def test_refused_values_name_the_parameter_the_value_and_the_fix(spec: Parameter
         accept("p", spec, value)
     assert f"parameter p is {value!r}, {expected}" in str(error.value)
     assert "-p p:=" in str(error.value)
+
+
+SLOW_TO_CLOSE = textwrap.dedent(
+    """
+    import time
+    from rclpy.node import Node
+    from llm_planner_ros.ros.node_startup import run_node
+
+    class SlowToClose(Node):
+        def __init__(self):
+            super().__init__("slow_to_close")
+            self._started = self.create_timer(0.05, self._announce)
+
+        def _announce(self):
+            self._started.cancel()
+            print("spinning", flush=True)
+
+        def close(self):
+            time.sleep(5.0)
+
+    raise SystemExit(run_node(SlowToClose))
+    """
+)
+
+
+@pytest.mark.graph
+@pytest.mark.timeout(60)
+def test_a_shutdown_still_running_after_4_s_prints_where_every_thread_is() -> None:
+    env = os.environ | {"ROS_DOMAIN_ID": str(allocate_domain_id())}
+    node = subprocess.Popen(
+        [sys.executable, "-c", SLOW_TO_CLOSE], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert node.stdout is not None
+    assert node.stdout.readline().strip() == "spinning", node.communicate(timeout=30)
+    node.send_signal(signal.SIGINT)
+    _, stderr = node.communicate(timeout=30)
+    assert node.returncode == 0, stderr
+    assert "shutdown still running 4 s after the request; every thread's stack:" in stderr, stderr
+    assert "in close" in stderr and "in _spin" in stderr, stderr

@@ -18,7 +18,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -43,6 +42,7 @@ from llm_planner_ros.cli.instruction_client import InstructionClient, Instructio
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.options import parse_key_values
 from llm_planner_ros.processes import NodeProcess, start_graph
+from llm_planner_ros.ros.stop_request import StopRequest
 from llm_planner_ros.ros.survey import Survey, SurveyError
 
 # The first start de-quantizes the embedded model (about 20 s on 2 cores) before the graph is ready.
@@ -86,9 +86,8 @@ UP_WATCH_PERIOD_S = 1.0
 
 def run_up(args: argparse.Namespace) -> int:
     console = Console()
-    stop = threading.Event()
-    for signum in UP_STOP_SIGNALS:
-        signal.signal(signum, lambda *_: stop.set())
+    stop = StopRequest()
+    stop.install(UP_STOP_SIGNALS)
     graph = _graph(args, console, _episode(args))
     with graph:
         graph.close_client()

@@ -5,14 +5,17 @@
 subscriptions), and on SIGINT, SIGTERM or SIGHUP (``ros2 launch``'s Ctrl-C, a service manager's stop, a
 closed terminal) a clean exit without a traceback: the node's ``close()`` stops its work first (a goal
 being planned ends with its result sent, a skill being played out stops), and only then is the ROS
-context shut down. rclpy's own signal handler is not installed because it shuts the context down at once,
-under callbacks that are still running: they then die publishing on invalid publishers with tracebacks,
-and a client's goal never gets its result. A node that cannot start raises ``StartupError`` from its
+context shut down. The signal handlers only set a flag (``stop_request`` says why no Event). A shutdown
+still running 4 s after the request prints every thread's stack to stderr (``ros2 launch`` escalates
+after 5 s). rclpy's own signal handler is not installed because it shuts the context down at once, under
+callbacks that are still running: they then die publishing on invalid publishers with tracebacks, and a
+client's goal never gets its result. A node that cannot start raises ``StartupError`` from its
 constructor: one fatal log line, exit status 1.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import signal
 import sys
 import threading
@@ -27,6 +30,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from llm_planner_ros.ros.dds_profile import use_project_profiles
+from llm_planner_ros.ros.stop_request import StopRequest
 
 SHUTDOWN_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 # How often the main thread looks whether the executor's thread ended by itself (an external shutdown),
@@ -35,26 +39,29 @@ _WATCH_PERIOD_S = 0.5
 _SPIN_PERIOD_S = 0.1
 # How long callbacks still running after close() get to return before the node is destroyed under them.
 _DRAIN_TIMEOUT_S = 3.0
+# When a shutdown still runs this long after the request, every thread's stack goes to stderr: `ros2
+# launch` escalates to SIGTERM after 5 s, SIGKILL after 15 s, and a killed process says nothing of where
+# it was stuck.
+_STUCK_REPORT_S = 4.0
 
 
 class StartupError(RuntimeError):
     """A node cannot start with its parameters; the message says which and how to fix it."""
 
 
-class _ShutdownRequest:
-    """Turns the shutdown signals into a request the main thread waits on. Before the node exists there
-    is no work to stop, so a signal then interrupts start-up at once (KeyboardInterrupt)."""
+class _ShutdownRequest(StopRequest):
+    """The shutdown signals as a request the main thread waits on. Before the node exists there is no
+    work to stop, so a signal then interrupts start-up at once (KeyboardInterrupt)."""
 
     def __init__(self) -> None:
-        self.requested = threading.Event()
+        super().__init__()
         self.node_started = False
-        for signum in SHUTDOWN_SIGNALS:
-            signal.signal(signum, self._on_signal)
+        self.install(SHUTDOWN_SIGNALS)
 
-    def _on_signal(self, _signum: int, _frame: FrameType | None) -> None:
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if not self.node_started:
             raise KeyboardInterrupt
-        self.requested.set()
+        super()._on_signal(signum, frame)
 
 
 class _Spinner:
@@ -91,6 +98,12 @@ class _Spinner:
         self._executor.shutdown(timeout_sec=0.0)
 
 
+def _report_stuck_shutdown() -> None:
+    print(f"shutdown still running {_STUCK_REPORT_S:g} s after the request; every thread's stack:", file=sys.stderr)
+    sys.stderr.flush()
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | None = None) -> int:
     """Create the node, spin it until a shutdown signal or an external shutdown, and clean up; returns the
     process exit status."""
@@ -105,8 +118,11 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
         executor.add_node(node)
         shutdown.node_started = True
         spinner = _Spinner(executor)
-        while spinner.thread.is_alive() and not shutdown.requested.wait(_WATCH_PERIOD_S):
+        while spinner.thread.is_alive() and not shutdown.wait(_WATCH_PERIOD_S):
             pass
+        stuck_report = threading.Timer(_STUCK_REPORT_S, _report_stuck_shutdown)
+        stuck_report.daemon = True
+        stuck_report.start()
         # Nodes with running work (a goal, a skill being played out) stop it while the context still works.
         close = getattr(node, "close", None)
         if close is not None:
