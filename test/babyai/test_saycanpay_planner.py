@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from language_model_doubles import ScoringOnlyModel
 from safetensors import safe_open
 from safetensors.torch import save_file
-from saycan_quality.saycan_doubles import ScoringOnlyModel, saycanpay_history
+from saycan_quality.saycan_doubles import saycanpay_history
 
 from babyai_domain.episodes import Episode, load_episodes, read_episodes
 from babyai_domain.world import judged_along_plan

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from action_msgs.msg import GoalStatus
 from kitchen.graph_helpers import WorldWatcher, load_episode, write_episode
+from language_model_doubles import PreferringModel
 from rclpy.callback_groups import ReentrantCallbackGroup
 from replayed_planner_graph import load_scene, record_plan, replaying_sim_graph
 from ros_harness import RosGraph, wait_future, wait_until
-from saycan_quality.saycan_doubles import PreferringModel
 
 from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction, ExecuteSkill

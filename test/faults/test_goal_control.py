@@ -7,7 +7,7 @@ import argparse
 import threading
 
 import pytest
-from generative.doubles import ScriptedModel, WordEmbedder
+from language_model_doubles import ScriptedModel, WordEmbedder
 
 from kitchen_domain import Kitchen
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot

@@ -30,9 +30,8 @@ from typing import Any
 import pytest
 import rclpy
 from action_msgs.msg import GoalStatus
-from generative.doubles import ScriptedModel
 from kitchen.graph_helpers import load_episode, write_episode
-from progprompt.scripted_model import ScriptedModel as ScriptedProgram
+from language_model_doubles import ProgramModel, ScriptedModel
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -94,7 +93,7 @@ _client_nodes = itertools.count()
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("replay") / "progprompt.jsonl"
-    return record_plan(path, "progprompt", ScriptedProgram(PROGRAM), INSTRUCTION, INITIAL)
+    return record_plan(path, "progprompt", ProgramModel(PROGRAM), INSTRUCTION, INITIAL)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from action_msgs.msg import GoalStatus
 from kitchen.graph_helpers import load_episode, write_episode
-from progprompt.scripted_model import ScriptedModel
+from language_model_doubles import ProgramModel
 from replayed_planner_graph import record_plan
 from replayed_planner_graph import start_replay_planner as start_planner
 from ros_harness import RosGraph, ros_graph, wait_future
@@ -56,7 +56,7 @@ PROGRAMS = {
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("replay") / "progprompt.jsonl"
     for instruction, program in PROGRAMS.items():
-        record_plan(path, "progprompt", ScriptedModel(program), instruction, INITIAL)
+        record_plan(path, "progprompt", ProgramModel(program), instruction, INITIAL)
     return path
 
 

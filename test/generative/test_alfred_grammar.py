@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from doubles import ScriptedModel, WordEmbedder
+from language_model_doubles import ScriptedModel, WordEmbedder
 
 from llm_planner_ros.cli.main import main
 from llm_planner_ros.evaluation.alfred_grammar import alfred_plan_grammar, load_object_types

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from doubles import ScriptedModel, WordEmbedder
+from language_model_doubles import ScriptedModel, WordEmbedder
 
 from llm_planner_ros.cli.main import main
 from llm_planner_ros.evaluation.alfred_hlp import load_tasks

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from doubles import WordEmbedder
+from language_model_doubles import WordEmbedder
 from saycan_quality.saycan_doubles import word_tokenizer
 
 from kitchen_domain.paths import repo_path

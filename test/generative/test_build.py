@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from doubles import ScriptedModel, WordEmbedder
+from language_model_doubles import ScriptedModel, WordEmbedder
 
 from kitchen_domain import Kitchen
 from kitchen_domain.paths import config_file

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from doubles import WordEmbedder
+from language_model_doubles import WordEmbedder
 
 from kitchen_domain.paths import config_file
 from llm_planner_ros.llm.base import Embedder

@@ -4,7 +4,8 @@ with a scripted planning model."""
 from __future__ import annotations
 
 import pytest
-from doubles import PartiallyObservedKitchen, ScriptedModel, WordEmbedder
+from doubles import PartiallyObservedKitchen
+from language_model_doubles import ScriptedModel, WordEmbedder
 from world_builders import MakeWorld
 
 from kitchen_domain.kitchen import load_kitchen

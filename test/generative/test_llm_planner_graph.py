@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
-from doubles import ScriptedModel
+from language_model_doubles import ScriptedModel
 from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
 from ros_harness import RosGraph
 

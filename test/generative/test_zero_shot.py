@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from doubles import ScriptedModel, WordEmbedder
+from language_model_doubles import ScriptedModel, WordEmbedder
 from world_builders import MakeWorld
 
 from kitchen_domain.skill import TERMINATE

@@ -5,7 +5,7 @@ each ``Step N:``, and the loss on those steps only."""
 from __future__ import annotations
 
 import pytest
-from doubles import ScriptedModel, WordEmbedder
+from language_model_doubles import ScriptedModel, WordEmbedder
 from saycan_quality.saycan_doubles import word_tokenizer
 
 from kitchen_domain.kitchen import Kitchen, load_kitchen

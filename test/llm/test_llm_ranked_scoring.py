@@ -9,10 +9,11 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from language_model_doubles import RecordingModel
 
 from kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm import ranked_scorer
-from llm_planner_ros.llm.base import GenerationResult, InvalidRequestError, LanguageModel, RankRequest, ScoreResult
+from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, RankRequest, ScoreResult
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.ranking import ranked_indices
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
@@ -87,17 +88,16 @@ def test_bad_weights_are_refused(tiny_lm: HFLanguageModel) -> None:
         tiny_lm.score_ranked([RankRequest(PROMPT, SKILLS[:2], [1.0, 1.0], 0)])
 
 
-class _ScoreOnly(LanguageModel):
-    """A backend without its own ranking: the interface's default scores every candidate."""
+class _ScoreOnly(RecordingModel):
+    """A backend without its own ranking, scoring with ``inner``: the interface's default scores every
+    candidate."""
 
     def __init__(self, inner: LanguageModel) -> None:
+        super().__init__()
         self.inner = inner
 
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
+    def _score(self, prompt: str, completions: Sequence[str], per_token: bool) -> ScoreResult:
         return self.inner.score(prompt, completions, per_token)
-
-    def generate(self, prompt: str, *args: object, **kwargs: object) -> GenerationResult:
-        raise NotImplementedError
 
 
 def test_backends_without_pruning_rank_by_scoring_everything(tiny_lm: HFLanguageModel) -> None:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
+from language_model_doubles import PreferringModel
 from replayed_planner_graph import record_plan
 from ros_harness import RosGraph, wait_future, wait_until
-from saycan_quality.saycan_doubles import PreferringModel
 from std_msgs.msg import String
 
 from kitchen_domain.config import Position

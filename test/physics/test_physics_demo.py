@@ -21,9 +21,9 @@ import pytest
 import yaml
 from action_msgs.msg import GoalStatus
 from kitchen.graph_helpers import write_episode
+from language_model_doubles import PreferringModel
 from replayed_planner_graph import execute_instruction, record_plan, wait_for_affordance_state
 from ros_harness import RosGraph, wait_until
-from saycan_quality.saycan_doubles import PreferringModel
 from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import PlanStep

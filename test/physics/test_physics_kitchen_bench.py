@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from language_model_doubles import PreferringModel
 from replayed_planner_graph import record_plan
 from ros_harness import allocate_domain_id
-from saycan_quality.saycan_doubles import PreferringModel
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(600)]
 

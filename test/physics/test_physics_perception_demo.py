@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from language_model_doubles import PreferringModel
 from replayed_planner_graph import record_plan
 from ros_harness import RosGraph, wait_until
-from saycan_quality.saycan_doubles import PreferringModel
 
 from llm_planner_ros.bringup import PHYSICS_PERCEPTION_GRAPH
 from llm_planner_ros.processes import entry_point

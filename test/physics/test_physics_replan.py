@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
-from generative.doubles import ScriptedModel
 from kitchen.graph_helpers import load_episode, write_episode
+from language_model_doubles import ScriptedModel
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from replayed_planner_graph import execute_instruction, wait_for_affordance_state
 from ros_harness import RosGraph, ros_graph

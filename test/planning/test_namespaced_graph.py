@@ -16,7 +16,7 @@ import pytest
 import yaml
 from action_msgs.msg import GoalStatus
 from kitchen.graph_helpers import write_episode
-from progprompt.scripted_model import ScriptedModel
+from language_model_doubles import ProgramModel
 from rcl_interfaces.srv import GetParameters
 from rclpy.action import get_action_names_and_types
 from replayed_planner_graph import record_plan
@@ -49,7 +49,7 @@ def _logs(log_dir: Path) -> str:
 
 
 def test_the_sim_graph_runs_under_a_namespace_with_a_user_params_file(ros_graph: RosGraph, tmp_path: Path) -> None:
-    recording = record_plan(tmp_path / "progprompt.jsonl", "progprompt", ScriptedModel(PROGRAM), INSTRUCTION, INITIAL)
+    recording = record_plan(tmp_path / "progprompt.jsonl", "progprompt", ProgramModel(PROGRAM), INSTRUCTION, INITIAL)
     episodes = write_episode(tmp_path / "episodes.yaml", "coke", INITIAL)
     params = tmp_path / "mine.yaml"
     params.write_text(

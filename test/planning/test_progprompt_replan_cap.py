@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from progprompt.scripted_model import ScriptedModel as ProgramModel
+from language_model_doubles import ProgramModel
 from test_scene_change import ChangingKitchen, rearranged
 from world_builders import MakeWorld
 

@@ -3,53 +3,18 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
 
 import pytest
+from language_model_doubles import StepPreferenceModel
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import config_file
 from kitchen_domain.world import World
-from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-
-
-class PreferenceModel(LanguageModel):
-    """Scores completions by a preference order (earlier = likelier) that depends on how many steps the
-    prompt's last "Robot:" line already holds: ``preferred[k]`` ranks the candidates of step k (the
-    last list is reused after the end). A stand-in for the model when only the decision rule is tested."""
-
-    def __init__(self, preferred: Sequence[Sequence[str]], generated: str = "") -> None:
-        self.preferred = [list(p) for p in preferred]
-        self.generated = generated
-        self.prompts: list[str] = []
-
-    def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        self.prompts.append(prompt)
-        steps_done = prompt.rsplit("Robot:", 1)[-1].count(",")
-        order = self.preferred[min(steps_done, len(self.preferred) - 1)] if self.preferred else []
-        values = []
-        for completion in completions:
-            rank = order.index(completion) if completion in order else len(order) + 5
-            values.append([-0.5 * rank - 0.1])
-        return ScoreResult.from_token_log_probs(values, per_token)
-
-    def generate(
-        self,
-        prompt: str,
-        n: int = 1,
-        max_tokens: int = 64,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
-        stop: Sequence[str] = (),
-        logit_bias: Mapping[str, float] | None = None,
-    ) -> GenerationResult:
-        self.prompts.append(prompt)
-        return GenerationResult((self.generated,) * n, (-0.3,) * n)
-
 
 COKE_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
 
@@ -74,7 +39,7 @@ def _world(robot_at: str = "close counter", coke_at: str = "far counter") -> Wor
 def test_affordance_overrules_a_confident_but_impossible_skill(prompt: SayCanPrompt) -> None:
     # The model prefers picking before finding; from the close counter the pick is impossible, so the
     # affordance must push SayCan to "find a coke" first (the paper's Figure 5 situation).
-    model = PreferenceModel([["pick up the coke", "find a coke"]])
+    model = StepPreferenceModel([["pick up the coke", "find a coke"]])
     planner = SayCanPlanner(model, prompt, SayCanOptions(top_k=60))
     env = SimulatedEnvironment(_world())
     planner.reset("bring me a coke")
@@ -87,7 +52,7 @@ def test_affordance_overrules_a_confident_but_impossible_skill(prompt: SayCanPro
 
 
 def test_no_affordance_ablation_follows_the_model_alone(prompt: SayCanPrompt) -> None:
-    model = PreferenceModel([["pick up the coke", "find a coke"]])
+    model = StepPreferenceModel([["pick up the coke", "find a coke"]])
     planner = SayCanPlanner(model, prompt, SayCanOptions(ablation="no_affordance"))
     planner.reset("bring me a coke")
     decision = planner.next_step(SimulatedEnvironment(_world()), [])
@@ -97,7 +62,7 @@ def test_no_affordance_ablation_follows_the_model_alone(prompt: SayCanPrompt) ->
 
 def test_full_plan_appends_executed_steps_to_the_prompt(prompt: SayCanPrompt) -> None:
     # Each step the model slightly prefers a wrong skill; affordances steer every step but the last.
-    model = PreferenceModel(
+    model = StepPreferenceModel(
         [
             ["pick up the coke", *COKE_PLAN],
             ["put down the coke", "pick up the coke"],
@@ -116,7 +81,7 @@ def test_full_plan_appends_executed_steps_to_the_prompt(prompt: SayCanPrompt) ->
 
 
 def test_generative_ablation_projects_the_generated_step_onto_a_skill(prompt: SayCanPrompt, minilm: Embedder) -> None:
-    model = PreferenceModel([], generated="grab the coke can,")
+    model = StepPreferenceModel([], generated="grab the coke can,")
     planner = SayCanPlanner(model, prompt, SayCanOptions(ablation="generative"), embedder=minilm)
     planner.reset("bring me a coke")
     decision = planner.next_step(SimulatedEnvironment(_world(robot_at="far counter")), [])

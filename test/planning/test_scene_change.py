@@ -7,10 +7,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-from generative.doubles import ScriptedModel, WordEmbedder
-from progprompt.scripted_model import ScriptedModel as ProgramModel
+from language_model_doubles import ProgramModel, ScriptedModel, StepPreferenceModel, WordEmbedder
 from scripted_planner import ScriptedPlanner
-from test_saycan import PreferenceModel
 from world_builders import MakeWorld, label_of
 
 from kitchen_domain.paths import config_file
@@ -151,7 +149,7 @@ def test_llm_planner_replans_when_an_object_is_moved_away_but_not_for_an_unrelat
 
 def test_saycan_rescores_every_step_from_the_changed_world_without_a_replan(world: World) -> None:
     prompt = SayCanPrompt.from_yaml(config_file("saycan_prompt.yaml"))
-    model = PreferenceModel(
+    model = StepPreferenceModel(
         [
             ["pick up the coke", "find a coke"],
             ["pick up the coke", "find a coke"],

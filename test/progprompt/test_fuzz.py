@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from language_model_doubles import ProgramModel
 
 from kitchen_domain import load_kitchen
 from kitchen_domain.skill import Skill
@@ -36,7 +37,6 @@ from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 from .conftest import vocabulary_of
-from .scripted_model import ScriptedModel
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LIMITS = ProgramLimits()
@@ -333,7 +333,7 @@ def test_completions_through_the_planner_dispatch_only_whitelisted_skills(
     completion: str, assert_check: str, answers: random.Random
 ) -> None:
     env = RecordingEnvironment()
-    model = ScriptedModel(completion, answer=lambda _prompt: answers.random() < 0.5)
+    model = ProgramModel(completion, answer=lambda _prompt: answers.random() < 0.5)
     planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(assert_check=assert_check))
     with nothing_may_run() as violations:
         result = run_plan(planner, "bring me a coke", env, max_steps=60)

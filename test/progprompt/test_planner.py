@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from language_model_doubles import ProgramModel
 from world_builders import MakeWorld
 
 from kitchen_domain import Kitchen, World
@@ -18,8 +19,6 @@ from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-
-from .scripted_model import ScriptedModel
 
 EXAMPLES = load_examples(Path(__file__).resolve().parents[2] / "config" / "progprompt_examples.yaml")
 
@@ -48,7 +47,7 @@ class FailFirstAttempt(FailureInjector):
         return failing
 
 
-Planned = tuple[PlanResult, ProgPromptPlanner, ScriptedModel, SimulatedEnvironment]
+Planned = tuple[PlanResult, ProgPromptPlanner, ProgramModel, SimulatedEnvironment]
 
 
 def plan(
@@ -59,7 +58,7 @@ def plan(
     answer: Callable[[str], bool] = lambda _prompt: True,
     grammar: bool = True,
 ) -> Planned:
-    model = ScriptedModel(completion, answer)
+    model = ProgramModel(completion, answer)
     planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(assert_check=assert_check, grammar=grammar))
     env = SimulatedEnvironment(world, failures=failures)
     return run_plan(planner, "bring me a coke", env, max_steps=20), planner, model, env
@@ -155,7 +154,7 @@ def test_a_loop_of_asserts_halts_at_the_check_budget_before_any_call(world: Worl
         "max_checks_per_step of config/planners.yaml's progprompt section)"
     )
     assert len(model.score_prompts) == 50
-    model = ScriptedModel(ASSERT_LOOP)
+    model = ProgramModel(ASSERT_LOOP)
     planner = ProgPromptPlanner(model, EXAMPLES, ProgPromptOptions(max_checks_per_step=125))
     result = run_plan(planner, "bring me a coke", SimulatedEnvironment(world), max_steps=3)
     assert steps(result) == [("find a coke", StepStatus.SUCCEEDED), ("done", StepStatus.SUCCEEDED)]
@@ -202,14 +201,14 @@ def test_reset_starts_a_new_program(world: World, make_world: MakeWorld) -> None
 def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen) -> None:
     options = load_planner_options()
     resources = PlannerResources(
-        ScriptedModel(""), kitchen, embedder_factory=lambda: pytest.fail("no embedder needed"), options=options
+        ProgramModel(""), kitchen, embedder_factory=lambda: pytest.fail("no embedder needed"), options=options
     )
     planner = build_planner("progprompt", resources)
     assert isinstance(planner, ProgPromptPlanner) and planner.name == "progprompt"
     # the shipped section spells out the defaults, but for the prompt of the embedded model's adapter
     assert planner.options == ProgPromptOptions(examples="none", scene_context=True)
     bad = PlannerResources(
-        ScriptedModel(""),
+        ProgramModel(""),
         kitchen,
         lambda: None,  # type: ignore[arg-type,return-value]
         {"progprompt": {"limits": {"max_loops": 2}}},
@@ -226,7 +225,7 @@ def test_build_refuses_example_programs_the_validator_rejects(kitchen: Kitchen, 
     examples = tmp_path / "examples.yaml"
     examples.write_text("programs:\n  - instruction: bring a coke\n    body: |\n      find('coke')\n      import os\n")
     resources = PlannerResources(
-        ScriptedModel(""),
+        ProgramModel(""),
         kitchen,
         lambda: None,  # type: ignore[arg-type,return-value]
         {"progprompt": {"examples_file": str(examples)}},

@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
+from language_model_doubles import ProgramModel
 from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
 from ros_harness import RosGraph
 
 from llm_planner_interfaces.msg import PlanStep
-
-from .scripted_model import ScriptedModel
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
@@ -50,7 +49,7 @@ GOAL = {"at": {"label": "coke", "location": "user"}}
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("replay") / "progprompt.jsonl"
-    return record_plan(path, "progprompt", ScriptedModel(PROGRAM), INSTRUCTION, INITIAL)
+    return record_plan(path, "progprompt", ProgramModel(PROGRAM), INSTRUCTION, INITIAL)
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from language_model_doubles import ProgramModel
 from saycan_quality.saycan_doubles import tiny_llama, word_tokenizer
 
 from kitchen_domain.kitchen import Kitchen, load_kitchen
@@ -21,8 +22,6 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.training.progprompt_programs import encode_program, program_example, scene_vocabulary
 from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, program_sequences
 from llm_planner_ros.training.saycan_bank import generate_examples
-
-from .scripted_model import ScriptedModel
 
 EXAMPLES = load_examples(Path(__file__).resolve().parents[2] / "config" / "progprompt_examples.yaml")
 
@@ -46,7 +45,7 @@ def test_the_program_is_what_the_planner_prompts_and_runs_to_the_goal(
     for example in bank:
         text, start = program_example(kitchen, EXAMPLES if shown else None, example, scene_context=not shown)
         assert ("else: find('sponge')" in text[:start]) == shown and ("\n# Scene: robot " in text) != shown
-        model = ScriptedModel(text[start:])
+        model = ProgramModel(text[start:])
         planner = ProgPromptPlanner(model, EXAMPLES, options)
         env = SimulatedEnvironment(kitchen.world(example.initial))
         result = run_plan(planner, example.instruction, env, max_steps=len(example.steps) + 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from saycan_doubles import WordEmbedder
+from language_model_doubles import WordEmbedder
 
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
@@ -47,10 +47,10 @@ def test_vectors_are_cached_and_recomputed_when_the_bank_changes(tmp_path: Path)
     assert cache.is_file()
     again = WordEmbedder()
     ExampleRetriever(BANK, again, cache)
-    assert again.embedded == 0  # read back, not embedded
+    assert again.embedded == []  # read back, not embedded
     changed = WordEmbedder()
     retriever = ExampleRetriever([*BANK, _example("hand me the tea")], changed, cache)
-    assert changed.embedded == len(BANK) + 1
+    assert len(changed.embedded) == len(BANK) + 1
     assert retriever.nearest("hand me the tea", 1)[0].instruction == "hand me the tea"
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from saycan_doubles import MakeWorld, PreferringModel, WordEmbedder
+from language_model_doubles import PreferringModel, WordEmbedder
+from saycan_doubles import MakeWorld
 
 from kitchen_domain.failures import FailureInjector
 from kitchen_domain.kitchen import Kitchen

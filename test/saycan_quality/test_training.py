@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from saycan_doubles import WordEmbedder, tiny_llama, word_tokenizer
+from language_model_doubles import WordEmbedder
+from saycan_doubles import tiny_llama, word_tokenizer
 
 from kitchen_domain.paths import config_file
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from saycan_quality.saycan_doubles import ScoringOnlyModel, saycanpay_history
+from language_model_doubles import ScoringOnlyModel
+from saycan_quality.saycan_doubles import saycanpay_history
 
 from kitchen_domain.episodes import load_episodes
 from kitchen_domain.kitchen import load_kitchen

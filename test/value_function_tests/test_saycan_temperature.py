@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from saycan_quality.saycan_doubles import FixedModel
+from language_model_doubles import FixedModel
 
 from kitchen_domain.kitchen import load_kitchen
 from kitchen_domain.paths import config_file, repo_path

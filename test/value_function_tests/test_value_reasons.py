@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from saycan_quality.saycan_doubles import FixedModel
+from language_model_doubles import FixedModel
 
 from kitchen_domain import Kitchen
 from kitchen_domain.episodes import Episode, load_episodes
