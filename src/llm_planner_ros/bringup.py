@@ -41,7 +41,7 @@ SIM_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml",)),
     NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml",)),
     NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
-    NodeSpec("planner_node", "planner", ("planner.yaml",)),
+    NodeSpec("planner_node", "planner", ("planner_node.yaml",)),
 )
 
 # On a robot the simulator is gone: affordances read the perceived scene and the robot state, and the
@@ -51,7 +51,7 @@ ROBOT_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml", "robot.yaml")),
     NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml", "robot.yaml")),
     NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
-    NodeSpec("planner_node", "planner", ("planner.yaml", "robot.yaml")),
+    NodeSpec("planner_node", "planner", ("planner_node.yaml", "robot.yaml")),
 )
 
 # The PyBullet kitchen in place of the symbolic simulator, driven as a robot is: the executors' nav2 and
@@ -63,7 +63,7 @@ PHYSICS_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml", "physics.yaml")),
     NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml", "physics.yaml")),
     NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
-    NodeSpec("planner_node", "planner", ("planner.yaml", "physics.yaml")),
+    NodeSpec("planner_node", "planner", ("planner_node.yaml", "physics.yaml")),
 )
 
 # The physics graph as users start it (`llm-planner demo/up --sim physics`, launch/physics.launch.py): the

@@ -35,7 +35,7 @@ from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 
-SERVER_LOST_S = 3.0  # config/planner.yaml
+SERVER_LOST_S = 3.0  # config/planner_node.yaml
 # A loaded machine's delay on top of the grace. The waits these tests guard against are server_wait_s
 # (raised to 60 s here, so a regression to it cannot pass) and executor_timeout_s (120 s).
 SLACK_S = 12.0

@@ -99,7 +99,7 @@ def skills(response: Any) -> list[tuple[str, int]]:
 
 
 def test_refuse_ends_a_request_for_an_absent_object_at_once(graph: RosGraph, recording: Path) -> None:
-    start_planner(graph, recording)  # missing_objects: refuse, the default of config/planner.yaml
+    start_planner(graph, recording)  # missing_objects: refuse, the default of config/planner_node.yaml
     response = execute(graph, BANANA)
     assert response.status == GoalStatus.STATUS_ABORTED and not response.result.executed, skills(response)
     assert response.result.message.startswith(f"refused: not in the scene: banana {SEEN}: ")

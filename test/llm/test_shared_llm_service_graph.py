@@ -39,7 +39,7 @@ def test_namespaced_robots_plan_with_one_shared_model_service(ros_graph: RosGrap
         sim = ros_argv("sim_world_node", "sim_world_node", [config_file("sim_world.yaml")], namespace=robot)
         ros_graph.start_process(sim, label=f"{label}-sim")
         planner = ros_argv(
-            "planner_node", "planner", [config_file("planner.yaml")], {"llm_namespace": "/"}, namespace=robot
+            "planner_node", "planner", [config_file("planner_node.yaml")], {"llm_namespace": "/"}, namespace=robot
         )
         ros_graph.start_process(planner, label=f"{label}-planner")
 

@@ -60,7 +60,7 @@ def test_the_planner_plans_on_the_perceived_scene_and_says_when_the_camera_stopp
             "match_stamps": False,
             "max_scene_age_s": MAX_SCENE_AGE_S,
         },
-        param_files=[config_file("planner.yaml")],
+        param_files=[config_file("planner_node.yaml")],
         name="planner",
     )
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")

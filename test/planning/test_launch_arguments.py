@@ -178,7 +178,7 @@ def test_names_resolve_to_the_public_names_without_a_namespace_and_inside_one() 
         rclpy.shutdown(context=context)
 
 
-@pytest.mark.parametrize("file", ["planner.yaml", "affordance.yaml", "executors.yaml", "robot.yaml"])
+@pytest.mark.parametrize("file", ["planner_node.yaml", "affordance.yaml", "executors.yaml", "robot.yaml"])
 def test_topic_parameters_in_config_are_relative(file: str) -> None:
     for section in yaml.safe_load(config_file(file).read_text()).values():
         for key, value in section["ros__parameters"].items():

@@ -39,7 +39,7 @@ PROGRAM = """
     bring_it_to_you()
     put_down('coke')
 """
-MAX_STEPS = 7  # the packaged planner.yaml says 30
+MAX_STEPS = 7  # the packaged planner_node.yaml says 30
 
 
 def _logs(log_dir: Path) -> str:
