@@ -19,6 +19,8 @@ ROUNDS = 300
 SCRIPT = textwrap.dedent(
     f"""
     import os, signal, threading, time
+    from llm_planner_ros.ros.stop_request import StopRequest
+
     def send_hangup():
         time.sleep(0.002)
         os.kill(os.getpid(), signal.SIGHUP)
