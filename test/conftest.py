@@ -16,7 +16,7 @@ from ros_harness import RosGraph
 from ros_harness import ros_graph as _ros_graph
 from world_builders import MakeWorld, world_builder
 
-from kitchen_domain import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain import Kitchen, load_kitchen
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 
 # The test process hosts servers too (test doubles of MoveIt and Nav2): the same Fast DDS profile as the nodes.

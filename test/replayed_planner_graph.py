@@ -17,10 +17,10 @@ from typing import Any
 
 from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_until
 
-from kitchen_domain import load_kitchen
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.kitchen_domain import load_kitchen
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel

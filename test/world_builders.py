@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kitchen_domain import Kitchen, World
+from llm_planner_ros.kitchen_domain import Kitchen, World
 
 # make_world("table", holding=None, drawer=None, coke_1="far counter", apple_1="table") -> World
 MakeWorld = Callable[..., World]

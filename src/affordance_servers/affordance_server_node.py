@@ -11,7 +11,7 @@ is malformed.
 State comes from a ``StateProvider``: by default /scene/objects and /sim/robot_state (sim_world_node).
 The ``backend`` parameter picks the model: ``analytic`` (default) scores the symbolic world;
 ``learned`` scores pick, place and go-to with the value functions of ``value_functions_file``
-(value_functions.learned, docs/value_functions.md) over the perceived scene and the robot state only;
+(llm_planner_ros.value_functions.learned, docs/value_functions.md) over the perceived scene and the robot state only;
 a missing or mismatched weight file stops the node at startup with the command that rebuilds it.
 """
 
@@ -26,20 +26,20 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 
 from affordance_servers.perceived_observation import ObservationListener
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.paths import repo_path
-from kitchen_domain.skill import FAMILIES, Skill
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.skill import FAMILIES, Skill
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
-from value_functions.boosted_trees import WeightFileError
-from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from llm_planner_ros.value_functions.boosted_trees import WeightFileError
+from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 BACKENDS = ("analytic", "learned")
 # How long a learned evaluation waits for the scene stamped like the newest robot state (match_stamps).

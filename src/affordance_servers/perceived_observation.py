@@ -1,5 +1,5 @@
 """What the learned affordance backend reads: the perceived scene and the robot-state record, as a
-``value_functions.observation.Observation`` (label, centre, size, location and confidence of each
+``llm_planner_ros.value_functions.observation.Observation`` (label, centre, size, location and confidence of each
 detection; the robot's position, place, held label and drawer state). No simulator-only fact passes.
 
 With ``match_stamps`` (the simulator stamps both messages of one world revision alike) the observation
@@ -16,12 +16,12 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from kitchen_domain.config import HELD
-from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
+from llm_planner_ros.kitchen_domain.config import HELD
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
 from llm_planner_ros.ros.messages import stamp_of
 from llm_planner_ros.ros.topics import STATE_QOS
-from value_functions.observation import Observation, PerceivedObject
+from llm_planner_ros.value_functions.observation import Observation, PerceivedObject
 
 
 class ObservationListener:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.paths import config_file
 
 
 @dataclass(frozen=True)

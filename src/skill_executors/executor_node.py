@@ -22,15 +22,15 @@ from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from kitchen_domain.config import ConfigError
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.skill import MANIPULATOR, MOBILE_BASE, Skill
 from llm_planner_interfaces.action import ExecuteSkill
+from llm_planner_ros.kitchen_domain.config import ConfigError
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.skill import MANIPULATOR, MOBILE_BASE, Skill
+from llm_planner_ros.robot_motion.place_map import PlaceMapError, load_place_map
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, EXECUTOR_CLOSING, executor_action, full_name
-from robot_motion.place_map import PlaceMapError, load_place_map
 from skill_executors.backend import SkillBackend, Status
 from skill_executors.robot_parameters import ROBOT_PARAMETERS
 from skill_executors.robot_view import RobotView

@@ -1,17 +1,17 @@
 """The ``moveit`` backend: pick, put down and the drawer skills as MoveIt 2 MoveGroup goals and gripper commands.
 
-Each skill is a motion sequence (robot_motion.manipulation): every arm waypoint is one MoveGroup goal
+Each skill is a motion sequence (llm_planner_ros.robot_motion.manipulation): every arm waypoint is one MoveGroup goal
 on ``move_group_action`` (plan and execute; the pose is a position constraint, a sphere of
 ``position_tolerance`` around the target, plus an orientation constraint on ``ee_link``; the closing
 stow step a joint-constraint goal to ``stow_joints``), every gripper step one control_msgs
 GripperCommand goal on ``gripper_action``. Tall objects are grasped ``grasp_depth`` below their top
 (the object's pose and ``size.z`` on ``/scene/objects``), the fingers turned to close across the base's
-heading at the place (``turn_grasp``; robot_motion.manipulation.grasp_yaw), and a put down opens them
+heading at the place (``turn_grasp``; llm_planner_ros.robot_motion.manipulation.grasp_yaw), and a put down opens them
 along the heading, away from the objects free_spot sets beside it. The object to pick comes
 from ``/scene/objects`` (its pose), the surface to put down on from the place map at the robot's
 place: its point, or the free spot of its area nearest the point, clear of what perception reports
-standing there (robot_motion.free_spot; the drawer's interior likewise). The drawer skills
-(robot_motion.drawer) work the drawer of the robot's place in the place map: each pull or push
+standing there (llm_planner_ros.robot_motion.free_spot; the drawer's interior likewise). The drawer skills
+(llm_planner_ros.robot_motion.drawer) work the drawer of the robot's place in the place map: each pull or push
 segment is a pose goal whose path constraints keep the hand's orientation and its position in a thin
 box around the straight segment (MoveIt samples such paths with IK). Progress is
 the share of steps done, the phase the step's name; a cancel is relayed to the running goal (the arm
@@ -44,13 +44,12 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from shape_msgs.msg import SolidPrimitive
 
-from kitchen_domain.skill import DRAWER, PICK, PLACE, Skill
-from llm_planner_ros.ros.node_startup import StartupError
-from robot_motion.drawer import PUT, DrawerSettings, drawer_action, drawer_skill_motion
-from robot_motion.error_codes import moveit_failure
-from robot_motion.free_spot import NoFreeSpot, free_spot
-from robot_motion.geometry import Pose, yaw_quaternion
-from robot_motion.manipulation import (
+from llm_planner_ros.kitchen_domain.skill import DRAWER, PICK, PLACE, Skill
+from llm_planner_ros.robot_motion.drawer import PUT, DrawerSettings, drawer_action, drawer_skill_motion
+from llm_planner_ros.robot_motion.error_codes import moveit_failure
+from llm_planner_ros.robot_motion.free_spot import NoFreeSpot, free_spot
+from llm_planner_ros.robot_motion.geometry import Pose, yaw_quaternion
+from llm_planner_ros.robot_motion.manipulation import (
     ArmMove,
     ArmSettings,
     GripperMove,
@@ -61,11 +60,12 @@ from robot_motion.manipulation import (
     place_motion,
     release_yaw,
 )
-from robot_motion.navigation import DRAWER_CONTENTS, MotionError
-from robot_motion.object_heights import ObjectHeightsError, load_object_heights
-from robot_motion.pick import plan_pick
-from robot_motion.place_map import Area, Place, PlaceMap
-from robot_motion.scene_objects import PerceivedObject
+from llm_planner_ros.robot_motion.navigation import DRAWER_CONTENTS, MotionError
+from llm_planner_ros.robot_motion.object_heights import ObjectHeightsError, load_object_heights
+from llm_planner_ros.robot_motion.pick import plan_pick
+from llm_planner_ros.robot_motion.place_map import Area, Place, PlaceMap
+from llm_planner_ros.robot_motion.scene_objects import PerceivedObject
+from llm_planner_ros.ros.node_startup import StartupError
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 from skill_executors.robot_view import RobotView
@@ -260,7 +260,7 @@ class MoveItBackend(SkillBackend):
         self, skill: Skill, surface: Pose, area: Area, heading: float, unseen: Sequence[PerceivedObject] = ()
     ) -> Pose:
         """Where put down sets the held object: the free spot of the surface's area nearest its point,
-        clear of what perception reports standing there and of ``unseen`` (robot_motion.free_spot)."""
+        clear of what perception reports standing there and of ``unseen`` (llm_planner_ros.robot_motion.free_spot)."""
         try:
             return free_spot(surface, area, heading, self._held_radius(), [*self._view.objects(), *unseen])
         except NoFreeSpot as error:

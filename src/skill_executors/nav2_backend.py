@@ -1,10 +1,10 @@
 """The ``nav2`` backend: navigation skills as Nav2 NavigateToPose goals.
 
 ``go to the table`` / ``bring it to you`` / ``find a coke`` go to the base pose of their place in the
-place map (robot_motion.navigation). Feedback (``distance_remaining``, ``number_of_recoveries``) is
+place map (llm_planner_ros.robot_motion.navigation). Feedback (``distance_remaining``, ``number_of_recoveries``) is
 relayed as the skill's progress and phase; a cancel of the skill cancels the navigation goal (Nav2
 stops the base where it is); an aborted goal fails the skill with its error code's meaning
-(robot_motion.error_codes.nav2_failure).
+(llm_planner_ros.robot_motion.error_codes.nav2_failure).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from nav2_msgs.action import NavigateToPose
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from kitchen_domain.skill import FIND, Skill
-from robot_motion.error_codes import nav2_failure
-from robot_motion.navigation import MotionError, navigation_goal
-from robot_motion.place_map import PlaceMap
+from llm_planner_ros.kitchen_domain.skill import FIND, Skill
+from llm_planner_ros.robot_motion.error_codes import nav2_failure
+from llm_planner_ros.robot_motion.navigation import MotionError, navigation_goal
+from llm_planner_ros.robot_motion.place_map import PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
 from skill_executors.robot_view import RobotView

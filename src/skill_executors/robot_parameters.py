@@ -4,9 +4,9 @@ base (docs/robot.md lists what to change for another robot)."""
 
 from __future__ import annotations
 
+from llm_planner_ros.robot_motion.manipulation import PANDA_JOINTS, PANDA_STOW
 from llm_planner_ros.ros.parameters import Parameter
 from llm_planner_ros.ros.topics import SCENE_TOPIC
-from robot_motion.manipulation import PANDA_JOINTS, PANDA_STOW
 
 BASE_POSE_SOURCES = ("auto", "tf", "topic")
 
@@ -19,7 +19,7 @@ ROBOT_PARAMETERS = {
     ),
     "scene_topic": Parameter(SCENE_TOPIC, "perceived objects (SceneObjectArray) with their poses"),
     "robot_state_topic": Parameter(
-        "robot/state", "the robot-state record (JSON std_msgs/String, kitchen_domain.robot_state)"
+        "robot/state", "the robot-state record (JSON std_msgs/String, llm_planner_ros.kitchen_domain.robot_state)"
     ),
     "base_pose": Parameter(
         "auto",
@@ -88,7 +88,7 @@ ROBOT_PARAMETERS = {
         "(never after a cancel, which may be the e-stop), so the next skill starts from it: a MoveGroup goal "
         "whose constraints carry only this name; empty: the arm stays where the skill stopped",
     ),
-    # The drawer skills (robot_motion/drawer.py; the drawer itself is in the place map)
+    # The drawer skills (llm_planner_ros/robot_motion/drawer.py; the drawer itself is in the place map)
     "handle_approach_distance": Parameter(
         0.1, "pre-grasp / retreat distance in front of a drawer's handle, along the drawer (m)", minimum=0.0
     ),

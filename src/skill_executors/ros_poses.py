@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from geometry_msgs.msg import PoseStamped
 
-from robot_motion.geometry import Pose
+from llm_planner_ros.robot_motion.geometry import Pose
 
 
 def pose_stamped(pose: Pose) -> PoseStamped:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from babyai_domain.episodes import load_episodes
-from babyai_domain.minigrid_replay import (
+from llm_planner_ros.babyai_domain.episodes import load_episodes
+from llm_planner_ros.babyai_domain.minigrid_replay import (
     corrupted_plans,
     grid_layout,
     layout_differences,

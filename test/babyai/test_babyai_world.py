@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from babyai_domain.episodes import EpisodeFormatError, load_episodes, parse_episode
-from babyai_domain.world import (
+from llm_planner_ros.babyai_domain.episodes import EpisodeFormatError, load_episodes, parse_episode
+from llm_planner_ros.babyai_domain.world import (
     COLOURS,
     DONE,
     BabyAIWorld,

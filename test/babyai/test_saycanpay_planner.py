@@ -13,8 +13,8 @@ from safetensors import safe_open
 from safetensors.torch import save_file
 from saycan_quality.saycan_doubles import saycanpay_history
 
-from babyai_domain.episodes import Episode, load_episodes, read_episodes
-from babyai_domain.world import judged_along_plan
+from llm_planner_ros.babyai_domain.episodes import Episode, load_episodes, read_episodes
+from llm_planner_ros.babyai_domain.world import judged_along_plan
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan

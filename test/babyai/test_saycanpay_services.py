@@ -21,11 +21,11 @@ from replayed_planner_graph import execute_instruction, load_scene, replaying_si
 from ros_harness import NodeProcess, RosGraph, wait_future, wait_until
 
 from affordance_servers import saycanpay_scorer_node
-from babyai_domain.episodes import load_episodes
-from kitchen_domain import load_kitchen
-from kitchen_domain.paths import config_file
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScorePlanActions
+from llm_planner_ros.babyai_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult, run_plan

@@ -25,11 +25,11 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from replayed_planner_graph import load_scene, record_plan, replaying_sim_graph
 from ros_harness import RosGraph, wait_future, wait_until
 
-from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction, ExecuteSkill
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScoreCompletions
 from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.kitchen_domain import Kitchen
 from llm_planner_ros.processes import NodeProcess
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider

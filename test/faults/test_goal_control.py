@@ -9,7 +9,7 @@ import threading
 import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 
-from kitchen_domain import Kitchen
+from llm_planner_ros.kitchen_domain import Kitchen
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.options import step_budget
 from llm_planner_ros.planning.registry import PlannerCache, PlannerResources, UnknownPlannerError, load_planner_options

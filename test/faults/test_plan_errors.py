@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import pytest
 from scripted_planner import ScriptedPlanner
 
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.base import BackendUnavailableError
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome

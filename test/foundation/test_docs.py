@@ -1,7 +1,7 @@
 """The repository's documents stay true and self-contained.
 
 - The example of docs/episodes.md is a valid episode file that uses every condition kind, so the format
-  description cannot drift from ``kitchen_domain.load_episodes``.
+  description cannot drift from ``llm_planner_ros.kitchen_domain.load_episodes``.
 - Nothing in the shipped tree cites files a clone does not have (the design folder and paper texts that
   sat beside the working copy) or narrates how the work went (issue and session numbers): the
   CHANGELOG is the one place for history.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kitchen_domain import load_episodes, load_kitchen
-from kitchen_domain.conditions import CONDITION_KINDS
+from llm_planner_ros.kitchen_domain import load_episodes, load_kitchen
+from llm_planner_ros.kitchen_domain.conditions import CONDITION_KINDS
 
 ROOT = Path(__file__).resolve().parents[2]
 

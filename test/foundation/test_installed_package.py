@@ -1,6 +1,6 @@
-"""A colcon install carries every file the package reads: run from the install, outside the checkout, the
-SayCan adapter that ``adapter: auto`` resolves to, the SayCan bank a planner loads and the kitchen episode
-suite are the install's.
+"""An install adds only the design's three top-level packages, and a colcon install carries every file
+the package reads: run from the install, outside the checkout, the SayCan adapter that ``adapter: auto``
+resolves to, the SayCan bank a planner loads and the kitchen episode suite are the install's.
 
 The probe runs in a subprocess with the workspace's setup environment (install/setup.bash: AMENT_PREFIX_PATH,
 PYTHONPATH), from a folder outside the checkout, with the checkout's src/ (the editable install's .pth
@@ -13,13 +13,14 @@ import json
 import subprocess
 import sys
 import textwrap
+from importlib.metadata import distribution
 from pathlib import Path
 
 import pytest
 from colcon_ws import Workspace
 
-from kitchen_domain import paths
-from kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain import paths
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -27,9 +28,9 @@ PROBE = textwrap.dedent("""
     checkout_src = Path(sys.argv[1]).resolve()
     sys.path = [p for p in sys.path if not p or Path(p).resolve() != checkout_src]
 
-    import kitchen_domain.paths
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import load_kitchen
+    import llm_planner_ros.kitchen_domain.paths
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.factory import LLMConfig, adapter_file, load_embedder, load_language_model, parse_config
     from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
     from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
@@ -43,9 +44,9 @@ PROBE = textwrap.dedent("""
     prompt = planner.current_prompt()
     bank = load_bank()
     print(json.dumps({
-        "module": kitchen_domain.paths.__file__,
+        "module": llm_planner_ros.kitchen_domain.paths.__file__,
         "adapter": str(adapter_file(parse_config(LLMConfig, {}))),
-        "bank": str(kitchen_domain.paths.repo_path(BANK_FILE)),
+        "bank": str(llm_planner_ros.kitchen_domain.paths.repo_path(BANK_FILE)),
         "bank_size": len(bank),
         "episodes": len(load_episodes("benchmarks/kitchen/dev.yaml")),
         "retrieved": [example.instruction for example in bank if example.instruction in prompt],
@@ -131,3 +132,17 @@ def test_a_config_folder_in_the_current_directory_never_replaces_the_packaged_co
     assert paths.resolve_config(None, "kitchen_world.yaml") == packaged
     # A path the user names is still read where they are.
     assert paths.repo_path("config/kitchen_world.yaml") == elsewhere / "config" / "kitchen_world.yaml"
+
+
+DESIGN_PACKAGES = {"llm_planner_ros", "affordance_servers", "skill_executors"}
+
+
+def test_the_venv_install_adds_only_the_designs_top_level_packages() -> None:
+    top_level = distribution("llm_planner_ros").read_text("top_level.txt") or ""
+    assert set(top_level.split()) == DESIGN_PACKAGES
+
+
+def test_the_colcon_install_adds_only_the_designs_top_level_packages(colcon_workspace: Workspace) -> None:
+    (site,) = (colcon_workspace.install / "llm_planner_ros" / "lib").glob("python3*/site-packages")
+    packages = {path.name for path in site.iterdir() if (path / "__init__.py").is_file()}
+    assert packages == DESIGN_PACKAGES

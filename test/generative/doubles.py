@@ -3,7 +3,7 @@ been to (the language-model doubles are in test/language_model_doubles.py)."""
 
 from __future__ import annotations
 
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 

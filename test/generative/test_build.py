@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 
-from kitchen_domain import Kitchen
-from kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.planning.llm_planner.planner import LlmPlanner
 from llm_planner_ros.planning.llm_planner.prompt import DEFAULT_INTRODUCTION, load_plan_examples
 from llm_planner_ros.planning.plan_loop import run_plan

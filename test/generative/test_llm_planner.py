@@ -8,7 +8,7 @@ from doubles import PartiallyObservedKitchen
 from language_model_doubles import ScriptedModel, WordEmbedder
 from world_builders import MakeWorld
 
-from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever

@@ -10,7 +10,7 @@ import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 from saycan_quality.saycan_doubles import word_tokenizer
 
-from kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, LlmPlanner, LlmPlannerOptions, PlanGenerator
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample

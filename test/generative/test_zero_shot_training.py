@@ -8,8 +8,8 @@ import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 from saycan_quality.saycan_doubles import word_tokenizer
 
-from kitchen_domain.kitchen import Kitchen, load_kitchen
-from kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycan.bank import PlanExample

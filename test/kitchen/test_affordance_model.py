@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kitchen_domain import HELD, Kitchen, Skill, World
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
+from llm_planner_ros.kitchen_domain import HELD, Kitchen, Skill, World
 
 MakeWorld = Callable[..., World]
 MODEL = AffordanceModel()

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from kitchen_domain import HELD, Kitchen, World, goal_checks, goal_condition_recall
-from kitchen_domain.conditions import ConditionError, condition_from_yaml
+from llm_planner_ros.kitchen_domain import HELD, Kitchen, World, goal_checks, goal_condition_recall
+from llm_planner_ros.kitchen_domain.conditions import ConditionError, condition_from_yaml
 
 MakeWorld = Callable[..., World]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kitchen_domain import load_kitchen
-from kitchen_domain.config import ConfigError, load_kitchen_config
-from kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain import load_kitchen
+from llm_planner_ros.kitchen_domain.config import ConfigError, load_kitchen_config
+from llm_planner_ros.kitchen_domain.paths import config_file
 
 
 def _write(tmp_path: Path, name: str, data: object) -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from kitchen_domain import EpisodeFileError, Kitchen, load_episodes
-from kitchen_domain.episodes import DEFAULT_MAX_STEPS
+from llm_planner_ros.kitchen_domain import EpisodeFileError, Kitchen, load_episodes
+from llm_planner_ros.kitchen_domain.episodes import DEFAULT_MAX_STEPS
 
 from .data_files import SAMPLE_EPISODES, Expectation, bad_episode_expectations
 

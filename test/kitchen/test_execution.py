@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from kitchen_domain import FailureInjector, Kitchen, Skill, SkillTiming, World, run_skill
+from llm_planner_ros.kitchen_domain import FailureInjector, Kitchen, Skill, SkillTiming, World, run_skill
 
 MakeWorld = Callable[..., World]
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from ros_harness import RosGraph, wait_future, wait_until
 
-from kitchen_domain import Kitchen, Skill
-from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
+from llm_planner_ros.kitchen_domain import Kitchen, Skill
+from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.ros.messages import skill_to_msg
 
 from .graph_helpers import WorldWatcher, evaluate, load_episode, write_episode

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from ros_harness import RosGraph, wait_until
 
-from kitchen_domain import Kitchen, load_episodes
+from llm_planner_ros.kitchen_domain import Kitchen, load_episodes
 
 from .data_files import SAMPLE_EPISODES, bad_episode_expectations
 from .graph_helpers import WorldWatcher, load_episode

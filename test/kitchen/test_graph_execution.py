@@ -9,9 +9,9 @@ import yaml
 from action_msgs.msg import GoalStatus
 from ros_harness import RosGraph, wait_future, wait_until
 
-from kitchen_domain import FailureInjector, Kitchen, Skill
-from kitchen_domain.paths import config_file
 from llm_planner_interfaces.action import ExecuteSkill
+from llm_planner_ros.kitchen_domain import FailureInjector, Kitchen, Skill
+from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.ros.messages import skill_to_msg
 
 from .graph_helpers import WorldWatcher, execute, load_episode, write_episode

@@ -8,8 +8,8 @@ import pytest
 from action_msgs.msg import GoalStatus
 from ros_harness import RosGraph, wait_future, wait_until
 
-from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
+from llm_planner_ros.kitchen_domain import Kitchen
 from llm_planner_ros.ros.messages import skill_to_msg
 
 from .graph_helpers import WorldWatcher, execute

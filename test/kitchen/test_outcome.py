@@ -1,4 +1,5 @@
-"""Reading a skill's outcome back from the world state (kitchen_domain.outcome), as the planner does when an
+"""Reading a skill's outcome back from the world state (llm_planner_ros.kitchen_domain.outcome), as the planner does
+when an
 executor died or timed out mid-skill."""
 
 from __future__ import annotations
@@ -6,8 +7,8 @@ from __future__ import annotations
 import pytest
 from world_builders import MakeWorld
 
-from kitchen_domain import HELD, World
-from kitchen_domain.outcome import ReadBack, read_back, shows_effects
+from llm_planner_ros.kitchen_domain import HELD, World
+from llm_planner_ros.kitchen_domain.outcome import ReadBack, read_back, shows_effects
 
 
 def verdict(before: World, after: World, text: str) -> ReadBack:

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
-from kitchen_domain import Kitchen, ObjectInstance, World
-from kitchen_domain.robot_state import RobotState
+from llm_planner_ros.kitchen_domain import Kitchen, ObjectInstance, World
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
 from llm_planner_ros.ros.state_provider import StateAssembler
 
 MakeWorld = Callable[..., World]

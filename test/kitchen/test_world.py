@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kitchen_domain import HELD, Kitchen, PreconditionError, SceneError, UnknownSkillError, World, kitchen_skill_texts
+from llm_planner_ros.kitchen_domain import (
+    HELD,
+    Kitchen,
+    PreconditionError,
+    SceneError,
+    UnknownSkillError,
+    World,
+    kitchen_skill_texts,
+)
 
 MakeWorld = Callable[..., World]
 
@@ -189,7 +197,7 @@ def test_random_skill_sequences_keep_the_world_consistent(kitchen: Kitchen, data
 
 
 def test_find_prefers_an_instance_that_is_not_put_away() -> None:
-    from kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 
     world = load_kitchen().world(
         {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_domain import EpisodeFile, Kitchen, load_episodes
+from llm_planner_ros.kitchen_domain import EpisodeFile, Kitchen, load_episodes
 
 from .suite import DEV_SUITE
 

@@ -1,4 +1,5 @@
-"""A deliberately naive shortest-plan search, independent of kitchen_domain.oracle, to check its answers.
+"""A deliberately naive shortest-plan search, independent of llm_planner_ros.kitchen_domain.oracle, to check its
+answers.
 
 Breadth-first over complete world states (every object by id) with every skill of the vocabulary: no
 reduction, no pruning, no estimate. Slow, so the tests use it only where plans are short or scenes small.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from kitchen_domain import Condition, SkillError, World
+from llm_planner_ros.kitchen_domain import Condition, SkillError, World
 
 
 def _state(world: World, with_history: bool) -> Hashable:

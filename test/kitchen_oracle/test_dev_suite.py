@@ -10,8 +10,8 @@ from collections import Counter
 import pytest
 import yaml
 
-from kitchen_domain import Episode, EpisodeFile, Kitchen
-from kitchen_domain.oracle import GoalFocus, check_episode, shortest_plan
+from llm_planner_ros.kitchen_domain import Episode, EpisodeFile, Kitchen
+from llm_planner_ros.kitchen_domain.oracle import GoalFocus, check_episode, shortest_plan
 
 from .reference import naive_steps
 from .suite import DEV_SUITE, REPO_ROOT

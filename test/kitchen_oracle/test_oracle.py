@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 import yaml
 
-from kitchen_domain import Condition, Kitchen, World, load_episodes
-from kitchen_domain.conditions import condition_from_yaml
-from kitchen_domain.oracle import main, optimal_next_skills, shortest_plan, steps_to_goal
+from llm_planner_ros.kitchen_domain import Condition, Kitchen, World, load_episodes
+from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
+from llm_planner_ros.kitchen_domain.oracle import main, optimal_next_skills, shortest_plan, steps_to_goal
 
 from .reference import naive_steps
 from .suite import DEV_SUITE

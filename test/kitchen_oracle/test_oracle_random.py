@@ -12,9 +12,9 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from kitchen_domain import Kitchen
-from kitchen_domain.conditions import condition_from_yaml
-from kitchen_domain.oracle import shortest_plan, steps_to_goal
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
+from llm_planner_ros.kitchen_domain.oracle import shortest_plan, steps_to_goal
 
 from .reference import naive_steps
 

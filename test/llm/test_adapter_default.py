@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import (
     EMBEDDED_ADAPTER,
     METHOD_ADAPTERS,

@@ -11,8 +11,8 @@ import pytest
 from openai_stub import StubServer
 from tiny_llm import KITCHEN_TEXT
 
-from kitchen_domain import World
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain import World
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import InvalidRequestError, RecordingNotFoundError, UnsupportedRequestError
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.openai_compat import OpenAICompatibleModel

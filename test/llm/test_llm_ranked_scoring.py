@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pytest
 from language_model_doubles import RecordingModel
 
-from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm import ranked_scorer
 from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, RankRequest, ScoreResult
 from llm_planner_ros.llm.hf import HFLanguageModel

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kitchen_domain import kitchen_skill_texts
+from llm_planner_ros.kitchen_domain import kitchen_skill_texts
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.naive import naive_token_log_probs
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt

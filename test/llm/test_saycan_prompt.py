@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kitchen_domain import kitchen_skill_texts
+from llm_planner_ros.kitchen_domain import kitchen_skill_texts
 from llm_planner_ros.planning.saycan.prompt import PromptFileError, SayCanPrompt
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kitchen_domain import kitchen_skill_texts
-from kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain import kitchen_skill_texts
+from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.llm.hf_loading import LoadedModel
 from llm_planner_ros.llm.tokenization import SplitCompletion, split_completions
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt

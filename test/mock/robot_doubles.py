@@ -49,15 +49,15 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.robot_state import RobotState
-from kitchen_domain.skill import GOTO
-from kitchen_domain.world import World
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.kitchen_domain.skill import GOTO
+from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.robot_motion.geometry import rotate
+from llm_planner_ros.robot_motion.place_map import Place, load_place_map
 from llm_planner_ros.ros.topics import SCENE_TOPIC, STATE_QOS
-from robot_motion.geometry import rotate
-from robot_motion.place_map import Place, load_place_map
 
 OUTCOMES = ("success", "plan_fail", "abort", "slow", "empty")
 SPREAD_M = 0.15  # objects sharing a surface stand this far apart along x

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kitchen_domain.kitchen import load_kitchen
-from perception.geometry import Intrinsics
-from perception.synthetic import Frame, random_scene, render
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.perception.geometry import Intrinsics
+from llm_planner_ros.perception.synthetic import Frame, random_scene, render
 
 CAMERA = Intrinsics.from_fov(320, 240, 70.0)
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perception.backends import BackendOptions, make_detector
-from perception.detection import DetectorError, View
-from perception.pipeline import PerceptionConfig, ScenePerception
-from perception.places import PlaceAssigner
-from perception.region_encoder import FEATURES, EncoderShape, RegionEncoder, region_features
-from perception.training import main as train_main
+from llm_planner_ros.perception.backends import BackendOptions, make_detector
+from llm_planner_ros.perception.detection import DetectorError, View
+from llm_planner_ros.perception.pipeline import PerceptionConfig, ScenePerception
+from llm_planner_ros.perception.places import PlaceAssigner
+from llm_planner_ros.perception.region_encoder import FEATURES, EncoderShape, RegionEncoder, region_features
+from llm_planner_ros.perception.training import main as train_main
 from perception_tests.scenes import CAMERA, kitchen_places, scene_frame
 
 
@@ -68,7 +68,7 @@ def test_the_embedded_detector_labels_held_out_instances_and_synonyms() -> None:
 
 
 def test_the_embedded_detector_asks_for_training_when_the_encoder_is_missing(tmp_path: Path) -> None:
-    with pytest.raises(DetectorError, match="python -m perception.training"):
+    with pytest.raises(DetectorError, match="python -m llm_planner_ros.perception.training"):
         make_detector("embedded", BackendOptions(encoder_path=str(tmp_path / "none.safetensors")))
 
 

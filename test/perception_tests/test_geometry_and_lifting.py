@@ -7,12 +7,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from perception.detection import Detection, box_iou, box_of
-from perception.geometry import Transform, backproject
-from perception.lifting import LiftConfig, lift
-from perception.places import PlaceAssigner
-from perception.proposals import ProposalConfig, propose, support_heights
-from perception.synthetic import SUPPORT_SIZE, render
+from llm_planner_ros.perception.detection import Detection, box_iou, box_of
+from llm_planner_ros.perception.geometry import Transform, backproject
+from llm_planner_ros.perception.lifting import LiftConfig, lift
+from llm_planner_ros.perception.places import PlaceAssigner
+from llm_planner_ros.perception.proposals import ProposalConfig, propose, support_heights
+from llm_planner_ros.perception.synthetic import SUPPORT_SIZE, render
 from perception_tests.scenes import CAMERA, empty_frame, kitchen_places, scene_frame
 
 

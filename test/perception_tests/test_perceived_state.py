@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 from world_builders import MakeWorld
 
-from kitchen_domain.config import Position
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.robot_state import RobotState
-from kitchen_domain.scene import ObjectInstance
+from llm_planner_ros.kitchen_domain.config import Position
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance
+from llm_planner_ros.perception.tracking import Observation, Tracker, TrackerConfig
 from llm_planner_ros.planning.scene_change import ScenePlanCheck, compare
 from llm_planner_ros.ros.state_provider import StateAssembler
-from perception.tracking import Observation, Tracker, TrackerConfig
 
 
 def robot(at: str, holding: str | None = None, label: str | None = None) -> RobotState:

@@ -14,16 +14,16 @@ from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import String
 from visualization_msgs.msg import MarkerArray
 
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.paths import config_file
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import ClearScene
 from llm_planner_ros.bringup import OPTIONAL_NODES, with_optional
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.perception.perception_node import PARAMETERS
+from llm_planner_ros.perception.ros_messages import depth_to_msg, intrinsics_to_msg, rgb_to_msg
+from llm_planner_ros.perception.synthetic import Frame
 from llm_planner_ros.ros.futures import wait_for
 from llm_planner_ros.ros.topics import CLEAR_SCENE_SERVICE, STATE_QOS
-from perception.perception_node import PARAMETERS
-from perception.ros_messages import depth_to_msg, intrinsics_to_msg, rgb_to_msg
-from perception.synthetic import Frame
 from perception_tests.scenes import CAMERA, empty_frame, scene_frame
 
 STARTUP_S = 90.0  # the node loads torch and the sentence embedder; slow on a loaded machine

@@ -18,10 +18,10 @@ from replayed_planner_graph import record_plan
 from ros_harness import RosGraph, wait_future, wait_until
 from std_msgs.msg import String
 
-from kitchen_domain.config import Position
-from kitchen_domain.paths import config_file
-from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_ros.kitchen_domain.config import Position
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.topics import STATE_QOS
 from perception_tests.scenes import scene_frame

@@ -1,13 +1,14 @@
-"""Randomised physics-kitchen scenes (perception.physics_scenes): seeded, split apart, with true masks."""
+"""Randomised physics-kitchen scenes (llm_planner_ros.perception.physics_scenes): seeded, split apart, with true
+masks."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from kitchen_domain.kitchen import load_kitchen
-from perception.physics_scenes import TOPS, PhysicsSceneRenderer, instance_layout, relight
-from physics_sim import load_layout
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.perception.physics_scenes import TOPS, PhysicsSceneRenderer, instance_layout, relight
+from llm_planner_ros.physics_sim import load_layout
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perception.geometry import Transform
-from perception.pose_history import PoseHistory
+from llm_planner_ros.perception.geometry import Transform
+from llm_planner_ros.perception.pose_history import PoseHistory
 
 
 def _at_x(x: float) -> Transform:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perception.tracking import Observation, Tracker, TrackerConfig
+from llm_planner_ros.perception.tracking import Observation, Tracker, TrackerConfig
 
 
 def _obs(label: str, x: float, y: float, score: float = 0.8) -> Observation:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kitchen_domain import Kitchen
-from physics_sim import LayoutError, load_layout
-from physics_sim.layout import LAYOUT_FILE
-from physics_sim.robot import TUCKED
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.physics_sim import LayoutError, load_layout
+from llm_planner_ros.physics_sim.layout import LAYOUT_FILE
+from llm_planner_ros.physics_sim.robot import TUCKED
 
 CONFIG = Path(__file__).resolve().parents[2] / "config" / LAYOUT_FILE
 

@@ -9,12 +9,12 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from kitchen_domain import Kitchen, load_episodes
-from kitchen_domain.config import HELD
-from kitchen_domain.scene import ObjectInstance, Scene
-from physics_sim import Outcome, PhysicsKitchen, Pose2D, load_layout
-from physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
-from physics_sim.scripted import ScriptedSkills, top_down
+from llm_planner_ros.kitchen_domain import Kitchen, load_episodes
+from llm_planner_ros.kitchen_domain.config import HELD
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.physics_sim import Outcome, PhysicsKitchen, Pose2D, load_layout
+from llm_planner_ros.physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
+from llm_planner_ros.physics_sim.scripted import ScriptedSkills, top_down
 
 EPISODES = "benchmarks/kitchen/dev.yaml"
 

@@ -21,9 +21,9 @@ from kitchen.graph_helpers import execute, write_episode
 from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
-from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.bringup import PHYSICS_GRAPH
+from llm_planner_ros.kitchen_domain import Kitchen
 from llm_planner_ros.ros.topics import STATE_QOS
 
 pytestmark = pytest.mark.graph

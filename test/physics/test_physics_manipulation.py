@@ -1,4 +1,4 @@
-"""The executors' moveit motions (robot_motion.manipulation, with config/physics.yaml's settings) on the
+"""The executors' moveit motions (llm_planner_ros.robot_motion.manipulation, with config/physics.yaml's settings) on the
 physics kitchen without ROS: what the physics graph's pick and put down do, step by step.
 
 Regressions of the dev episodes noun-02 (a 16 cm snack bag stopped the arm's fold; the IK answered a wrist
@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kitchen_domain import Kitchen, load_episodes
-from physics_sim import PhysicsKitchen, load_layout
-from physics_sim.motions import Outcome
-from physics_sim.robot import LINK_INDEX, TUCKED, within_limits
-from physics_sim.scripted import graph_arm_settings
-from robot_motion.geometry import Pose
-from robot_motion.manipulation import (
+from llm_planner_ros.kitchen_domain import Kitchen, load_episodes
+from llm_planner_ros.physics_sim import PhysicsKitchen, load_layout
+from llm_planner_ros.physics_sim.motions import Outcome
+from llm_planner_ros.physics_sim.robot import LINK_INDEX, TUCKED, within_limits
+from llm_planner_ros.physics_sim.scripted import graph_arm_settings
+from llm_planner_ros.robot_motion.geometry import Pose
+from llm_planner_ros.robot_motion.manipulation import (
     ArmSettings,
     GripperMove,
     JointMove,
@@ -31,7 +31,7 @@ from robot_motion.manipulation import (
     place_motion,
     release_yaw,
 )
-from robot_motion.scene_objects import PerceivedObject, resting_on
+from llm_planner_ros.robot_motion.scene_objects import PerceivedObject, resting_on
 
 EPISODES = "benchmarks/kitchen/dev.yaml"
 CONFIG = Path(__file__).resolve().parents[2] / "config"

@@ -10,15 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from kitchen_domain import Kitchen
-from physics_sim import PhysicsKitchen, load_layout
-from physics_sim.builder import drawer_handle
-from physics_sim.layout import Pose2D
-from physics_sim.motions import Outcome
-from physics_sim.robot import LINK_INDEX
-from robot_motion.drawer import DrawerSettings, drawer_motion
-from robot_motion.manipulation import ArmMove, ArmSettings, LinearMove
-from robot_motion.place_map import load_place_map
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.physics_sim import PhysicsKitchen, load_layout
+from llm_planner_ros.physics_sim.builder import drawer_handle
+from llm_planner_ros.physics_sim.layout import Pose2D
+from llm_planner_ros.physics_sim.motions import Outcome
+from llm_planner_ros.physics_sim.robot import LINK_INDEX
+from llm_planner_ros.robot_motion.drawer import DrawerSettings, drawer_motion
+from llm_planner_ros.robot_motion.manipulation import ArmMove, ArmSettings, LinearMove
+from llm_planner_ros.robot_motion.place_map import load_place_map
 
 DRAWER_SCENE = {"robot": {"at": "drawers", "holding": None}, "objects": [], "drawer": {"open": False}}
 

@@ -21,12 +21,12 @@ from sensor_msgs.msg import CameraInfo, Image, JointState
 from shape_msgs.msg import SolidPrimitive
 from std_msgs.msg import String
 
-from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.perception.geometry import Transform
+from llm_planner_ros.physics_sim.robot import TUCKED
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
-from perception.geometry import Transform
-from physics_sim.robot import TUCKED
 
 pytestmark = pytest.mark.graph
 

@@ -16,8 +16,8 @@ from kitchen.graph_helpers import execute
 from ros_harness import RosGraph, wait_until
 from sensor_msgs.msg import JointState
 
-from kitchen_domain import Kitchen
-from physics_sim.robot import TUCKED
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.physics_sim.robot import TUCKED
 
 from .test_physics_drawer_and_put_down import AT_THE_DRAWER, start
 

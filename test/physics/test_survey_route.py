@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from kitchen_domain import Kitchen
+from llm_planner_ros.kitchen_domain import Kitchen
 from llm_planner_ros.ros.survey import route
 
 

@@ -30,8 +30,7 @@ def test_launch_file_names_installed_executables_and_existing_parameter_files(
     scripts = {
         ep.name
         for ep in importlib.metadata.entry_points(group="console_scripts")
-        if ep.value.split(".")[0]
-        in ("llm_planner_ros", "kitchen_sim", "affordance_servers", "skill_executors", "perception")
+        if ep.value.split(".")[0] in ("llm_planner_ros", "affordance_servers", "skill_executors")
     }
     assert [node["executable"] for node in nodes] == [spec.executable for spec in GRAPHS[graph]]
     for node in nodes:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from scripted_planner import ScriptedPlanner
 
-from kitchen_domain.episodes import Episode, load_episodes
-from kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.evaluation.failure_analysis import diagnose
+from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.planning.decision import StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanResult, run_plan

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from world_builders import MakeWorld
 
-from kitchen_domain import Kitchen, World
-from kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain import Kitchen, World
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.instruction_check import (
     Confirm,

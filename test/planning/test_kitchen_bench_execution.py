@@ -6,12 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from kitchen_domain.episodes import Episode, load_episodes
-from kitchen_domain.failures import FailureInjector
-from kitchen_domain.kitchen import Kitchen, load_kitchen
-from kitchen_domain.oracle import optimal_next_skills
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
 from llm_planner_ros.evaluation.kitchen_benchmark import (
     EpisodeRun,
     NotRun,
@@ -20,6 +14,12 @@ from llm_planner_ros.evaluation.kitchen_benchmark import (
     plan_in_process,
     summarize,
 )
+from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
+from llm_planner_ros.kitchen_domain.failures import FailureInjector
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.oracle import optimal_next_skills
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import PlanResult

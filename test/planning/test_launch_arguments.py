@@ -17,7 +17,6 @@ import yaml
 from launch_stub import LAUNCH_DIR, launch_nodes
 from rclpy.context import Context
 
-from kitchen_domain.paths import config_file
 from llm_planner_ros.bringup import (
     GRAPHS,
     LAUNCH_ARGUMENTS,
@@ -27,6 +26,7 @@ from llm_planner_ros.bringup import (
     node_starts,
     normalize_namespace,
 )
+from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
 from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scripted_planner import ScriptedPlanner
 
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment

@@ -11,7 +11,7 @@ from language_model_doubles import ProgramModel
 from test_scene_change import ChangingKitchen, rearranged
 from world_builders import MakeWorld
 
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner

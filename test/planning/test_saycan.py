@@ -7,9 +7,9 @@ import math
 import pytest
 from language_model_doubles import StepPreferenceModel
 
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.paths import config_file
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner

@@ -11,10 +11,10 @@ from language_model_doubles import ProgramModel, ScriptedModel, StepPreferenceMo
 from scripted_planner import ScriptedPlanner
 from world_builders import MakeWorld, label_of
 
-from kitchen_domain.paths import config_file
-from kitchen_domain.scene import ObjectInstance, Scene
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.knn_retriever import KnnRetriever

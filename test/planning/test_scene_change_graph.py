@@ -22,10 +22,10 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from replayed_planner_graph import execute_instruction, start_replay_planner, wait_for_affordance_state
 from ros_harness import RosGraph, ros_graph
 
-from kitchen_domain import load_kitchen
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.kitchen_domain import load_kitchen
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
 from llm_planner_ros.nodes.planner_node import CONFIRM_SERVICE

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from world_builders import MakeWorld
 
-from kitchen_domain.conditions import Holding, Not
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.conditions import Holding, Not
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan

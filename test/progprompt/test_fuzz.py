@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from language_model_doubles import ProgramModel
 
-from kitchen_domain import load_kitchen
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain import load_kitchen
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.checks import CHECKERS

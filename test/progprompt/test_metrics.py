@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from kitchen_domain import Kitchen, World
-from kitchen_domain.episodes import Episode, parse_episodes
-from kitchen_domain.scene import Scene
 from llm_planner_ros.evaluation.metrics import (
     PlanMetrics,
     RecordedPlanResult,
@@ -15,6 +12,9 @@ from llm_planner_ros.evaluation.metrics import (
     plan_metrics,
     plan_success,
 )
+from llm_planner_ros.kitchen_domain import Kitchen, World
+from llm_planner_ros.kitchen_domain.episodes import Episode, parse_episodes
+from llm_planner_ros.kitchen_domain.scene import Scene
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 

@@ -10,9 +10,9 @@ import pytest
 from language_model_doubles import ProgramModel
 from world_builders import MakeWorld
 
-from kitchen_domain import Kitchen, World
-from kitchen_domain.failures import FailureInjector
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain import Kitchen, World
+from llm_planner_ros.kitchen_domain.failures import FailureInjector
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult, run_plan
 from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load_examples

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from world_builders import MakeWorld
 
-from kitchen_domain import World
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain import World
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load_examples, task_function_name
 from llm_planner_ros.planning.progprompt.prompt import program_text, render_prompt
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, VocabularyError, skill_functions

@@ -10,7 +10,7 @@ import torch
 from language_model_doubles import ProgramModel
 from saycan_quality.saycan_doubles import tiny_llama, word_tokenizer
 
-from kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.examples import load_examples

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from world_builders import MakeWorld
 
-from kitchen_domain import Kitchen, World
-from kitchen_domain.conditions import At, Holding, Not, RobotAt
+from llm_planner_ros.kitchen_domain import Kitchen, World
+from llm_planner_ros.kitchen_domain.conditions import At, Holding, Not, RobotAt
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.examples import check_example_programs, load_examples
 from llm_planner_ros.planning.progprompt.program import Check, Near, Repeat, SkillCall

@@ -1,4 +1,4 @@
-"""robot_motion.error_codes names every code as the installed Nav2 and MoveIt interfaces define it."""
+"""llm_planner_ros.robot_motion.error_codes names every code as the installed Nav2 and MoveIt interfaces define it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from moveit_msgs.msg import MoveItErrorCodes
 from nav2_msgs.action import NavigateToPose
 
-from robot_motion.error_codes import MOVEIT_ERRORS, NAV2_NAVIGATE_TO_POSE
+from llm_planner_ros.robot_motion.error_codes import MOVEIT_ERRORS, NAV2_NAVIGATE_TO_POSE
 
 
 def _constants(message: Any) -> dict[str, int]:

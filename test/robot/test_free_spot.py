@@ -1,4 +1,4 @@
-"""Put down's free spot (robot_motion.free_spot) and the put-down areas of the place map."""
+"""Put down's free spot (llm_planner_ros.robot_motion.free_spot) and the put-down areas of the place map."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from robot_motion.free_spot import GAP_M, NoFreeSpot, free_spot
-from robot_motion.geometry import Pose
-from robot_motion.place_map import Area, PlaceMapError, load_place_map
-from robot_motion.scene_objects import PerceivedObject
+from llm_planner_ros.robot_motion.free_spot import GAP_M, NoFreeSpot, free_spot
+from llm_planner_ros.robot_motion.geometry import Pose
+from llm_planner_ros.robot_motion.place_map import Area, PlaceMapError, load_place_map
+from llm_planner_ros.robot_motion.scene_objects import PerceivedObject
 
 # The user's side table as config/robot_map.yaml has it: the base faces +y from 0.6 m before the point.
 POINT = Pose("map", 5.5, 4.0, 0.75)

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_domain import Kitchen
-from kitchen_domain.config import load_kitchen_config
-from kitchen_domain.skill import Skill
-from physics_sim.layout import load_layout
-from robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
-from robot_motion.error_codes import moveit_failure, nav2_failure
-from robot_motion.geometry import Pose, half_turn, rotate, turned, yaw_quaternion
-from robot_motion.manipulation import (
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.kitchen_domain.config import load_kitchen_config
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.physics_sim.layout import load_layout
+from llm_planner_ros.robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
+from llm_planner_ros.robot_motion.error_codes import moveit_failure, nav2_failure
+from llm_planner_ros.robot_motion.geometry import Pose, half_turn, rotate, turned, yaw_quaternion
+from llm_planner_ros.robot_motion.manipulation import (
     PANDA_STOW,
     ArmMove,
     ArmSettings,
@@ -28,11 +28,11 @@ from robot_motion.manipulation import (
     place_motion,
     release_yaw,
 )
-from robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
-from robot_motion.object_heights import load_object_heights
-from robot_motion.pick import plan_pick
-from robot_motion.place_map import PlaceMapError, load_place_map
-from robot_motion.scene_objects import PerceivedObject, object_to_pick, resting_on
+from llm_planner_ros.robot_motion.navigation import DRAWER_CONTENTS, MotionError, is_navigation, navigation_goal
+from llm_planner_ros.robot_motion.object_heights import load_object_heights
+from llm_planner_ros.robot_motion.pick import plan_pick
+from llm_planner_ros.robot_motion.place_map import PlaceMapError, load_place_map
+from llm_planner_ros.robot_motion.scene_objects import PerceivedObject, object_to_pick, resting_on
 
 COKE = PerceivedObject("coke_1", "coke", "far counter", Pose("map", 4.5, 0.5, 0.96), 0.12)
 

@@ -13,14 +13,14 @@ from action_msgs.msg import GoalStatus
 from kitchen.graph_helpers import execute
 from ros_harness import RosGraph, wait_future, wait_until
 
-from kitchen_domain import Kitchen
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.bringup import ROBOT_GRAPH
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.robot_motion.geometry import rotate
+from llm_planner_ros.robot_motion.manipulation import ArmSettings
+from llm_planner_ros.robot_motion.object_heights import load_object_heights
+from llm_planner_ros.robot_motion.place_map import load_place_map
 from llm_planner_ros.ros.messages import skill_to_msg
-from robot_motion.geometry import rotate
-from robot_motion.manipulation import ArmSettings
-from robot_motion.object_heights import load_object_heights
-from robot_motion.place_map import load_place_map
 
 from .robot_graph import records, start_doubles, start_executor
 

@@ -12,8 +12,8 @@ import pytest
 from rclpy.callback_groups import ReentrantCallbackGroup
 from ros_harness import RosGraph
 
+from llm_planner_ros.robot_motion.place_map import load_place_map
 from llm_planner_ros.ros.node_startup import StartupError
-from robot_motion.place_map import load_place_map
 from skill_executors.robot_parameters import ROBOT_PARAMETERS
 from skill_executors.robot_view import RobotView, tf_available
 

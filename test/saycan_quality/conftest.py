@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kitchen_domain.kitchen import Kitchen, load_kitchen
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.world import World
 
 sys.path.insert(0, str(Path(__file__).parent))
 

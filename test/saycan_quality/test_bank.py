@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_domain.conditions import condition_from_yaml
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.oracle import shortest_plan
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_bank import generate_examples, normalized

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.planning.saycan.bank import save_bank
 from llm_planner_ros.training.saycan_bank import generate_examples
 from llm_planner_ros.training.saycan_overlap import jaccard, main, nearest_requests, words

@@ -8,10 +8,10 @@ import pytest
 from language_model_doubles import PreferringModel, WordEmbedder
 from saycan_doubles import MakeWorld
 
-from kitchen_domain.failures import FailureInjector
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.paths import config_file
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.failures import FailureInjector
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan

@@ -14,7 +14,7 @@ import torch
 from language_model_doubles import WordEmbedder
 from saycan_doubles import tiny_llama, word_tokenizer
 
-from kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt

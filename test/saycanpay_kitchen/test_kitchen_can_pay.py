@@ -11,8 +11,8 @@ import pytest
 from language_model_doubles import ScoringOnlyModel
 from saycan_quality.saycan_doubles import saycanpay_history
 
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from kitchen_domain import Kitchen
-from value_functions.boosted_trees import BoostedTrees, FamilyEnsemble, save_value_functions
-from value_functions.features import LEARNED_FAMILIES, Featurizer
-from value_functions.observation import Observation, PerceivedObject
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.value_functions.boosted_trees import BoostedTrees, FamilyEnsemble, save_value_functions
+from llm_planner_ros.value_functions.features import LEARNED_FAMILIES, Featurizer
+from llm_planner_ros.value_functions.observation import Observation, PerceivedObject
 
 
 def random_weights(

@@ -15,15 +15,15 @@ from kitchen.graph_helpers import evaluate
 from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
-from kitchen_domain import Kitchen, Skill
-from kitchen_domain.config import HELD, Position
-from kitchen_domain.paths import config_file
-from kitchen_domain.robot_state import RobotState
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
+from llm_planner_ros.kitchen_domain import Kitchen, Skill
+from llm_planner_ros.kitchen_domain.config import HELD, Position
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
 from llm_planner_ros.ros.topics import STATE_QOS
-from value_functions.learned import LearnedAffordance
-from value_functions.observation import Observation
+from llm_planner_ros.value_functions.learned import LearnedAffordance
+from llm_planner_ros.value_functions.observation import Observation
 
 from .helpers import drawer_observation, random_weights, table_observation
 
@@ -165,7 +165,7 @@ def test_learned_backend_refuses_to_start_without_usable_weights(
     assert "Traceback" not in log, log
     assert len(fatal) == 1 and expected in fatal[0], log
     if case != "unknown backend":
-        assert "python -m value_functions.training" in fatal[0]
+        assert "python -m llm_planner_ros.value_functions.training" in fatal[0]
 
 
 @pytest.mark.timeout(60)

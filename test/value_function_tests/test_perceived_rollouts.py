@@ -1,4 +1,4 @@
-"""Rollouts observed through the head camera and perception_node's pipeline (value_functions.perceived):
+"""Rollouts observed through the head camera and perception_node's pipeline (llm_planner_ros.value_functions.perceived):
 what the physics graph's robot sees, and its picks planned from that as the moveit executor plans them."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import cv2
 import numpy as np
 import pytest
 
-from perception.backends import BackendOptions, make_detector
-from perception.detection import Detector
-from physics_sim import PhysicsKitchen
-from physics_sim.scripted import ScriptedSkills
-from value_functions import training
-from value_functions.collector import (
+from llm_planner_ros.perception.backends import BackendOptions, make_detector
+from llm_planner_ros.perception.detection import Detector
+from llm_planner_ros.physics_sim import PhysicsKitchen
+from llm_planner_ros.physics_sim.scripted import ScriptedSkills
+from llm_planner_ros.value_functions import training
+from llm_planner_ros.value_functions.collector import (
     PERCEPTION,
     SHARED_LOCALIZATION,
     SIMULATED,
@@ -30,8 +30,8 @@ from value_functions.collector import (
     load_rollouts,
     shifted,
 )
-from value_functions.perceived import CROP_PX, HeadCameraPerception, Seen, SeenObject, perceived_pick
-from value_functions.relocalize import RelocalizeError, relocalize
+from llm_planner_ros.value_functions.perceived import CROP_PX, HeadCameraPerception, Seen, SeenObject, perceived_pick
+from llm_planner_ros.value_functions.relocalize import RelocalizeError, relocalize
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +104,8 @@ def test_a_pick_planned_off_the_object_fails_as_on_the_graph(sim: PhysicsKitchen
 @pytest.mark.timeout(240)
 def test_the_collector_command_records_perceived_picks_and_keeps_its_observer(tmp_path: Path) -> None:
     out = tmp_path / "perceived.jsonl"
-    command = [sys.executable, "-m", "value_functions.collector", "--out", str(out), "--count", "6", "--seed", "3",
-               "--cycle", "pick", "--observe", PERCEPTION]  # fmt: skip
+    command = [sys.executable, "-m", "llm_planner_ros.value_functions.collector", "--out", str(out),
+               "--count", "6", "--seed", "3", "--cycle", "pick", "--observe", PERCEPTION]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=200)
     assert done.returncode == 0, done.stderr
     assert "6/6 this run" in done.stdout
@@ -139,7 +139,7 @@ def test_perceived_objects_move_with_the_localization_and_old_files_are_relocali
 ) -> None:
     """The collector puts the localization error on the robot and on what its camera saw alike, so the
     robot-to-object geometry is the look's. A file collected before (error on the robot alone, no
-    ``localization`` mark) is rewritten by ``value_functions.relocalize`` to what the collector records
+    ``localization`` mark) is rewritten by ``llm_planner_ros.value_functions.relocalize`` to what the collector records
     now, and training refuses it until then; marked rollouts are kept; a rollout the replay cannot
     reproduce is refused and nothing written."""
     new = tmp_path / "new.jsonl"
@@ -173,12 +173,19 @@ def test_perceived_objects_move_with_the_localization_and_old_files_are_relocali
 
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text("".join(r.to_json() + "\n" for r in old))
-    with pytest.raises(SystemExit, match="value_functions.relocalize"):
+    with pytest.raises(SystemExit, match="llm_planner_ros.value_functions.relocalize"):
         training.main(["--rollouts", str(legacy), "--out", str(tmp_path / "vf.npz")])
     # The command: a file it cannot vouch for gets no output; an existing output is never overwritten.
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(replace(r, index=r.index + 100).to_json() + "\n" for r in old))
-    command = [sys.executable, "-m", "value_functions.relocalize", str(bad), "--out", str(tmp_path / "out.jsonl")]
+    command = [
+        sys.executable,
+        "-m",
+        "llm_planner_ros.value_functions.relocalize",
+        str(bad),
+        "--out",
+        str(tmp_path / "out.jsonl"),
+    ]
     refused = subprocess.run(command, capture_output=True, text=True, timeout=200)
     assert refused.returncode == 1 and "rollouts do not replay; nothing written" in refused.stderr, refused.stderr
     assert not (tmp_path / "out.jsonl").exists()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from language_model_doubles import FixedModel
 
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.paths import config_file, repo_path
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.llm_temperature import (
     StepSample,
     fit_temperature,

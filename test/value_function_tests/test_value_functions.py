@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kitchen_domain import Kitchen, Skill
 from llm_planner_ros.affordance.model import AffordanceError
-from value_functions.analytic import skill_of, world_of
-from value_functions.boosted_trees import WeightFileError, load_value_functions
-from value_functions.collector import PERCEPTION, Rollout, collect, load_rollouts
-from value_functions.features import LEARNED_FAMILIES, Featurizer, pick_target, skill_argument
-from value_functions.learned import LearnedAffordance
-from value_functions.metrics import brier, reliability, roc_auc
-from value_functions.observation import Observation, PerceivedObject
-from value_functions.training import served_observation
+from llm_planner_ros.kitchen_domain import Kitchen, Skill
+from llm_planner_ros.value_functions.analytic import skill_of, world_of
+from llm_planner_ros.value_functions.boosted_trees import WeightFileError, load_value_functions
+from llm_planner_ros.value_functions.collector import PERCEPTION, Rollout, collect, load_rollouts
+from llm_planner_ros.value_functions.features import LEARNED_FAMILIES, Featurizer, pick_target, skill_argument
+from llm_planner_ros.value_functions.learned import LearnedAffordance
+from llm_planner_ros.value_functions.metrics import brier, reliability, roc_auc
+from llm_planner_ros.value_functions.observation import Observation, PerceivedObject
+from llm_planner_ros.value_functions.training import served_observation
 
 from .helpers import drawer_observation, random_weights, table_observation
 
@@ -105,7 +105,7 @@ def test_weight_file_round_trip_and_refusals(kitchen: Kitchen, tmp_path: Path) -
     assert networks["pick"].probabilities(features) == pytest.approx(
         (members[0].probabilities(features) + members[1].probabilities(features)) / 2
     )
-    with pytest.raises(WeightFileError, match="not found at .*python -m value_functions.training"):
+    with pytest.raises(WeightFileError, match="not found at .*python -m llm_planner_ros.value_functions.training"):
         load_value_functions(tmp_path / "missing.npz", featurizer)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(WeightFileError, match="is not a value-function weight file"):
@@ -223,8 +223,8 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
     import subprocess
     import sys
 
-    from value_functions.collector import PERCEPTION, SIMULATED, Rollout
-    from value_functions.training import split_of
+    from llm_planner_ros.value_functions.collector import PERCEPTION, SIMULATED, Rollout
+    from llm_planner_ros.value_functions.training import split_of
 
     observation = table_observation()
     rows = []
@@ -273,8 +273,8 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
 
 
 def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Kitchen) -> None:
-    from kitchen_domain.paths import repo_path
-    from value_functions.learned import DEFAULT_WEIGHTS
+    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS
 
     model = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
     assert model.record["families"]["pick"]["train"] > 1000
@@ -298,7 +298,9 @@ def test_old_weight_files_are_refused_with_the_rebuild_command(
     meta = json.loads(str(arrays["meta"]))
     arrays["meta"] = np.array(json.dumps({**meta, **change}))
     np.savez(tmp_path / "old.npz", **arrays)
-    with pytest.raises(WeightFileError, match=f"{refusal}.*rebuild it with `python -m value_functions.training`"):
+    with pytest.raises(
+        WeightFileError, match=f"{refusal}.*rebuild it with `python -m llm_planner_ros.value_functions.training`"
+    ):
         load_value_functions(tmp_path / "old.npz", Featurizer(kitchen.config))
     # A file from before the trees (format 2: MLP layers) lacks the tree arrays; so does a damaged one.
     del arrays["pick/0/threshold"]
@@ -311,7 +313,7 @@ def test_old_weight_files_are_refused_with_the_rebuild_command(
 def test_fitted_trees_answer_as_scikit_learn_does() -> None:
     from sklearn.ensemble import GradientBoostingClassifier
 
-    from value_functions.training import TreeSettings, fit
+    from llm_planner_ros.value_functions.training import TreeSettings, fit
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 6)).astype(np.float32)
@@ -373,7 +375,7 @@ def test_resumed_training_retrains_a_family_whose_rollouts_changed(
 ) -> None:
     # A rollout file collected again (another perception, the same seed and count) has as many rows as
     # before: a resume that compared counts kept the stale pick model.
-    from value_functions.training import main as train
+    from llm_planner_ros.value_functions.training import main as train
 
     data = Path(__file__).resolve().parents[2] / "data" / "value_functions"
     lines: list[str] = []

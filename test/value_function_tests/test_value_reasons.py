@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from language_model_doubles import FixedModel
 
-from kitchen_domain import Kitchen
-from kitchen_domain.episodes import Episode, load_episodes
-from kitchen_domain.oracle import check_episode
-from kitchen_domain.paths import config_file, repo_path
+from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
+from llm_planner_ros.kitchen_domain.oracle import check_episode
+from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
-from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 EPISODES = "benchmarks/kitchen/value_reasons.yaml"
 REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
@@ -33,7 +33,7 @@ REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
 def physics_environments(kitchen: Kitchen) -> Iterator[tuple[Any, Any, Any]]:
     """A small-camera physics kitchen with its analytic and learned planning environments."""
     from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
-    from physics_sim import PhysicsKitchen
+    from llm_planner_ros.physics_sim import PhysicsKitchen
 
     learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
     sim = PhysicsKitchen.from_files(image_size=(64, 48))
@@ -134,12 +134,12 @@ def test_through_the_camera_only_the_learned_model_tells_the_toppled_can(kitchen
     the learned pick is likely and succeeds. The lying pepsi and coke rate about 0.3, the slim redbull
     lying diagonally 0.81: in the collected perceived picks, 40 % of the redbulls seen flat, under 0.6 as
     tall as wide, were grasped, against 6 % of the cokes."""
-    from perception.backends import BackendOptions, make_detector
-    from physics_sim import PhysicsKitchen
-    from physics_sim.scripted import ScriptedSkills
-    from value_functions.analytic import skill_of, world_of
-    from value_functions.observation import Observation
-    from value_functions.perceived import HeadCameraPerception, perceived_pick
+    from llm_planner_ros.perception.backends import BackendOptions, make_detector
+    from llm_planner_ros.physics_sim import PhysicsKitchen
+    from llm_planner_ros.physics_sim.scripted import ScriptedSkills
+    from llm_planner_ros.value_functions.analytic import skill_of, world_of
+    from llm_planner_ros.value_functions.observation import Observation
+    from llm_planner_ros.value_functions.perceived import HeadCameraPerception, perceived_pick
 
     learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
     analytic = learned.analytic

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE, Skill
-from kitchen_domain.world import World
 from llm_planner_ros.affordance.calibration import Calibration
+from llm_planner_ros.kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE, Skill
+from llm_planner_ros.kitchen_domain.world import World
 
 _NEEDS_ARGUMENT = (FIND, PICK, PLACE, GOTO)
 

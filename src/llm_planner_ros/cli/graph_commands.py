@@ -23,10 +23,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from kitchen_domain.episodes import Episode, load_episodes
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.paths import repo_path
-from kitchen_domain.world import World
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import (
     PHYSICS_GRAPH,
@@ -39,6 +35,10 @@ from llm_planner_ros.bringup import (
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.graph_arguments import DEFAULT_INSTRUCTION
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
+from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.options import parse_key_values
 from llm_planner_ros.processes import NodeProcess, start_graph

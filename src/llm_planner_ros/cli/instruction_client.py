@@ -22,10 +22,10 @@ from rich.console import Console
 from rich.live import Live
 from std_msgs.msg import Bool
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.world import World
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_ros.cli.interrupts import interrupts_deferred
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg

@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from rclpy.context import Context
     from rclpy.executors import SingleThreadedExecutor
 
-    from kitchen_domain import kitchen_skills
     from llm_planner_interfaces.action import EvaluateAffordance
+    from llm_planner_ros.kitchen_domain import kitchen_skills
     from llm_planner_ros.ros.action_client import RaceFreeActionClient
     from llm_planner_ros.ros.background_spin import BackgroundSpin
     from llm_planner_ros.ros.messages import skill_to_msg

@@ -131,8 +131,8 @@ def evaluate(
     """Run ``planner`` (a SayCanPayPlanner) on every episode; the summary and per-episode rows.
     ``model`` is the CountingModel the planner uses; ``on_episode`` gets the result so far after each
     episode (so a run stopped early keeps the episodes it finished)."""
-    from babyai_domain.episodes import UnreadableBlock
-    from babyai_domain.world import WorldTextError
+    from llm_planner_ros.babyai_domain.episodes import UnreadableBlock
+    from llm_planner_ros.babyai_domain.world import WorldTextError
     from llm_planner_ros.planning.babyai_environment import BabyAIEnvironment
     from llm_planner_ros.planning.plan_loop import run_plan
 
@@ -209,10 +209,10 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from babyai_domain.episodes import read_episodes
-    from kitchen_domain.kitchen import load_kitchen
-    from kitchen_domain.validation import InputError
+    from llm_planner_ros.babyai_domain.episodes import read_episodes
     from llm_planner_ros.evaluation.counting_model import CountingModel
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.kitchen_domain.validation import InputError
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import PlannerResources, load_planner_options

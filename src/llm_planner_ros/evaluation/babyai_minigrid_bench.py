@@ -3,11 +3,11 @@ r"""``llm-planner bench babyai-minigrid``: BabyAI pickup plans run in minigrid i
     llm-planner bench babyai-minigrid [--split benchmarks/babyai/test-executable.txt ...] [--limit N] \
         [--plans out/babyai/test-executable.json ...] [--json PATH]
 
-Each episode is rebuilt in its minigrid level with its seed (``babyai_domain.minigrid_replay``); the
+Each episode is rebuilt in its minigrid level with its seed (``llm_planner_ros.babyai_domain.minigrid_replay``); the
 bench reports per split how many layouts match the episode text, how many oracle plans succeed when
 minigrid's BabyAI bot executes them, and for every single-step corruption of the oracle plan (each
 step deleted, each toggle's colour changed) whether minigrid's verdict (success or not) and the first
-failing step agree with ``babyai_domain.world``'s. ``--plans`` also replays the plans a ``bench
+failing step agree with ``llm_planner_ros.babyai_domain.world``'s. ``--plans`` also replays the plans a ``bench
 babyai`` JSON recorded (every strategy/score cell) and compares them with the text world's verdict;
 given without ``--split``, only those.
 """
@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def compare(episode: Any, plan: Sequence[str], label: str, max_moves: int) -> dict[str, Any]:
     """Minigrid's and the text world's verdict on ``plan`` in ``episode``'s grid."""
-    from babyai_domain.minigrid_replay import rebuild, replay_plan, text_failed_at
+    from llm_planner_ros.babyai_domain.minigrid_replay import rebuild, replay_plan, text_failed_at
 
     replay = replay_plan(rebuild(episode), plan, max_moves)
     text_failure = text_failed_at(episode, plan)
@@ -61,7 +61,7 @@ def compare(episode: Any, plan: Sequence[str], label: str, max_moves: int) -> di
 
 def evaluate_split(episodes: Sequence[Any], max_moves: int) -> dict[str, Any]:
     """Layouts, oracle plans and their corruptions of one split, compared with the text world."""
-    from babyai_domain.minigrid_replay import corrupted_plans, layout_differences, rebuild
+    from llm_planner_ros.babyai_domain.minigrid_replay import corrupted_plans, layout_differences, rebuild
 
     layouts, oracles, corruptions = [], [], []
     for episode in episodes:
@@ -86,7 +86,7 @@ def evaluate_split(episodes: Sequence[Any], max_moves: int) -> dict[str, Any]:
 
 def evaluate_recorded(path: Path, max_moves: int) -> list[dict[str, Any]]:
     """Every plan of a ``bench babyai`` JSON replayed in minigrid, one summary per strategy/score cell."""
-    from babyai_domain.episodes import load_episodes
+    from llm_planner_ros.babyai_domain.episodes import load_episodes
 
     record = json.loads(path.read_text())
     split = Path(record["split"])
@@ -121,7 +121,7 @@ def _agreement(name: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from babyai_domain.episodes import load_episodes
+    from llm_planner_ros.babyai_domain.episodes import load_episodes
 
     # with --plans alone only the recorded plans are replayed
     splits = args.split or ([] if args.plans else list(SPLITS))

@@ -45,8 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import kitchen_skill_texts, load_kitchen
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import kitchen_skill_texts, load_kitchen
     from llm_planner_ros.llm.factory import load_language_model
 
     console = Console(stderr=True)

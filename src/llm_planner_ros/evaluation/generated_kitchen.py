@@ -20,11 +20,11 @@ from pathlib import Path
 
 import yaml
 
-from kitchen_domain.config import Position, load_kitchen_config
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.paths import config_file
-from kitchen_domain.skill_library import load_skill_library
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.config import Position, load_kitchen_config
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.skill_library import load_skill_library
+from llm_planner_ros.kitchen_domain.world import World
 
 BASE_PLACES = ("close counter", "far counter", "table", "trash can")
 FIXED_SKILLS = 2  # "bring it to you" and "done"

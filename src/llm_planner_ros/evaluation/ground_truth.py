@@ -1,6 +1,7 @@
 """The physics simulator's ground truth (sim/ground_truth) as kitchen worlds, for judging benchmark episodes.
 
-physics_sim_node publishes ``physics_sim.truth.Truth.to_json()`` on its truth topic; no planner-side node
+physics_sim_node publishes ``llm_planner_ros.physics_sim.truth.Truth.to_json()`` on its truth topic; no planner-side
+node
 reads it. The kitchen benchmark judges physics episodes on it (final world, the world of every step), so
 an episode is scored on what physically happened, never on what perception reported. Objects with no
 place (on the floor) are left out of the world, as ``Truth.world`` does.
@@ -15,9 +16,9 @@ from typing import Any
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.scene import ObjectInstance, Scene
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.ros.topics import STATE_QOS
 
 TRUTH_TOPIC = "sim/ground_truth"

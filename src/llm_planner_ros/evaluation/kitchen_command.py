@@ -82,8 +82,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.evaluation.kitchen_benchmark import (
         NotRun,
         evaluate_episode,
@@ -92,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         summarize,
     )
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.factory import method_llm_config
     from llm_planner_ros.options import parse_key_values
 
@@ -236,9 +236,9 @@ class _runner:
     def __enter__(self) -> tuple[Any, Any]:
         if self._args.ros or self._args.sim == "physics":
             return self._ros(), None
-        from kitchen_domain.failures import FailureInjector
         from llm_planner_ros.evaluation.counting_model import CountingModel
         from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
+        from llm_planner_ros.kitchen_domain.failures import FailureInjector
         from llm_planner_ros.llm.factory import load_embedder, load_language_model
         from llm_planner_ros.planning.registry import PlannerResources, build_planner
 

@@ -2,12 +2,13 @@
 pipeline on rendered kitchen scenes with ground truth.
 
 Scenes come from ``--renderer``:
-  synthetic   ``perception.synthetic``, ``eval`` stream (instances and layouts the region encoder never
+  synthetic   ``llm_planner_ros.perception.synthetic``, ``eval`` stream (instances and layouts the region encoder never
               saw in training), one support with 1-6 objects, a random head-camera pose, 320x240
   physics     the PyBullet kitchen (``physics_sim``): for each episode of ``--episodes``, the robot goes to
               the close counter, the far counter and the table and renders its head camera (320x240);
               (fixed layouts, the shipped object models, the renderer's fixed light)
-  physics-random  randomised scenes of the PyBullet kitchen (``perception.physics_scenes``, ``eval`` split:
+  physics-random  randomised scenes of the PyBullet kitchen (``llm_planner_ros.perception.physics_scenes``, ``eval``
+  split:
               object instances and layouts the region encoder never saw in training): 1-6 objects at
               random poses on a counter or table, clutter elsewhere, a jittered robot and head camera,
               relit images; seeds from ``--first-seed``
@@ -37,16 +38,16 @@ from pathlib import Path
 
 import numpy as np
 
-from kitchen_domain.config import HELD
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import Kitchen, load_kitchen
-from perception.backends import BACKENDS, BackendOptions, make_detector
-from perception.detection import DetectorError, View
-from perception.geometry import Intrinsics, Transform
-from perception.lifting import Lifted
-from perception.pipeline import PerceptionConfig, ScenePerception
-from perception.places import DEFAULT_PLACE_RADIUS_M, PlaceAssigner
-from perception.synthetic import SYNONYMS, random_scene, render
+from llm_planner_ros.kitchen_domain.config import HELD
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.perception.backends import BACKENDS, BackendOptions, make_detector
+from llm_planner_ros.perception.detection import DetectorError, View
+from llm_planner_ros.perception.geometry import Intrinsics, Transform
+from llm_planner_ros.perception.lifting import Lifted
+from llm_planner_ros.perception.pipeline import PerceptionConfig, ScenePerception
+from llm_planner_ros.perception.places import DEFAULT_PLACE_RADIUS_M, PlaceAssigner
+from llm_planner_ros.perception.synthetic import SYNONYMS, random_scene, render
 
 PHYSICS_PLACES = ("close counter", "far counter", "table")
 
@@ -113,8 +114,8 @@ def synthetic_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[Tru
 
 def physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[TruthFrame]:
     """Head-camera frames of the physics kitchen at each place with a top, episode after episode."""
-    from physics_sim import PhysicsKitchen
-    from physics_sim.scripted import ScriptedSkills
+    from llm_planner_ros.physics_sim import PhysicsKitchen
+    from llm_planner_ros.physics_sim.scripted import ScriptedSkills
 
     episodes = load_episodes(args.episodes, kitchen).episodes
     sim = PhysicsKitchen.from_files(episode_file=args.episodes, episode_id=episodes[0].id)
@@ -142,8 +143,8 @@ def physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[Truth
 
 def random_physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[TruthFrame]:
     """Randomised physics-kitchen scenes of the ``eval`` split, seeds ``--first-seed`` on."""
-    from perception.physics_scenes import PhysicsSceneRenderer
-    from physics_sim import load_layout
+    from llm_planner_ros.perception.physics_scenes import PhysicsSceneRenderer
+    from llm_planner_ros.physics_sim import load_layout
 
     renderer = PhysicsSceneRenderer(kitchen, load_layout(kitchen.config), "eval")
     try:

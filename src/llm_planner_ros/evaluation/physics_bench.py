@@ -26,8 +26,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from physics_sim.scripted import ScriptedSkills
-from physics_sim.simulation import PhysicsKitchen
+from llm_planner_ros.physics_sim.scripted import ScriptedSkills
+from llm_planner_ros.physics_sim.simulation import PhysicsKitchen
 
 INSTRUCTION = ("find a coke", "pick up the coke", "bring it to you", "put down the coke", "done")
 

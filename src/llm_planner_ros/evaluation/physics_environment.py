@@ -2,9 +2,9 @@
 affordance models where physics decides each skill's outcome (``bench value-reasons``).
 
 The state is the simulator's truth read as the symbolic world; skills run as the physics kitchen's
-scripted ones (``physics_sim.scripted.ScriptedSkills``: the same primitives the collector's rollouts
+scripted ones (``llm_planner_ros.physics_sim.scripted.ScriptedSkills``: the same primitives the collector's rollouts
 ran). Affordances come from the analytic model on that world, or from the learned value functions on
-what exact perception would report of it (``value_functions.collector.RolloutCollector.observe`` with
+what exact perception would report of it (``llm_planner_ros.value_functions.collector.RolloutCollector.observe`` with
 no noise), so the two models see the same state and differ only in what they make of it.
 """
 
@@ -13,15 +13,15 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
 from llm_planner_ros.affordance.model import AffordanceModel
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.physics_sim import PhysicsKitchen
+from llm_planner_ros.physics_sim.scripted import ScriptedSkills
 from llm_planner_ros.planning.environment import SkillOutcome
-from physics_sim import PhysicsKitchen
-from physics_sim.scripted import ScriptedSkills
-from value_functions.collector import Noise, RolloutCollector
-from value_functions.learned import LearnedAffordance
+from llm_planner_ros.value_functions.collector import Noise, RolloutCollector
+from llm_planner_ros.value_functions.learned import LearnedAffordance
 
 EXACT = Noise(0.0, 0.0, 0.0, 0.0, 1.0)
 

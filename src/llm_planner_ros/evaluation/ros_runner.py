@@ -32,11 +32,6 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
 from affordance_servers.perceived_observation import ObservationListener
-from kitchen_domain.episodes import Episode
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.paths import repo_path
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
@@ -44,6 +39,11 @@ from llm_planner_ros.affordance.model import AffordanceModel
 from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, NodeSpec
 from llm_planner_ros.evaluation.ground_truth import GroundTruthState
 from llm_planner_ros.evaluation.metrics import RecordedPlanResult
+from llm_planner_ros.kitchen_domain.episodes import Episode
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -54,7 +54,7 @@ from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.survey import FRAMES_PER_PLACE, Survey, SurveyError
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
-from value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 ACTION = "/llm_planner/execute_instruction"
 SCORES_TOPIC = "/llm_planner/scores"

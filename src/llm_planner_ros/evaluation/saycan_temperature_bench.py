@@ -39,10 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
     from llm_planner_ros.evaluation.metrics import plan_metrics
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options

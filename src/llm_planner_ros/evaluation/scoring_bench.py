@@ -84,8 +84,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measure(args: argparse.Namespace, console: Any) -> dict[str, Any]:
-    from kitchen_domain import kitchen_skill_texts
-    from kitchen_domain.paths import resolve_config
+    from llm_planner_ros.kitchen_domain import kitchen_skill_texts
+    from llm_planner_ros.kitchen_domain.paths import resolve_config
     from llm_planner_ros.llm.hf import HFLanguageModel
     from llm_planner_ros.llm.hf_loading import load_causal_lm
     from llm_planner_ros.planning.saycan.prompt import SayCanPrompt

@@ -103,8 +103,8 @@ class _SharedService:
                 raise SystemExit(f"llm_service_node did not become ready: see {log_dir}")
 
     def measure(self, robots: int, instructions: int, episodes_file: Path, console: Any) -> dict[str, Any]:
-        from kitchen_domain.episodes import load_episodes
-        from kitchen_domain.kitchen import load_kitchen
+        from llm_planner_ros.kitchen_domain.episodes import load_episodes
+        from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 
         kitchen = load_kitchen()
         episodes = list(load_episodes(episodes_file, kitchen))

@@ -257,9 +257,9 @@ class RankCheckingModel(LanguageModel):
 
 def check_episodes(loaded: Any, episodes_file: Path, console: Any) -> dict[str, Any]:
     """Every SayCan step of ``episodes_file`` ranked pruned and exhaustively (module docstring)."""
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.hf import HFLanguageModel
 
     kitchen = load_kitchen()

@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 from llm_planner_ros.bringup import SIM_GRAPH
 
 if TYPE_CHECKING:
-    from kitchen_domain.episodes import EpisodeFile
     from llm_planner_ros.evaluation.ros_runner import SimGraph
+    from llm_planner_ros.kitchen_domain.episodes import EpisodeFile
     from llm_planner_ros.planning.plan_loop import PlanResult
 
 DEFAULT_RECORDING = Path("benchmarks/soak/recording.jsonl")
@@ -161,7 +161,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from kitchen_domain.paths import repo_path
+    from llm_planner_ros.kitchen_domain.paths import repo_path
 
     console = Console(highlight=False)
     recording = repo_path(args.recording)
@@ -274,10 +274,10 @@ def _record(args: argparse.Namespace, recording: Path, console: Any) -> int:
 
 def _start(args: argparse.Namespace, llm: Mapping[str, str], console: Any) -> tuple[SimGraph, EpisodeFile]:
     """The sim graph in this process's ROS_DOMAIN_ID, up and answering, and the workload's episodes."""
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import load_kitchen
-    from kitchen_domain.paths import repo_path
     from llm_planner_ros.evaluation.ros_runner import SimGraph
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.kitchen_domain.paths import repo_path
 
     kitchen = load_kitchen()
     episodes = load_episodes(repo_path(EPISODES_FILE), kitchen)

@@ -1,6 +1,6 @@
 """``llm-planner bench value-functions``: learned value functions against the analytic affordance.
 
-On the held-out test split of the collector's physics rollouts (``value_functions.training.split_of``;
+On the held-out test split of the collector's physics rollouts (``llm_planner_ros.value_functions.training.split_of``;
 never trained or tuned on), per learned family: ROC-AUC and Brier score of the learned model and of
 today's analytic model on the same perceived observations (rollouts observed through the head camera
 and perception_node's pipeline apart, as ``<family>_perceived``), a reliability diagram (PNG), and
@@ -44,15 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kitchen_domain.kitchen import kitchen_skills, load_kitchen
-    from kitchen_domain.paths import repo_path
     from llm_planner_ros.affordance.model import AffordanceModel
-    from value_functions.analytic import skill_of, world_of
-    from value_functions.collector import PERCEPTION, SIMULATED, load_rollouts
-    from value_functions.features import LEARNED_FAMILIES
-    from value_functions.learned import LearnedAffordance
-    from value_functions.metrics import brier, plot_reliability, reliability, roc_auc
-    from value_functions.training import served_observation, split_of
+    from llm_planner_ros.kitchen_domain.kitchen import kitchen_skills, load_kitchen
+    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.value_functions.analytic import skill_of, world_of
+    from llm_planner_ros.value_functions.collector import PERCEPTION, SIMULATED, load_rollouts
+    from llm_planner_ros.value_functions.features import LEARNED_FAMILIES
+    from llm_planner_ros.value_functions.learned import LearnedAffordance
+    from llm_planner_ros.value_functions.metrics import brier, plot_reliability, reliability, roc_auc
+    from llm_planner_ros.value_functions.training import served_observation, split_of
 
     kitchen = load_kitchen()
     learned = LearnedAffordance(repo_path(args.weights), kitchen)
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 def _latency(
     learned: Any, analytic: Any, observations: list[Any], kitchen: Any, skills: Any, args: Any
 ) -> dict[str, Any]:
-    from value_functions.analytic import world_of
+    from llm_planner_ros.value_functions.analytic import world_of
 
     if not observations:
         print("no test rollouts: nothing to time", file=sys.stderr)

@@ -40,16 +40,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from kitchen_domain.episodes import load_episodes
-    from kitchen_domain.kitchen import load_kitchen
-    from kitchen_domain.paths import repo_path
     from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
+    from llm_planner_ros.kitchen_domain.episodes import load_episodes
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.kitchen_domain.paths import repo_path
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.physics_sim import PhysicsKitchen
     from llm_planner_ros.planning.plan_loop import EndReason, run_plan
     from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
-    from physics_sim import PhysicsKitchen
-    from value_functions.learned import LearnedAffordance
+    from llm_planner_ros.value_functions.learned import LearnedAffordance
 
     kitchen = load_kitchen()
     episodes = list(load_episodes(args.episodes, kitchen))

@@ -174,9 +174,9 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
 def adapter_file(settings: LLMConfig) -> Path | None:
     """The adapter the hf backend merges: ``auto`` gives the embedded model its SayCan adapter and any
     other model none (an adapter only fits the weights it was trained on); relative paths are packaged
-    files (``kitchen_domain.paths.repo_path``: the checkout's, else the install's share folder), so a
+    files (``llm_planner_ros.kitchen_domain.paths.repo_path``: the checkout's, else the install's share folder), so a
     node started from another folder finds the same file."""
-    from kitchen_domain.paths import repo_path
+    from llm_planner_ros.kitchen_domain.paths import repo_path
 
     if settings.adapter == AUTO_ADAPTER:
         return None if settings.model else repo_path(EMBEDDED_ADAPTER)

@@ -1,7 +1,7 @@
 """A BabyAI pickup episode as a ``PlanningEnvironment``, so the shared plan loop executes plans in it.
 
 Actions become skills by their verb (``pick up`` -> pick, ``toggle`` -> toggle, ``drop`` -> place,
-``done picking up`` -> terminate); ``execute`` applies them to ``babyai_domain.world`` with its rules.
+``done picking up`` -> terminate); ``execute`` applies them to ``llm_planner_ros.babyai_domain.world`` with its rules.
 ``describe_state`` is the current state in the episodes' wording (the initial observation before the
 first step); ``affordances`` are the world's own yes/no, for methods that ask the environment. The plan
 loop ends a plan on the terminate skill without dispatching it, so a plan succeeded when it ended
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from babyai_domain.episodes import Episode
-from babyai_domain.world import DONE, BabyAIWorld, admissible_actions, world_for_episode
-from kitchen_domain.skill import PICK, PLACE, TERMINATE, Skill
+from llm_planner_ros.babyai_domain.episodes import Episode
+from llm_planner_ros.babyai_domain.world import DONE, BabyAIWorld, admissible_actions, world_for_episode
+from llm_planner_ros.kitchen_domain.skill import PICK, PLACE, TERMINATE, Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 
 TOGGLE = "toggle"

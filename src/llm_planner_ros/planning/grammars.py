@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from kitchen_domain.skill import GOTO, Skill
+from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
 from llm_planner_ros.planning.progprompt.validator import HAND_WORDS, PREDICATES
 from llm_planner_ros.planning.progprompt.vocabulary import LOCATION, OBJECT, Vocabulary
 

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import yaml
 
-from kitchen_domain.config import HELD, KitchenConfig
-from kitchen_domain.paths import resolve_config
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.config import HELD, KitchenConfig
+from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.plan_loop import Planner
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import Embedder
 
 

@@ -45,8 +45,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from kitchen_domain.paths import resolve_config
-from kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment

@@ -13,11 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from kitchen_domain.config import HELD
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.robot_state import RobotState
-from kitchen_domain.scene import ObjectInstance, SceneError, scene_from_initial
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.config import HELD
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance, SceneError, scene_from_initial
+from llm_planner_ros.kitchen_domain.world import World
 
 Stamp = tuple[int, int]
 

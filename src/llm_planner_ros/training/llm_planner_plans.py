@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.planning.llm_planner.planner import action_templates
 from llm_planner_ros.planning.llm_planner.prompt import PLAN_STOP, STEP_DELIMITER, LlmPlannerPrompt
 from llm_planner_ros.planning.saycan.bank import PlanExample

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.examples import PromptExamples
 from llm_planner_ros.planning.progprompt.prompt import render_prompt

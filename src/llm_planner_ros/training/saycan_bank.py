@@ -1,7 +1,8 @@
 r"""The SayCan example bank: synthetic requests with their scenes and the oracle's plans, as dialogs.
 
 Each example is a task of ``saycan_tasks`` (a request, the scene it starts from, its goal) solved by the
-A* oracle (``kitchen_domain.oracle.shortest_plan``), so every plan is a shortest one in the simulator's own
+A* oracle (``llm_planner_ros.kitchen_domain.oracle.shortest_plan``), so every plan is a shortest one in the
+simulator's own
 rules. The SayCan prompt retrieves the examples nearest to an instruction (``saycan_retrieval``) and the
 adapter trains on them (``llm_planner_ros.training.saycan_adapter``).
 
@@ -23,13 +24,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from kitchen_domain.conditions import condition_from_yaml
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import Kitchen, load_kitchen
-from kitchen_domain.oracle import shortest_plan
-from kitchen_domain.paths import repo_path
-from kitchen_domain.skill import FIND
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.skill import FIND
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, save_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_tasks import LEXICON_FILE, TaskWriter, load_lexicon

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kitchen_domain.episodes import load_episodes
-from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.planning.saycan.bank import load_bank
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")

@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
-from kitchen_domain.config import HELD
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.paths import repo_path
-from kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.kitchen_domain.config import HELD
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
 
 LEXICON_FILE = Path("data/saycan/lexicon.yaml")
 

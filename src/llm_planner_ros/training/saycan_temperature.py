@@ -4,7 +4,7 @@ Tasks come from the project's task generator (``saycan_bank.generate_examples``,
 bank's, the bank's and the given episode files' instructions excluded, so none is one the SayCan adapter
 trained on). The configured SayCan planner (config/planners.yaml, its prompt and scene line) walks each
 task's oracle plan: at every step it scores all admissible skills with the language model alone, and
-``kitchen_domain.oracle.optimal_next_skills`` marks the right ones. ``fit_temperature`` then chooses the
+``llm_planner_ros.kitchen_domain.oracle.optimal_next_skills`` marks the right ones. ``fit_temperature`` then chooses the
 T under which softmax(log p / T) is most likely to pick a right skill.
 
     nice -n 5 python -m llm_planner_ros.training.saycan_temperature --tasks 120 --seed 17 \
@@ -22,10 +22,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from kitchen_domain.conditions import condition_from_yaml
-from kitchen_domain.kitchen import Kitchen, load_kitchen
-from kitchen_domain.oracle import optimal_next_skills
-from kitchen_domain.skill import TERMINATE
+from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.oracle import optimal_next_skills
+from llm_planner_ros.kitchen_domain.skill import TERMINATE
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.llm_temperature import (

@@ -17,7 +17,7 @@ expert plan is a positive (goal, history a_1..a_{t-1}, next action a_t).
 - Can: each positive comes with a negative from the same plan at another step (a different action
   text) and one from another plan, as in the paper, and with up to ``--state-negatives`` hard
   negatives: actions of the episode that the environment's rules reject in the state before the step
-  (``babyai_domain.world.judged_actions``: e.g. picking up an object in a room behind a locked door, or
+  (``llm_planner_ros.babyai_domain.world.judged_actions``: e.g. picking up an object in a room behind a locked door, or
   with full hands), so that feasibility has to be read off the initial observation and the history.
   A paper-style negative that the rules allow in that state is not used (it is no negative). The loss
   is the paper's InfoNCE over each group's sigmoid outputs, plus their binary cross-entropy so that
@@ -53,7 +53,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, Scorer, ScorerConfig, model_units, words

@@ -1,12 +1,12 @@
 """The expert plans SayCanPay's Can and Pay models learn from, per domain, with the rules' verdicts.
 
 - BabyAI: the episodes of a split file (``benchmarks/babyai/train.txt``), their oracle plans, and along
-  each plan what ``babyai_domain.world`` allows and rejects (``judged_along_plan``).
+  each plan what ``llm_planner_ros.babyai_domain.world`` allows and rejects (``judged_along_plan``).
 - Kitchen: requests of every instruction family written by the SayCan bank's generator
   (``saycan_bank.generate_examples``: random scenes, the lexicon's requests, A* oracle plans, requests
   equal to an excluded one dropped), the initial observation as the plan loop gives it
   (``World.summary()``, what ``describe_state`` returns), and along each plan the skills
-  ``kitchen_domain.world.World.can_apply`` allows and rejects in the state before each step.
+  ``llm_planner_ros.kitchen_domain.world.World.can_apply`` allows and rejects in the state before each step.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from babyai_domain.episodes import load_episodes
-from babyai_domain.world import judged_along_plan
-from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.babyai_domain.episodes import load_episodes
+from llm_planner_ros.babyai_domain.world import judged_along_plan
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples
 
 # The evaluation requests no kitchen training plan may repeat (as for the SayCan bank).

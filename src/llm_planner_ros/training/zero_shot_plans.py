@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene

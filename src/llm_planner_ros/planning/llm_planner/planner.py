@@ -37,8 +37,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kitchen_domain.paths import resolve_config
-from kitchen_domain.skill import GOTO, Skill
+from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment

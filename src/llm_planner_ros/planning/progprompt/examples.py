@@ -23,8 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.validation import Checker, Problem, ValidationError, join
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.validation import Checker, Problem, ValidationError, join
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from kitchen_domain.skill import Skill
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.kitchen_domain.world import World
 
 OBJECT = "obj"
 LOCATION = "location"

@@ -59,9 +59,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kitchen_domain.paths import config_file, repo_path
-from kitchen_domain.skill import TERMINATE, Skill
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
+from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder, LanguageModel, RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment

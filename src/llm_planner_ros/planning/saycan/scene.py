@@ -14,7 +14,7 @@ The person's place (``user``) reads "you", as the skill "bring it to you" does; 
 
 from __future__ import annotations
 
-from kitchen_domain.world import World
+from llm_planner_ros.kitchen_domain.world import World
 
 # The skill vocabulary calls the person's place "you" ("bring it to you"); the scene says it the same way.
 _PLACE_WORDS = {"user": "you"}

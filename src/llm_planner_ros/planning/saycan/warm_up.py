@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment

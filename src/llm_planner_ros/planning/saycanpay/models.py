@@ -37,8 +37,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from kitchen_domain.kitchen import load_kitchen
-from kitchen_domain.skill_library import SkillLibrary
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 
 KINDS = ("can", "pay")

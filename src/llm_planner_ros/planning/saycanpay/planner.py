@@ -22,11 +22,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from babyai_domain.episodes import load_episodes
-from kitchen_domain.kitchen import Kitchen
-from kitchen_domain.paths import repo_path
-from kitchen_domain.skill import TERMINATE, Skill
-from kitchen_domain.world import World
+from llm_planner_ros.babyai_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment

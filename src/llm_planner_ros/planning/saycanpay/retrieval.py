@@ -10,7 +10,7 @@ the initial observation the plan loop would give for its scene (``World.summary(
 
 from __future__ import annotations
 
-from kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.planning.saycan.bank import PlanExample as BankExample
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycanpay.prompt import MAX_EXAMPLE_STEPS, PlanExample, SayPrompt

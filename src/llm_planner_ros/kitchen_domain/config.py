@@ -1,0 +1,177 @@
+"""The static facts of a kitchen world (config/kitchen_world.yaml): places, positions, object labels."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
+
+WORLD_FILE = "kitchen_world.yaml"
+
+# The `at` of an object in the gripper, in episode files and in /scene/objects.
+HELD = "robot"
+
+
+class ConfigError(ValidationError):
+    """A configuration file (world or skills) that does not match its format."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """A point on the map (metres, in the world's ``frame_id``)."""
+
+    x: float
+    y: float
+
+    def distance_to(self, other: Position) -> float:
+        return math.hypot(self.x - other.x, self.y - other.y)
+
+
+@dataclass(frozen=True)
+class DrawerConfig:
+    """The drawer extension: where the robot stands to use the drawer, and the `at` of its contents."""
+
+    location: str
+    position: Position
+    contents_at: str
+
+
+@dataclass(frozen=True)
+class KitchenConfig:
+    """Names and positions of a kitchen world; shared, never changed, by every world state built on it.
+
+    ``locations`` are the places of every scene; the drawer's location exists only in scenes that have
+    the drawer (``drawer`` is None when the world has no drawer extension at all).
+    """
+
+    world: str
+    frame_id: str
+    locations: Mapping[str, Position]
+    articles: Mapping[str, str]
+    drawer: DrawerConfig | None
+    object_size: tuple[float, float, float]
+    default_scene: Mapping[str, Any] = field(repr=False)
+    source: str = ""
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(self.articles)
+
+    def places(self, with_drawer: bool) -> tuple[str, ...]:
+        """Where the robot can stand: the locations, plus the drawer's location in drawer scenes."""
+        if with_drawer and self.drawer is not None:
+            return (*self.locations, self.drawer.location)
+        return tuple(self.locations)
+
+    def position(self, place: str) -> Position:
+        if place in self.locations:
+            return self.locations[place]
+        if self.drawer is not None and place in (self.drawer.location, self.drawer.contents_at):
+            return self.drawer.position
+        raise KeyError(f"unknown place {place!r}; known: {', '.join(self.places(with_drawer=True))}")
+
+
+def load_kitchen_config(path: str | Path | None = None) -> KitchenConfig:
+    """Read and validate a world file (default: config/kitchen_world.yaml); ConfigError lists its problems."""
+    source = resolve_config(path, WORLD_FILE)
+    data = yaml.safe_load(source.read_text())
+    check = Checker()
+    config = _parse(data, check, str(source))
+    check.raise_if_any(str(source), ConfigError)
+    assert config is not None
+    return config
+
+
+def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
+    top = check.mapping(
+        data,
+        "",
+        required=("world", "locations", "objects", "default_scene"),
+        optional=("frame_id", "drawer", "object_size"),
+    )
+    if top is None:
+        return None
+    locations = _positions(top["locations"], "locations", check)
+    articles = _articles(top["objects"], check)
+    drawer = _drawer(top["drawer"], check) if "drawer" in top else None
+    size = _size(top.get("object_size", {"x": 0.07, "y": 0.07, "z": 0.12}), check)
+    world = check.string(top["world"], "world")
+    frame_id = check.string(top.get("frame_id", "map"), "frame_id")
+    if drawer is not None and locations is not None and drawer.location in locations:
+        check.add("drawer.location", f"{drawer.location!r} is already a location; the drawer's must be its own")
+    if HELD in (locations or {}):
+        check.add(join("locations", HELD), f"{HELD!r} is reserved for objects in the gripper")
+    if None in (locations, articles, size, world, frame_id) or check.problems:
+        return None
+    return KitchenConfig(
+        world=world,
+        frame_id=frame_id,
+        locations=locations,
+        articles=articles,
+        drawer=drawer,
+        object_size=size,
+        default_scene=top["default_scene"],
+        source=source,
+    )
+
+
+def _positions(value: Any, where: str, check: Checker) -> dict[str, Position] | None:
+    entries = check.named_entries(value, where, "location")
+    if entries is None:
+        return None
+    positions = {name: _position(xy, join(where, name), check) for name, xy in entries.items()}
+    if any(position is None for position in positions.values()):
+        return None
+    return positions  # type: ignore[return-value]
+
+
+def _position(value: Any, where: str, check: Checker) -> Position | None:
+    xy = check.mapping(value, where, required=("x", "y"))
+    if xy is None:
+        return None
+    x, y = check.number(xy["x"], join(where, "x")), check.number(xy["y"], join(where, "y"))
+    return None if x is None or y is None else Position(x, y)
+
+
+def _articles(value: Any, check: Checker) -> dict[str, str] | None:
+    labels = check.named_entries(value, "objects", "object label")
+    if labels is None:
+        return None
+    articles: dict[str, str] = {}
+    for label, spec in labels.items():
+        where = join("objects", label)
+        entry = check.mapping(spec, where, required=("article",))
+        if entry is not None:
+            article = check.one_of(entry["article"], join(where, "article"), ("a", "an"), "article")
+            if article is not None:
+                articles[label] = article
+    return articles if len(articles) == len(labels) else None
+
+
+def _drawer(value: Any, check: Checker) -> DrawerConfig | None:
+    entry = check.mapping(value, "drawer", required=("location", "position", "contents_at"))
+    if entry is None:
+        return None
+    location = check.string(entry["location"], "drawer.location")
+    position = _position(entry["position"], "drawer.position", check)
+    contents_at = check.string(entry["contents_at"], "drawer.contents_at")
+    if location is None or position is None or contents_at is None:
+        return None
+    return DrawerConfig(location, position, contents_at)
+
+
+def _size(value: Any, check: Checker) -> tuple[float, float, float] | None:
+    entry = check.mapping(value, "object_size", required=("x", "y", "z"))
+    if entry is None:
+        return None
+    extents = [check.number(entry[axis], join("object_size", axis)) for axis in ("x", "y", "z")]
+    if any(extent is None for extent in extents):
+        return None
+    return (extents[0], extents[1], extents[2])  # type: ignore[return-value]
