@@ -14,7 +14,8 @@ from llm_planner_ros.kitchen_domain.config import HELD
 from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
 from llm_planner_ros.physics_sim import Outcome, PhysicsKitchen, Pose2D, load_layout
 from llm_planner_ros.physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
-from llm_planner_ros.physics_sim.scripted import ScriptedSkills, top_down
+from llm_planner_ros.physics_sim.scripted import EE_LINK, ScriptedSkills, top_down
+from llm_planner_ros.robot_motion.drawer import drawer_motion
 
 EPISODES = "benchmarks/kitchen/dev.yaml"
 
@@ -83,6 +84,32 @@ def test_scripted_drawer_skills_open_fill_and_close_the_drawer(sim: PhysicsKitch
     assert skills.drawer(None).message == "put in the drawer: the gripper holds nothing"
     sim.load(Scene("table", (coke,), True))
     assert "the table has no drawer in the robot map" in skills.drawer(None).message
+
+
+def test_a_push_holding_the_drawer_ignores_what_rides_in_it(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+    """A can standing where the hand's push goal will be, inside the open drawer, moves with the drawer
+    the hand pushes: the goal is reachable while the hand holds the handle (CI saw 'close the drawer'
+    refused at 'push 3/3': "the arm would hit redbull_1"), and refused once it let go."""
+    sim.load(Scene("drawers", (ObjectInstance("redbull_1", "redbull", "drawer"),), True))
+    skills = ScriptedSkills(sim)
+    drawer = skills.places.place("drawers").drawer
+    assert drawer is not None
+    motions = drawer_motion(drawer, False, skills.arm, skills.drawer_settings)
+    assert [m.phase for m in motions[:4]] == ["open gripper", "pre-grasp handle", "approach handle", "close on handle"]
+    assert skills.follow("grasp the handle", motions[:4]).success and sim.truth().grasped == "drawer handle"
+    goal = motions[6].pose
+    assert motions[6].phase == "push 3/3"
+    can = sim.built.objects["redbull_1"]
+    position, orientation = pb.getBasePositionAndOrientation(can, physicsClientId=sim.client)
+    pb.resetBasePositionAndOrientation(can, (goal.x, goal.y, position[2]), orientation, physicsClientId=sim.client)
+    assert [o.at for o in sim.truth().objects] == ["drawer"]
+
+    held = sim.move_arm((goal.x, goal.y, goal.z), goal.orientation, EE_LINK, plan_only=True)
+    assert held.outcome is Outcome.SUCCEEDED, held.message
+    # Let go, the drawer and its contents are obstacles again: the same goal is refused.
+    sim.run(sim.gripper(close=False), 10.0)
+    released = sim.move_arm((goal.x, goal.y, goal.z), goal.orientation, EE_LINK, plan_only=True)
+    assert released.outcome is Outcome.IN_COLLISION, released.message
 
 
 def test_a_drawer_set_part_way_out_carries_its_contents(sim: PhysicsKitchen, kitchen: Kitchen) -> None:

@@ -295,6 +295,7 @@ class PhysicsKitchen:
         straight joint-space way to it hits the world (bodies in ``allowed`` may be touched), else the
         motion (already SUCCEEDED when ``plan_only``)."""
         start = self.robot.arm_positions()
+        allowed = [*allowed, *self._riding_with_the_grasp()]
         state = pb.saveState(physicsClientId=self.client)
         try:
             solution = self._solve_arm(position, orientation, link, start, allowed)
@@ -367,6 +368,18 @@ class PhysicsKitchen:
         return self._start(
             "arm", ArmMotion(self.robot, joint_path(self.robot.arm_positions(), positions), self.joint_speed)
         )
+
+    def _riding_with_the_grasp(self) -> list[int]:
+        """What moves with what the hand holds: while it holds the drawer's handle, whatever lies in the
+        drawer slides with the drawer, so a hand goal checked against where those objects are now (a push
+        ending where a can stands before the push) would be a collision that never happens."""
+        if self._grasp is None or self._grasp[2] != self.built.drawer_body:
+            return []
+        return self._bodies_in_drawer()
+
+    def _bodies_in_drawer(self) -> list[int]:
+        contents_at = self.kitchen.config.drawer.contents_at if self.kitchen.config.drawer else None
+        return [self.built.objects[o.id] for o in self.truth().objects if o.at == contents_at]
 
     def _arm_collision(self, allowed: Sequence[int]) -> str | None:
         # The arm reaching low in front (to a drawer's handle) can fold into its own base.
@@ -509,8 +522,7 @@ class PhysicsKitchen:
                 f"drawer extension {extension:.3f} m outside its travel 0 to {self.layout.drawer_travel} m"
             )
         before = pb.getLinkState(body, 0, physicsClientId=c)[0]
-        contents_at = self.kitchen.config.drawer.contents_at if self.kitchen.config.drawer else None
-        inside = [self.built.objects[o.id] for o in self.truth().objects if o.at == contents_at]
+        inside = self._bodies_in_drawer()
         pb.resetJointState(body, 0, extension, physicsClientId=c)
         after = pb.getLinkState(body, 0, physicsClientId=c)[0]
         for item in inside:
