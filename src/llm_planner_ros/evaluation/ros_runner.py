@@ -57,6 +57,8 @@ from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, 
 from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 ACTION = "/llm_planner/execute_instruction"
+# How long the final state may take to show up after the result (sim_world republishes every second).
+FINAL_STATE_WAIT_S = 5.0
 SCORES_TOPIC = "/llm_planner/scores"
 # The physics benchmark graph steps as fast as the CPU allows and renders no camera (nothing reads them).
 PHYSICS_BENCH = {"real_time_factor": 0.0, "camera_rate_hz": 0.0}
@@ -162,14 +164,23 @@ class SimGraph:
         )
         handle = wait_for(self.goals.send_goal_async(goal), 30.0, ACTION)
         response = wait_for(handle.get_result_async(), timeout_s, f"{ACTION} result")
+        arrived = self.node.get_clock().now().seconds_nanoseconds()
         reason, _, message = response.result.message.partition(": ")
         result = PlanResult(EndReason(reason), message, [record_from_msg(step) for step in response.result.executed])
-        world = self.judged.wait(5.0)
+        world = self._final_world(arrived)
         if world is None:
             raise RuntimeError(f"no world state after episode {episode.id}")
         if self._step_log is None:
             return result, world
         return self._recorded(episode, result, world), world
+
+    def _final_world(self, result_arrived: tuple[int, int]) -> World | None:
+        # The planner's result can overtake the state message carrying the last skill's effect (another
+        # node, another topic): on the symbolic graph, whose state is republished every second, judge a
+        # state stamped after the result arrived. (Physics episodes are judged on the truth stream.)
+        if isinstance(self.judged, TopicStateProvider):
+            return self.judged.wait_stamped_after(result_arrived, FINAL_STATE_WAIT_S)
+        return self.judged.wait(FINAL_STATE_WAIT_S)
 
     def _on_step(self, msg: PlanStep) -> None:
         # The first announcement of a step comes before it runs (RUNNING, or SKIPPED / done, which run

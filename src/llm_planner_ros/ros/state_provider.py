@@ -79,7 +79,9 @@ class StateAssembler:
         self._objects: tuple[Stamp, Sequence[ObjectInstance]] | None = None
         self._robot: RobotState | None = None
         self._world: World | None = None
+        self._world_stamp: Stamp | None = None
         self._lock = threading.Lock()
+        self._assembled = threading.Condition(self._lock)
         self._ready = threading.Event()
 
     def on_objects(self, stamp: Stamp, objects: Sequence[ObjectInstance]) -> None:
@@ -99,6 +101,15 @@ class StateAssembler:
     def wait(self, timeout_s: float) -> World | None:
         self._ready.wait(timeout_s)
         return self._world
+
+    def wait_stamped_after(self, stamp: Stamp, timeout_s: float) -> World | None:
+        """The world once it is built from a robot state stamped at ``stamp`` or later (None after
+        ``timeout_s``): a state published after something else happened, e.g. after a result arrived."""
+        with self._assembled:
+            fresh = self._assembled.wait_for(
+                lambda: self._world_stamp is not None and self._world_stamp >= stamp, timeout_s
+            )
+            return self._world if fresh else None
 
     def _assemble(self) -> None:
         if self._objects is None or self._robot is None:
@@ -123,8 +134,10 @@ class StateAssembler:
             self.error = str(error)
             return
         self._world = World(self.kitchen, scene, self._robot.visited)
+        self._world_stamp = self._robot.stamp
         self.error = None
         self._ready.set()
+        self._assembled.notify_all()
 
 
 def with_held(objects: Sequence[ObjectInstance], robot: RobotState) -> list[ObjectInstance]:

@@ -21,7 +21,7 @@ from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.robot_state import RobotState
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.ros.messages import objects_from_msg, stamp_of
-from llm_planner_ros.ros.state_provider import StateAssembler, StateProvider
+from llm_planner_ros.ros.state_provider import Stamp, StateAssembler, StateProvider
 from llm_planner_ros.ros.topics import STATE_QOS, full_name
 
 
@@ -58,6 +58,10 @@ class TopicStateProvider(StateProvider):
 
     def wait(self, timeout_s: float) -> World | None:
         return self._assembler.wait(timeout_s)
+
+    def wait_stamped_after(self, stamp: Stamp, timeout_s: float) -> World | None:
+        """The world once a robot state stamped at ``stamp`` or later built it; None after ``timeout_s``."""
+        return self._assembler.wait_stamped_after(stamp, timeout_s)
 
     def describe(self) -> str:
         return f"topics {self._topics[0]} and {self._topics[1]}"
