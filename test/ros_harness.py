@@ -213,6 +213,30 @@ def wait_until(predicate: Callable[[], bool], timeout: float = DEFAULT_WAIT_S, w
         time.sleep(0.02)
 
 
+def publish_until(
+    publisher: Any,
+    message: Any,
+    seen: Callable[[], bool],
+    what: str,
+    every_s: float = 1.0,
+    timeout: float = DEFAULT_WAIT_S,
+) -> None:
+    """Publish ``message``, then again every ``every_s`` until ``seen()``; TimeoutError naming ``what``
+    after ``timeout``. A publisher can match a subscription before the subscription matches it, and a
+    volatile subscription drops what a writer it does not know yet sent: one message right after
+    ``get_subscription_count() >= 1`` is lost now and then. Give a message whose effect must happen
+    once an ``every_s`` far above its delivery time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        publisher.publish(message)
+        try:
+            wait_until(seen, max(0.0, min(every_s, deadline - time.monotonic())), what)
+            return
+        except TimeoutError:
+            if time.monotonic() >= deadline:
+                raise
+
+
 def wait_future(future: Any, timeout: float = DEFAULT_WAIT_S, what: str = "future") -> Any:
     """Result of an rclpy future completed by the background executor, or TimeoutError."""
     wait_until(future.done, timeout, what)

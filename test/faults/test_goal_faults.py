@@ -38,7 +38,7 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from replayed_planner_graph import record_plan
 from replayed_planner_graph import start_replay_planner as start_planner
-from ros_harness import RosGraph, ros_graph, wait_future, wait_until
+from ros_harness import RosGraph, publish_until, ros_graph, wait_future, wait_until
 from std_msgs.msg import Bool
 
 from llm_planner_interfaces.action import ExecuteInstruction
@@ -307,14 +307,14 @@ def estop_publisher(graph: RosGraph) -> Iterator[Any]:
 def test_an_estop_sent_while_idle_latches_until_released(graph: RosGraph, recording: Path) -> None:
     planner = start_planner(graph, recording)
     with estop_publisher(graph) as stop:
-        stop.publish(Bool(data=True))
-        wait_until(lambda: "e-stop received" in planner.log(), what="the planner to take the e-stop")
+        publish_until(stop, Bool(data=True), lambda: "e-stop received" in planner.log(), "the e-stop to be taken")
         for _ in range(2):
             refused = run_goal(graph, instruction=INSTRUCTION, plan_only=True)
             assert refused.status == GoalStatus.STATUS_ABORTED and not refused.result.executed
             assert refused.result.message == f"canceled: {LATCHED}"
-        stop.publish(Bool(data=False))
-        wait_until(lambda: "e-stop released" in planner.log(), what="the planner to release the e-stop")
+        publish_until(
+            stop, Bool(data=False), lambda: "e-stop released" in planner.log(), "the planner to release the e-stop"
+        )
         released = run_goal(graph, instruction=INSTRUCTION, plan_only=True)
     assert released.status == GoalStatus.STATUS_SUCCEEDED, released.result.message
 
@@ -341,8 +341,10 @@ def test_an_estop_during_a_goal_stops_it_and_holds(graph: RosGraph, recording: P
 def test_a_momentary_estop_is_forgotten_by_the_next_goal(graph: RosGraph, recording: Path) -> None:
     planner = start_planner(graph, recording, estop_latched=False)
     with estop_publisher(graph) as stop:
-        stop.publish(Bool(data=True))
-        wait_until(lambda: "e-stop received" in planner.log(), what="the planner to take the e-stop")
+        # A second e-stop arriving late would stop the goal below: publish again only after 5 s.
+        publish_until(
+            stop, Bool(data=True), lambda: "e-stop received" in planner.log(), "the planner to take the e-stop", 5.0
+        )
         response = run_goal(graph, instruction=INSTRUCTION, plan_only=True)
     assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
 

@@ -8,7 +8,7 @@ every later service call of the module timed out with nothing in the logs to say
 from __future__ import annotations
 
 from rcl_interfaces.srv import ListParameters
-from ros_harness import RosGraph, wait_future, wait_until
+from ros_harness import RosGraph, publish_until, wait_future, wait_until
 from std_msgs.msg import Empty
 
 TOPIC = "/harness_test/raise"
@@ -21,14 +21,7 @@ def test_a_raising_callback_is_reported_and_the_executor_keeps_spinning(ros_grap
     ros_graph.node.create_subscription(Empty, TOPIC, explode, 10)
     publisher = ros_graph.node.create_publisher(Empty, TOPIC, 10)
     wait_until(lambda: publisher.get_subscription_count() >= 1, what="the test's own subscription")
-
-    # The publisher may match the subscription before the subscription matches the publisher, and a
-    # reader drops samples of a writer it does not know yet: publish until one arrives.
-    def published_and_recorded() -> bool:
-        publisher.publish(Empty())
-        return bool(ros_graph.spin_errors)
-
-    wait_until(published_and_recorded, what="the callback's error to be recorded")
+    publish_until(publisher, Empty(), lambda: bool(ros_graph.spin_errors), "the callback's error to be recorded")
 
     # A round trip through the same executor: the node's own parameter service answers its own client.
     client = ros_graph.node.create_client(ListParameters, f"/{ros_graph.node.get_name()}/list_parameters")
