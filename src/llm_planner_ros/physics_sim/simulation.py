@@ -48,6 +48,7 @@ from llm_planner_ros.physics_sim.truth import AT_TOLERANCE_M, ObjectTruth, Truth
 
 # 120 Hz keeps stacked and gripped objects steady and runs twice as fast as PyBullet's default 240 Hz.
 DEFAULT_TIME_STEP = 1.0 / 120.0
+JOINT_ACCELERATION = 4.0  # rad/s^2: the hand slows down at most about 3 m/s^2, a can stands
 ROBOT_RADIUS = math.hypot(BASE_SIZE[0], BASE_SIZE[1]) / 2
 COLLISION_CHECK_EVERY = 4  # steps between base collision checks while driving (2 cm at 0.5 m/s)
 IK_POSITION_TOLERANCE = 0.01
@@ -76,6 +77,7 @@ class PhysicsKitchen:
         image_size: tuple[int, int] = (320, 240),
         navigation_speed: float = 0.5,
         joint_speed: float = 1.0,
+        joint_acceleration: float = JOINT_ACCELERATION,
         time_step: float = DEFAULT_TIME_STEP,
     ) -> None:
         self.kitchen = kitchen
@@ -86,6 +88,7 @@ class PhysicsKitchen:
         }
         self.navigation_speed = navigation_speed
         self.joint_speed = joint_speed
+        self.joint_acceleration = joint_acceleration
         self.time_step = time_step
         self.client = pb.connect(pb.DIRECT)
         self._assets = Path(tempfile.mkdtemp(prefix="physics_sim_"))
@@ -318,7 +321,7 @@ class PhysicsKitchen:
             pb.removeState(state, physicsClientId=self.client)
         if plan_only:
             return Immediate(Outcome.SUCCEEDED, "planned (not executed)")
-        return self._start("arm", ArmMotion(self.robot, path, self.joint_speed))
+        return self._start("arm", ArmMotion(self.robot, path, self.joint_speed, self.joint_acceleration))
 
     def _solve_arm(
         self,
@@ -366,7 +369,13 @@ class PhysicsKitchen:
     def move_joints(self, positions: Sequence[float]) -> Motion:
         """Move the arm to joint angles (the seven Panda joints), e.g. ``robot.TUCKED``."""
         return self._start(
-            "arm", ArmMotion(self.robot, joint_path(self.robot.arm_positions(), positions), self.joint_speed)
+            "arm",
+            ArmMotion(
+                self.robot,
+                joint_path(self.robot.arm_positions(), positions),
+                self.joint_speed,
+                self.joint_acceleration,
+            ),
         )
 
     def _riding_with_the_grasp(self) -> list[int]:
