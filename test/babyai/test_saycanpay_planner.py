@@ -229,7 +229,7 @@ def test_the_bench_fails_an_unreadable_episode_with_the_reason_and_goes_on(tmp_p
     """One sentence the reader does not know, or a block that is not an episode, fails its own episode;
     the episodes after it still run (it used to end the whole run on the first one)."""
     from llm_planner_ros.evaluation.babyai_bench import evaluate
-    from llm_planner_ros.evaluation.counting_model import CountingModel
+    from llm_planner_ros.llm.counting_model import CountingModel
 
     good = (ROOT / "benchmarks" / "babyai" / "named-doors.txt").read_text().split("\n\n")[0]
     unknown = good.replace("[Seed] 9001", "[Seed] 1").replace("Room 2 has purple box.", "Room 2 has a purple box.")

@@ -23,7 +23,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm_planner_ros.options", "llm_planner_ros.llm", "llm_planner_ros.robot_motion"),
     ("llm_planner_ros.physics_sim",),
     ("llm_planner_ros.affordance", "llm_planner_ros.perception"),
-    ("llm_planner_ros.planning", "llm_planner_ros.value_functions"),
+    ("llm_planner_ros.value_functions",),
+    ("llm_planner_ros.planning",),
     ("llm_planner_ros.training", "llm_planner_ros.visualization"),
     ("llm_planner_ros.ros", "llm_planner_ros.perception.ros_messages"),
     (

@@ -13,9 +13,9 @@ import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 
 from llm_planner_ros.cli.main import main
-from llm_planner_ros.evaluation.alfred_grammar import alfred_plan_grammar, load_object_types
 from llm_planner_ros.llm import factory
 from llm_planner_ros.planning.grammars import GrammarError
+from llm_planner_ros.planning.llm_planner.alfred_grammar import alfred_plan_grammar, load_object_types
 from llm_planner_ros.planning.llm_planner.alfred_plans import (
     ACTIONS,
     parse_knn_trajectory,

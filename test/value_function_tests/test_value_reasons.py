@@ -1,5 +1,5 @@
 """The episodes built to need the learned value functions (benchmarks/kitchen/value_reasons.yaml): the
-file validates, each goal is reachable, and in the physics kitchen (``evaluation.physics_environment``)
+file validates, each goal is reachable, and in the physics kitchen (``planning.physics_environment``)
 the analytic model rates the unreachable target's pick as likely while the shipped learned model does
 not, so SayCan's choice differs, and physics agrees: that pick fails, and after going to the label's
 other instance the learned pick is likely and succeeds."""
@@ -32,8 +32,8 @@ REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
 @contextmanager
 def physics_environments(kitchen: Kitchen) -> Iterator[tuple[Any, Any, Any]]:
     """A small-camera physics kitchen with its analytic and learned planning environments."""
-    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
     from llm_planner_ros.physics_sim import PhysicsKitchen
+    from llm_planner_ros.planning.physics_environment import PhysicsEnvironment
 
     learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
     sim = PhysicsKitchen.from_files(image_size=(64, 48))

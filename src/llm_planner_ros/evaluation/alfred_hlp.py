@@ -9,7 +9,7 @@ arXiv 2212.04088, section 5.2, "HLP ACC", static).
 The training examples are shown in the same normalized vocabulary (llm_planner_ros.planning.llm_planner.alfred_plans).
 The data default to the repository's copy in ``benchmarks/alfred_hlp/`` (its PROVENANCE.md).
 
-``--grammar`` constrains the plan line (evaluation.alfred_grammar): ``none`` is the paper's free
+``--grammar`` constrains the plan line (planning.llm_planner.alfred_grammar): ``none`` is the paper's free
 generation; ``alfred`` allows ALFRED's actions on any of ALFRED's 108 object types (``--objects``), which
 uses nothing of the task; ``episode`` allows only the objects of the task's gold plan, an oracle object
 list (what a perfect detector that sees exactly the task's objects would give), an upper bound.
@@ -150,12 +150,12 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from llm_planner_ros.evaluation.alfred_grammar import load_object_types
-    from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model, method_llm_config
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.knn_retriever import KnnRetriever
+    from llm_planner_ros.planning.llm_planner.alfred_grammar import load_object_types
     from llm_planner_ros.planning.llm_planner.alfred_plans import ACTIONS
     from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
     from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt
@@ -238,7 +238,7 @@ def _start_bound(args: argparse.Namespace) -> dict[str, Any]:
 
 def _grammar_for(task: AlfredTask, mode: str, object_types: Sequence[str]) -> str | None:
     """The plan grammar of ``mode`` for ``task`` (module docstring), None for free generation."""
-    from llm_planner_ros.evaluation.alfred_grammar import alfred_plan_grammar
+    from llm_planner_ros.planning.llm_planner.alfred_grammar import alfred_plan_grammar
 
     if mode == "none":
         return None

@@ -210,9 +210,9 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from llm_planner_ros.babyai_domain.episodes import read_episodes
-    from llm_planner_ros.evaluation.counting_model import CountingModel
     from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.kitchen_domain.validation import InputError
+    from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import PlannerResources, load_planner_options

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from llm_planner_ros.evaluation.counting_model import CountingModel
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
 from llm_planner_ros.evaluation.metrics import plan_metrics
 from llm_planner_ros.kitchen_domain.episodes import Episode
 from llm_planner_ros.kitchen_domain.failures import FailureInjector
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.llm.counting_model import CountingModel
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment

@@ -236,9 +236,9 @@ class _runner:
     def __enter__(self) -> tuple[Any, Any]:
         if self._args.ros or self._args.sim == "physics":
             return self._ros(), None
-        from llm_planner_ros.evaluation.counting_model import CountingModel
         from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
         from llm_planner_ros.kitchen_domain.failures import FailureInjector
+        from llm_planner_ros.llm.counting_model import CountingModel
         from llm_planner_ros.llm.factory import load_embedder, load_language_model
         from llm_planner_ros.planning.registry import PlannerResources, build_planner
 

@@ -3,7 +3,7 @@ decides each skill's outcome.
 
 For each ``--affordance`` model, the configured SayCan planner (config/planners.yaml; ``--temperature``
 sets ``llm_temperature``, ``--option KEY=VALUE`` any other saycan option) plans every episode of the
-file in this process on the physics kitchen (``evaluation.physics_environment``: scripted skills, the
+file in this process on the physics kitchen (``planning.physics_environment``: scripted skills, the
 simulator's truth as state; the learned model reads exact perception of it). Reported per model and
 episode: plan success (ended with ``done`` and the goal holds on the physics state), the skills chosen,
 the failed skill attempts, and the steps where the affordance overturned the language model's first
@@ -40,13 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from llm_planner_ros.evaluation.physics_environment import PhysicsEnvironment
     from llm_planner_ros.kitchen_domain.episodes import load_episodes
     from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.kitchen_domain.paths import repo_path
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.physics_sim import PhysicsKitchen
+    from llm_planner_ros.planning.physics_environment import PhysicsEnvironment
     from llm_planner_ros.planning.plan_loop import EndReason, run_plan
     from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
     from llm_planner_ros.value_functions.learned import LearnedAffordance
