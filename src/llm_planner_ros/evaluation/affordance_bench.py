@@ -14,7 +14,6 @@ A round trip runs from sending the goal to holding its result (goal acceptance p
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -31,6 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+
 STARTUP_TIMEOUT_S = 30.0
 RESULT_TIMEOUT_S = 10.0
 # Goals that warm up discovery, the state subscription and Python's caches; not counted.
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--domain-id", type=int, default=None, help="ROS_DOMAIN_ID for the run (default: random 150-230)"
     )
-    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON here")
+    add_json_argument(parser, "the numbers")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -130,10 +131,7 @@ def run(args: argparse.Namespace) -> int:
     report["p95_ms"] = report["batched"]["p95_ms"]
     report["naive_over_batched_p50"] = round(report["naive"]["p50_ms"] / report["p50_ms"], 1)
     _print(report)
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(args.json, report, print)
     return 0
 
 

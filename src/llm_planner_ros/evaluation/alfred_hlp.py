@@ -25,7 +25,6 @@ JSON with the guessed plan as the prediction.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.planning.llm_planner.alfred_plans import (
     AlfredStep,
     json_list,
@@ -109,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no model: the accuracy bound when start locations are guessed from the training set",
     )
-    parser.add_argument("--json", type=Path, help="write the results here")
+    add_json_argument(parser, "the results")
 
 
 def load_tasks(path: Path, variant: str) -> list[AlfredTask]:
@@ -140,9 +140,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]alfred-hlp: {error}[/red]")
         return 2
     _print_summary(report, args.data.name)
-    if args.json:
-        _write(args.json, report)
-        console.print(f"wrote {args.json}")
+    write_json(args.json, report, console.print)
     return 0
 
 
@@ -198,8 +196,8 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
         bar = progress.add_task(f"alfred-hlp {args.variant}", total=len(tasks))
         for task in tasks:
             results.append(_plan_task(task, generator, ACTIONS, _grammar_for(task, args.grammar, object_types)))
-            if args.json:  # long runs on shared machines get cut: keep what is done so far
-                _write(args.json, report(finished=False))
+            # Long runs on shared machines get cut: keep what is done so far.
+            write_json(args.json, report(finished=False), partial=True)
             progress.advance(bar)
     return report(finished=True)
 
@@ -269,10 +267,6 @@ def _plan_task(
         result.update(predicted=render_plan(predicted), generated=generated.text, correct=predicted == task.gold)
     result["seconds"] = round(time.perf_counter() - started, 3)
     return result
-
-
-def _write(path: Path, report: dict[str, Any]) -> None:
-    path.write_text(json.dumps(report, indent=2, ensure_ascii=False))
 
 
 def _print_summary(report: dict[str, Any], data_name: str) -> None:

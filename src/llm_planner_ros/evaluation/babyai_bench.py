@@ -25,12 +25,12 @@ call counts are the planner's requests either way.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
 
 # The paper's seven columns, the headline (Beam-Action SayCanPay) first: each finished combination is
@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override a saycanpay option (repeatable)"
     )
-    parser.add_argument("--json", type=Path, help="write the summary and every episode as JSON")
+    add_json_argument(parser, "the summary and every episode")
 
 
 def combinations(score: str, strategy: str) -> list[tuple[str, str]]:
@@ -240,10 +240,9 @@ def run(args: argparse.Namespace) -> int:
 
     def write(running: dict[str, Any] | None = None) -> None:
         # a cell still running is written with "partial": true after each of its episodes
-        if args.json:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            shown = cells + ([running] if running else [])
-            args.json.write_text(json.dumps({"split": str(args.split), "model": model.name, "cells": shown}, indent=2))
+        shown = cells + ([running] if running else [])
+        report = {"split": str(args.split), "model": model.name, "cells": shown}
+        write_json(args.json, report, partial=running is not None)
 
     for strategy, score in pairs:
         section.update(strategy=strategy, score=score)

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+
 SPLITS = (Path("benchmarks/babyai/test-executable.txt"), Path("benchmarks/babyai/test-optimal.txt"))
 
 
@@ -36,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--plans", type=Path, action="append", default=[], help="a `bench babyai` JSON whose plans to replay too"
     )
     parser.add_argument("--max-moves", type=int, default=200, help="bot moves allowed per high-level action")
-    parser.add_argument("--json", type=Path, help="write the summary and every disagreement as JSON")
+    add_json_argument(parser, "the summary and every disagreement")
 
 
 def compare(episode: Any, plan: Sequence[str], label: str, max_moves: int) -> dict[str, Any]:
@@ -146,7 +148,5 @@ def run(args: argparse.Namespace) -> int:
                 f"same failing step {cell['plans_same_failing_step']:.3f}",
                 flush=True,
             )
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2))
+    write_json(args.json, report)
     return 0

@@ -20,7 +20,6 @@ torch and transformers (``docs/benchmarks.md``, "Several robots, one model servi
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -28,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
 
 KEEP = 5
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robots", default="1,2,4,8", help="robot counts, comma-separated (default 1,2,4,8)")
     parser.add_argument("--steps", type=int, default=5, help="plan steps timed per robot count (default 5)")
     parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
-    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    add_json_argument(parser, "the results")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,10 +81,7 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         console.print(row)
     console.print({key: results[key] for key in ("constrained", "agreement") if key in results})
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json}")
+    write_json(args.json, results, console.print)
     return 0
 
 

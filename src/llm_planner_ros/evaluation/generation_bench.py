@@ -23,9 +23,9 @@ import statistics
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
 
 METHODS = ("progprompt", "llm_planner", "zero_shot")
@@ -62,7 +62,7 @@ class _Recorder(LanguageModel):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    add_json_argument(parser, "the results")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs of each variant per request (default 3)")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default 0: every available CPU)")
     parser.add_argument(
@@ -81,10 +81,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     results = _measure(methods, args.repeats, args.threads, console)
     print(json.dumps({k: v for k, v in results.items() if k != "requests"}, indent=2))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json}")
+    write_json(args.json, results, console.print)
     return 0
 
 

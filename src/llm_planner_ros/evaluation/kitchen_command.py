@@ -20,12 +20,13 @@ option of the planner's section of config/planners.yaml for this run (the value 
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
+
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 
 DEFAULT_EPISODES = Path("benchmarks/kitchen/dev.yaml")
 
@@ -73,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--limit", type=int, default=0, help="only the first N episodes (0: all)")
     parser.add_argument("--ids", default="", help="only these comma-separated episode ids")
-    parser.add_argument("--json", type=Path, help="write the summary and every episode as JSON")
+    add_json_argument(parser, "the summary and every episode")
     parser.add_argument("--report", type=Path, help="write a Markdown report")
     parser.add_argument("--plot", type=Path, help="write a per-family success chart (PNG)")
 
@@ -157,13 +158,12 @@ def run(args: argparse.Namespace) -> int:
                     runs.append(outcome)
                     mark = "[green]ok[/green]" if outcome.plan_success else f"[red]{outcome.failure}[/red]"
                     progress.console.print(f"{episode.id:<24} {mark}  {', '.join(outcome.plan)}")
-                if args.json:  # after every episode, so a run stopped midway keeps what it measured
-                    _write_json(args.json, result(False, model))
+                # After every episode, so a run stopped midway keeps what it measured.
+                write_json(args.json, result(False, model), partial=True)
                 progress.advance(task)
 
     final = result(True, model)
-    if args.json:
-        _write_json(args.json, final)
+    write_json(args.json, final)
     if not_run:
         ids = ", ".join(n.id for n in not_run)
         console.print(f"[yellow]{len(not_run)} episode(s) not run, left out of every number: {ids}")
@@ -190,11 +190,6 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         write_family_chart(summary, args.plot, f"{label} on {args.episodes}")
     return 1 if not_run else 0
-
-
-def _write_json(path: Path, result: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2))
 
 
 def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

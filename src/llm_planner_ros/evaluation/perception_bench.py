@@ -34,10 +34,10 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file, write_json
 from llm_planner_ros.kitchen_domain.config import HELD
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
@@ -76,7 +76,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-score", type=float, default=PerceptionConfig.min_score)
     parser.add_argument("--match-m", type=float, default=0.10, help="farthest centre distance of a match (m)")
     parser.add_argument("--min-pixels", type=int, default=40, help="visible pixels a true object needs to count")
-    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON here")
+    add_json_argument(parser, "the numbers")
 
 
 def match(lifted: list[Lifted], truth: TruthFrame, match_m: float) -> list[tuple[int, int]]:
@@ -240,7 +240,6 @@ def run(args: argparse.Namespace) -> int:
         "seconds": round(time.monotonic() - started),
     }
     print(json.dumps(report, indent=2))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    if json_file(args.json) is not None:
+        write_json(args.json, report)
     return 0

@@ -16,7 +16,6 @@ skill failed or the goal does not hold.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import time
@@ -26,6 +25,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.physics_sim.scripted import ScriptedSkills
 from llm_planner_ros.physics_sim.simulation import PhysicsKitchen
 
@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--height", type=int, default=240, help="camera image height (pixels)")
     parser.add_argument("--camera-hz", type=float, default=5.0, help="frames per simulated second, each camera")
     parser.add_argument("--runs", default="physics_only,cameras_sim_clock", help="comma-separated runs to do")
-    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="also write the numbers as JSON here")
+    add_json_argument(parser, "the numbers")
     parser.add_argument(
         "--record",
         type=Path,
@@ -88,10 +88,7 @@ def run(args: argparse.Namespace) -> int:
         for step in result["skills"]:
             status = "ok" if step["success"] else "FAILED"
             print(f"    {step['skill']:20s} {status}  {step['wall_s']:.2f} s  {step['message']}")
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
+    write_json(args.json, report, print)
     return 0 if ok else 1
 
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
+
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 
 DEFAULT_EPISODES = "benchmarks/kitchen/dev.yaml"
 
@@ -31,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--all-skills", action="store_true", help="score every skill (no pruning): exact counts")
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting")
-    parser.add_argument(
-        "--json", nargs="?", const="-", default=None, metavar="PATH", help="print the numbers as JSON (and write PATH)"
-    )
+    add_json_argument(parser, "the numbers")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,11 +84,10 @@ def run(args: argparse.Namespace) -> int:
             done = tally["plan_success"] + len(failed)
             print(f"T={temperature:g} {episode.id}: {done}/{len(episodes)}, {tally}", flush=True)
             report["by_temperature"][f"{temperature:g}"] = _entry(tally, failed, done, time.perf_counter() - started)
-            _write(args, report)
+            write_json(args.json, report, partial=True)
         entry = report["by_temperature"][f"{temperature:g}"]
         print(f"T={temperature:g}: {json.dumps({k: v for k, v in entry.items() if k != 'failed'})}", flush=True)
-    if args.json is not None:
-        print(json.dumps(report, indent=2))
+    write_json(args.json, report, print)
     return 0
 
 
@@ -103,9 +101,3 @@ def _entry(tally: dict[str, int], failed: list[str], done: int, seconds: float) 
         "failed": failed,
         "s_per_episode": round(seconds / done, 2),
     }
-
-
-def _write(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    if args.json not in (None, "-"):
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(report, indent=2) + "\n")

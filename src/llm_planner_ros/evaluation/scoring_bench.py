@@ -21,7 +21,6 @@ tokens) and the 51 kitchen skills, scored on the embedded SmolLM2-135M-Instruct 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -29,6 +28,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
+
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 
 T = TypeVar("T")
 
@@ -43,7 +44,7 @@ INSTRUCTIONS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    add_json_argument(parser, "the results")
     parser.add_argument("--repeats", type=int, default=3, help="fresh-prompt rounds timed (default 3, at most 5)")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default 0: every available CPU)")
     parser.add_argument("--model", default="", help="a .gguf file or model folder (default: embedded SmolLM2)")
@@ -76,10 +77,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         results = _measure(args, console)
     _print(results)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json}")
+    write_json(args.json, results, console.print)
     return 0
 
 

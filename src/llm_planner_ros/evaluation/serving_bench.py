@@ -17,7 +17,6 @@ count N, the N robots start together and each plans ``--instructions`` requests 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import tempfile
@@ -26,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robots", default="1,2,4,8", help="robot counts to run, comma-separated (default 1,2,4,8)")
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
     parser.add_argument("--max-batch", type=int, default=8, help="llm_service_node max_batch (1: no batching)")
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="llm_service_node parameter")
-    parser.add_argument("--json", type=Path, help="also write the results to this JSON file")
+    add_json_argument(parser, "the results")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,10 +53,7 @@ def run(args: argparse.Namespace) -> int:
     results = {"max_batch": args.max_batch, "load_average_1min": round(os.getloadavg()[0], 2), "runs": rows}
     for row in rows:
         console.print(row)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {args.json}")
+    write_json(args.json, results, console.print)
     return 0
 
 

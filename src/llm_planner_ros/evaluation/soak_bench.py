@@ -23,7 +23,6 @@ planners' options or the workload needs (the replay then names the request it ha
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import tempfile
 import time
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 
 if TYPE_CHECKING:
     from llm_planner_ros.evaluation.ros_runner import SimGraph
@@ -143,7 +143,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=10.0,
         help="largest RSS growth after the warm-up, in %%, that passes (default 10)",
     )
-    parser.add_argument("--json", type=Path, help="write the samples, the growth per node and the counts")
+    add_json_argument(parser, "the samples, the growth per node and the counts")
     parser.add_argument(
         "--recording",
         type=Path,
@@ -369,29 +369,24 @@ def _write_json(
     error: str,
 ) -> None:
     sent, succeeded = _counts(outcomes)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps(
-            {
-                "instructions": args.instructions,
-                "warmup": args.warmup,
-                "sample_every": args.sample_every,
-                "threshold_pct": args.threshold,
-                "recording": str(recording),
-                "episodes_file": str(EPISODES_FILE),
-                "workload": [asdict(goal) for goal in WORKLOAD],
-                "nodes": dict(pids),
-                "samples": [asdict(sample) for sample in samples],
-                "growth": {g.node: {**asdict(g), "growth_pct": g.growth_pct} for g in growth},
-                "grew": grew,
-                "goals": sent,
-                "succeeded": succeeded,
-                "outcomes": {label: dict(counts) for label, counts in sorted(outcomes.items())},
-                "failures": failures,
-                "wall_s": wall_s,
-                "goals_per_minute": 60.0 * sent / wall_s if wall_s > 0 else 0.0,
-                "error": error,
-            },
-            indent=2,
-        )
-    )
+    report = {
+        "instructions": args.instructions,
+        "warmup": args.warmup,
+        "sample_every": args.sample_every,
+        "threshold_pct": args.threshold,
+        "recording": str(recording),
+        "episodes_file": str(EPISODES_FILE),
+        "workload": [asdict(goal) for goal in WORKLOAD],
+        "nodes": dict(pids),
+        "samples": [asdict(sample) for sample in samples],
+        "growth": {g.node: {**asdict(g), "growth_pct": g.growth_pct} for g in growth},
+        "grew": grew,
+        "goals": sent,
+        "succeeded": succeeded,
+        "outcomes": {label: dict(counts) for label, counts in sorted(outcomes.items())},
+        "failures": failures,
+        "wall_s": wall_s,
+        "goals_per_minute": 60.0 * sent / wall_s if wall_s > 0 else 0.0,
+        "error": error,
+    }
+    write_json(args.json, report)

@@ -13,13 +13,14 @@ the thread's CPU time (``cpu_*``), which leaves out the waits of a loaded machin
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file, write_json
 
 DEFAULT_ROLLOUTS = (
     "data/value_functions/rollouts_seed0.jsonl.gz",
@@ -38,9 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=50, help="skills per timed batch")
     parser.add_argument("--repeats", type=int, default=300, help="timed batches")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--json", nargs="?", const="-", default=None, metavar="PATH", help="print the numbers as JSON (and write PATH)"
-    )
+    add_json_argument(parser, "the numbers")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,15 +92,11 @@ def run(args: argparse.Namespace) -> int:
     )
     report["weights"] = str(args.weights)
     report["reliability_plot"] = str(args.plot)
-    text = json.dumps(report, indent=2)
-    if args.json not in (None, "-"):
-        Path(args.json).write_text(text + "\n")
-    if args.json is not None:
-        print(text)
-    else:
+    if args.json is None or json_file(args.json) is not None:
         for key, _, _ in groups:
             print(f"{key}: {report[key]}")
         print(f"batch of {args.batch}: {report['batch_latency_ms']}")
+    write_json(args.json, report, print)
     return 0
 
 

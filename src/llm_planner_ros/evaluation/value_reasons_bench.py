@@ -17,8 +17,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
+
+from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 
 DEFAULT_EPISODES = "benchmarks/kitchen/value_reasons.yaml"
 MODELS = ("analytic", "learned")
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override a saycan option (YAML value)"
     )
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting")
-    parser.add_argument("--json", type=Path, default=None, metavar="PATH", help="write the numbers as JSON here")
+    add_json_argument(parser, "the numbers")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,10 +85,11 @@ def run(args: argparse.Namespace) -> int:
                 runs.append(_episode_entry(episode.id, success, result, time.perf_counter() - started))
                 print(f"{name} {episode.id}: {json.dumps(runs[-1])}", flush=True)
                 report["by_affordance"][name]["summary"] = _summary(runs)
-                _write(args.json, report)
+                write_json(args.json, report, partial=True)
             print(f"{name}: {json.dumps(report['by_affordance'][name]['summary'])}", flush=True)
     finally:
         sim.close()
+    write_json(args.json, report)
     return 0
 
 
@@ -113,9 +115,3 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         "overturned": sum(r["overturned"] for r in runs),
         "steps": sum(len(r["skills"]) for r in runs),
     }
-
-
-def _write(path: Path | None, report: dict[str, Any]) -> None:
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2) + "\n")
