@@ -19,6 +19,7 @@ from std_msgs.msg import String
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
 from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.ros.state_provider import Stamp
 from llm_planner_ros.ros.topics import STATE_QOS
 
 TRUTH_TOPIC = "sim/ground_truth"
@@ -33,21 +34,35 @@ def world_from_truth(data: dict[str, Any], kitchen: Kitchen) -> World:
 
 class GroundTruthState:
     """Subscribes to the ground truth on ``node``; ``current()`` is the latest world (None before the
-    first record), ``wait`` blocks up to ``timeout_s`` for a first one."""
+    first record), ``wait`` blocks up to ``timeout_s`` for a first one, ``wait_stamped_after`` for one
+    received at or after a moment of ``node``'s clock."""
 
     def __init__(self, node: Node, kitchen: Kitchen) -> None:
+        self._node = node
         self._kitchen = kitchen
         self._world: World | None = None
-        self._ready = threading.Event()
+        self._received: Stamp | None = None
+        self._arrived = threading.Condition()
         node.create_subscription(String, TRUTH_TOPIC, self._on_truth, STATE_QOS)
 
     def current(self) -> World | None:
         return self._world
 
     def wait(self, timeout_s: float) -> World | None:
-        self._ready.wait(timeout_s)
-        return self._world
+        with self._arrived:
+            self._arrived.wait_for(lambda: self._world is not None, timeout_s)
+            return self._world
+
+    def wait_stamped_after(self, stamp: Stamp, timeout_s: float) -> World | None:
+        """The world of a record received at or after ``stamp`` (this node's clock); None after
+        ``timeout_s``. The records carry simulated time, which this node's clock need not follow, so the
+        moment of arrival is what orders a record after, say, a planner's result."""
+        with self._arrived:
+            fresh = self._arrived.wait_for(lambda: self._received is not None and self._received >= stamp, timeout_s)
+            return self._world if fresh else None
 
     def _on_truth(self, msg: String) -> None:
-        self._world = world_from_truth(json.loads(msg.data), self._kitchen)
-        self._ready.set()
+        world = world_from_truth(json.loads(msg.data), self._kitchen)
+        with self._arrived:
+            self._world, self._received = world, self._node.get_clock().now().seconds_nanoseconds()
+            self._arrived.notify_all()
