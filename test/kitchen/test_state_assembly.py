@@ -106,8 +106,8 @@ def test_a_world_stamped_after_a_moment_is_waited_for(kitchen: Kitchen, make_wor
     assembler = StateAssembler(kitchen, match_stamps=True)
     assembler.on_objects((1, 0), before.objects)
     assembler.on_robot_state(_record(before, (1, 0)))
-    assert assembler.wait_stamped_after((1, 0), 0.0) is not None
-    assert assembler.wait_stamped_after((1, 1), 0.05) is None
+    assert assembler.wait_published_after((1, 0), 0.0) is not None
+    assert assembler.wait_published_after((1, 1), 0.05) is None
 
     def publish_later() -> None:
         time.sleep(0.2)
@@ -116,6 +116,23 @@ def test_a_world_stamped_after_a_moment_is_waited_for(kitchen: Kitchen, make_wor
 
     publisher = threading.Thread(target=publish_later)
     publisher.start()
-    world = assembler.wait_stamped_after((1, 5), 10.0)
+    world = assembler.wait_published_after((1, 5), 10.0)
     publisher.join()
+    assert world is not None and world.holding is not None
+
+
+def test_a_world_stamped_in_another_clock_is_ordered_by_its_arrival(kitchen: Kitchen, make_world: MakeWorld) -> None:
+    """A physics simulator stamps its states in simulated time (seconds since its start) while the reader
+    runs on wall time: such a state counts as published after a moment when it was received after it."""
+    before = make_world("table", apple_1="table")
+    after = before.copy()
+    after.apply("pick up the apple")
+    assembler = StateAssembler(kitchen, match_stamps=True)
+    moment = (1_795_000_000, 0)
+    assembler.on_objects((12, 0), before.objects, received=(1_794_999_999, 0))
+    assembler.on_robot_state(_record(before, (12, 0)), received=(1_794_999_999, 0))
+    assert assembler.wait_published_after(moment, 0.05) is None, "a state received before the moment was taken"
+    assembler.on_objects((13, 0), after.objects, received=(1_795_000_000, 5))
+    assembler.on_robot_state(_record(after, (13, 0), revision=2), received=(1_795_000_000, 5))
+    world = assembler.wait_published_after(moment, 0.05)
     assert world is not None and world.holding is not None

@@ -29,7 +29,7 @@ def test_a_record_received_after_a_moment_is_waited_for(ros_graph: RosGraph, kit
     assert first is not None and first.holding is None
 
     result_arrived = ros_graph.node.get_clock().now().seconds_nanoseconds()
-    assert truth.wait_stamped_after(result_arrived, 0.3) is None, "a record from before the moment was taken"
+    assert truth.wait_published_after(result_arrived, 0.3) is None, "a record from before the moment was taken"
     publisher.publish(_record(holding_apple=True))
-    after = truth.wait_stamped_after(result_arrived, 10.0)
+    after = truth.wait_published_after(result_arrived, 10.0)
     assert after is not None and after.holding is not None and after.holding.id == "apple_1"

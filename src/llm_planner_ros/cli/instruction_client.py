@@ -30,6 +30,7 @@ from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.state_provider import Stamp
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC
 from llm_planner_ros.visualization.score_table import step_table
@@ -37,6 +38,8 @@ from llm_planner_ros.visualization.score_table import step_table
 LLM_READY_TOPIC = "llm/ready"
 
 CANCEL_WAIT_S = 5.0
+# The symbolic simulator republishes its state every second, a physics simulator faster.
+FINAL_STATE_WAIT_S = 5.0
 PLANNER_CANCELS = "the planner cancels the goal itself once this client is gone (client_grace_s)"
 
 
@@ -134,6 +137,7 @@ class InstructionClient:
                 return InstructionOutcome(GoalStatus.STATUS_ABORTED, False, "the planner rejected the goal")
             try:
                 response = wait_for(handle.get_result_async(), timeout_s, f"{self.action} result")
+                arrived = self.node.get_clock().now().seconds_nanoseconds()
             except (KeyboardInterrupt, WaitTimeout):
                 self._cancel(handle)
                 raise
@@ -146,9 +150,15 @@ class InstructionClient:
             success=response.result.success,
             message=response.result.message,
             steps=executed,
-            world=self._state.wait(5.0),
+            world=self._final_world(arrived),
             wall_s=time.monotonic() - start,
         )
+
+    def _final_world(self, result_arrived: Stamp) -> World | None:
+        """The world after the goal. The result can overtake the state message with the last skill's
+        effect (another node, another topic): a state published after the result arrived, else (none within
+        FINAL_STATE_WAIT_S: a publisher that stopped) the latest."""
+        return self._state.wait_published_after(result_arrived, FINAL_STATE_WAIT_S) or self._state.current()
 
     def _cancel(self, handle: ClientGoalHandle) -> None:
         """Cancel the goal this client stops waiting for (Ctrl-C, no result in time): left running, it would

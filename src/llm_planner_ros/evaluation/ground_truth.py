@@ -34,7 +34,7 @@ def world_from_truth(data: dict[str, Any], kitchen: Kitchen) -> World:
 
 class GroundTruthState:
     """Subscribes to the ground truth on ``node``; ``current()`` is the latest world (None before the
-    first record), ``wait`` blocks up to ``timeout_s`` for a first one, ``wait_stamped_after`` for one
+    first record), ``wait`` blocks up to ``timeout_s`` for a first one, ``wait_published_after`` for one
     received at or after a moment of ``node``'s clock."""
 
     def __init__(self, node: Node, kitchen: Kitchen) -> None:
@@ -53,12 +53,12 @@ class GroundTruthState:
             self._arrived.wait_for(lambda: self._world is not None, timeout_s)
             return self._world
 
-    def wait_stamped_after(self, stamp: Stamp, timeout_s: float) -> World | None:
-        """The world of a record received at or after ``stamp`` (this node's clock); None after
+    def wait_published_after(self, moment: Stamp, timeout_s: float) -> World | None:
+        """The world of a record received at or after ``moment`` (this node's clock); None after
         ``timeout_s``. The records carry simulated time, which this node's clock need not follow, so the
         moment of arrival is what orders a record after, say, a planner's result."""
         with self._arrived:
-            fresh = self._arrived.wait_for(lambda: self._received is not None and self._received >= stamp, timeout_s)
+            fresh = self._arrived.wait_for(lambda: self._received is not None and self._received >= moment, timeout_s)
             return self._world if fresh else None
 
     def _on_truth(self, msg: String) -> None:

@@ -177,7 +177,7 @@ class SimGraph:
     def _final_world(self, result_arrived: tuple[int, int]) -> World | None:
         # The planner's result can overtake the state message carrying the last skill's effect (another
         # node, another topic): judge a state published after the result arrived.
-        return self.judged.wait_stamped_after(result_arrived, FINAL_STATE_WAIT_S)
+        return self.judged.wait_published_after(result_arrived, FINAL_STATE_WAIT_S)
 
     def _on_step(self, msg: PlanStep) -> None:
         # The first announcement of a step comes before it runs (RUNNING, or SKIPPED / done, which run

@@ -20,6 +20,13 @@ from llm_planner_ros.kitchen_domain.scene import ObjectInstance, SceneError, sce
 from llm_planner_ros.kitchen_domain.world import World
 
 Stamp = tuple[int, int]
+# A stamp this close to the reader's clock is taken to be of that clock (wall time against a simulator's
+# time, which starts at 0, differ by decades).
+CLOCK_AGREEMENT_S = 3600.0
+
+
+def _seconds(stamp: Stamp) -> float:
+    return stamp[0] + stamp[1] * 1e-9
 
 
 class StateProvider(ABC):
@@ -80,19 +87,22 @@ class StateAssembler:
         self._robot: RobotState | None = None
         self._world: World | None = None
         self._world_stamp: Stamp | None = None
+        self._world_received: Stamp | None = None
         self._lock = threading.Lock()
         self._assembled = threading.Condition(self._lock)
         self._ready = threading.Event()
 
-    def on_objects(self, stamp: Stamp, objects: Sequence[ObjectInstance]) -> None:
+    def on_objects(self, stamp: Stamp, objects: Sequence[ObjectInstance], received: Stamp | None = None) -> None:
+        """New scene objects, stamped ``stamp``, ``received`` at that moment of the reader's clock."""
         with self._lock:
             self._objects = (stamp, tuple(objects))
-            self._assemble()
+            self._assemble(received)
 
-    def on_robot_state(self, state: RobotState) -> None:
+    def on_robot_state(self, state: RobotState, received: Stamp | None = None) -> None:
+        """A new robot-state record, ``received`` at that moment of the reader's clock."""
         with self._lock:
             self._robot = state
-            self._assemble()
+            self._assemble(received)
 
     @property
     def world(self) -> World | None:
@@ -102,16 +112,24 @@ class StateAssembler:
         self._ready.wait(timeout_s)
         return self._world
 
-    def wait_stamped_after(self, stamp: Stamp, timeout_s: float) -> World | None:
-        """The world once it is built from a robot state stamped at ``stamp`` or later (None after
-        ``timeout_s``): a state published after something else happened, e.g. after a result arrived."""
-        with self._assembled:
-            fresh = self._assembled.wait_for(
-                lambda: self._world_stamp is not None and self._world_stamp >= stamp, timeout_s
-            )
-            return self._world if fresh else None
+    def wait_published_after(self, moment: Stamp, timeout_s: float) -> World | None:
+        """The world once it is built from a robot state published at ``moment`` or later, e.g. after a
+        result arrived at that moment of the reader's clock (None after ``timeout_s``). A state whose stamp
+        is within ``CLOCK_AGREEMENT_S`` of the moment follows the reader's clock (the symbolic simulator, a
+        robot) and is ordered by its stamp; one stamped in another clock (a physics simulator's time) by
+        when it was received (``received`` of ``on_robot_state`` / ``on_objects``)."""
 
-    def _assemble(self) -> None:
+        def published_after() -> bool:
+            if self._world_stamp is None:
+                return False
+            if abs(_seconds(self._world_stamp) - _seconds(moment)) <= CLOCK_AGREEMENT_S:
+                return self._world_stamp >= moment
+            return self._world_received is not None and self._world_received >= moment
+
+        with self._assembled:
+            return self._world if self._assembled.wait_for(published_after, timeout_s) else None
+
+    def _assemble(self, received: Stamp | None) -> None:
         if self._objects is None or self._robot is None:
             return
         stamp, objects = self._objects
@@ -135,6 +153,7 @@ class StateAssembler:
             return
         self._world = World(self.kitchen, scene, self._robot.visited)
         self._world_stamp = self._robot.stamp
+        self._world_received = received
         self.error = None
         self._ready.set()
         self._assembled.notify_all()

@@ -59,9 +59,13 @@ class TopicStateProvider(StateProvider):
     def wait(self, timeout_s: float) -> World | None:
         return self._assembler.wait(timeout_s)
 
-    def wait_stamped_after(self, stamp: Stamp, timeout_s: float) -> World | None:
-        """The world once a robot state stamped at ``stamp`` or later built it; None after ``timeout_s``."""
-        return self._assembler.wait_stamped_after(stamp, timeout_s)
+    def wait_published_after(self, moment: Stamp, timeout_s: float) -> World | None:
+        """The world once built from a robot state published at ``moment`` (this node's clock) or later;
+        None after ``timeout_s`` (``StateAssembler.wait_published_after``)."""
+        return self._assembler.wait_published_after(moment, timeout_s)
+
+    def _now(self) -> Stamp:
+        return self._node.get_clock().now().seconds_nanoseconds()
 
     def describe(self) -> str:
         return f"topics {self._topics[0]} and {self._topics[1]}"
@@ -81,7 +85,7 @@ class TopicStateProvider(StateProvider):
 
     def _on_objects(self, msg: SceneObjectArray) -> None:
         self._scene_received = time.monotonic()
-        self._assembler.on_objects(stamp_of(msg.header.stamp), objects_from_msg(msg.objects))
+        self._assembler.on_objects(stamp_of(msg.header.stamp), objects_from_msg(msg.objects), self._now())
         self._report()
 
     def _on_robot_state(self, msg: String) -> None:
@@ -90,7 +94,7 @@ class TopicStateProvider(StateProvider):
         except ValueError as error:
             self._node.get_logger().error(f"ignoring {self._topics[1]} message: {error}")
             return
-        self._assembler.on_robot_state(state)
+        self._assembler.on_robot_state(state, self._now())
         self._report()
 
     def _report(self) -> None:
