@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent / "support"))
 
 from colcon_ws import Workspace, build_workspace
 from ros_harness import RosGraph
@@ -24,6 +24,9 @@ use_project_profiles()
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# The language-model fixtures (tiny random-weight models, the embedded SmolLM2), for tests in any folder.
+pytest_plugins = ["model_fixtures"]
+
 
 # What makes a test a graph test: the fixtures that start nodes or build a workspace, or the harness names
 # a module uses to start its own graphs. `-m "not graph"` then leaves out every test that starts nodes.
@@ -31,13 +34,21 @@ GRAPH_FIXTURES = frozenset({"ros_graph", "colcon_workspace", "ros_tools"})
 GRAPH_HARNESS = ("RosGraph", "allocate_domain_id", "Workspace")
 
 
+# Under pytest-xdist (`make test` runs `--dist loadgroup`), the tests of one module stay on one worker, so a
+# graph a module starts once (a module-scoped fixture) is started once, not once per worker; every test
+# that needs the session's colcon workspace shares one worker too, so the workspace is built only once.
+WORKSPACE_GROUP = "colcon-workspace"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)
-        if GRAPH_FIXTURES & set(getattr(item, "fixturenames", ())) or any(
-            hasattr(module, name) for name in GRAPH_HARNESS
-        ):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if GRAPH_FIXTURES & fixtures or any(hasattr(module, name) for name in GRAPH_HARNESS):
             item.add_marker(pytest.mark.graph)
+        if item.get_closest_marker("xdist_group") is None:
+            group = WORKSPACE_GROUP if "colcon_workspace" in fixtures else item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -81,14 +92,14 @@ def kitchen() -> Kitchen:
 
 @pytest.fixture
 def make_world(kitchen: Kitchen) -> MakeWorld:
-    """A world builder: ``make_world("table", holding=None, coke_1="far counter")`` (test/world_builders.py)."""
+    """A world builder: ``make_world("table", holding=None, coke_1="far counter")`` (test/support/world_builders.py)."""
     return world_builder(kitchen)
 
 
 @pytest.fixture(scope="session")
 def colcon_workspace(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Workspace:
     """The repository cloned into ``ws/src/`` and built with plain ``colcon build``, once per session
-    (test/colcon_ws.py); fails the test when the build fails."""
+    (test/support/colcon_ws.py); fails the test when the build fails."""
     workspace = build_workspace(repo_root, tmp_path_factory.mktemp("ws"))
     assert workspace.returncode == 0, f"colcon build failed:\n{workspace.output}"
     return workspace

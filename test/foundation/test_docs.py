@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from repo_paths import REPO_ROOT
+
 from llm_planner_ros.kitchen_domain import load_episodes, load_kitchen
 from llm_planner_ros.kitchen_domain.conditions import CONDITION_KINDS
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # Where the patterns are searched: the shipped code, configuration and prose (not out/, where runs write).
 SEARCHED = ("src", "config", "launch", "msg", "package", "robot_interfaces", "scripts", "benchmarks/kitchen", ".ci")
@@ -32,14 +32,14 @@ FORBIDDEN = {
 
 
 def _searched_files() -> list[Path]:
-    files = [ROOT / name for name in SEARCHED_FILES if (ROOT / name).is_file()]
-    files += sorted((ROOT / "docs").glob("*.md"))
+    files = [REPO_ROOT / name for name in SEARCHED_FILES if (REPO_ROOT / name).is_file()]
+    files += sorted((REPO_ROOT / "docs").glob("*.md"))
     for folder in SEARCHED:
-        files += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+        files += sorted(p for p in (REPO_ROOT / folder).rglob("*") if p.is_file() and p.suffix in SUFFIXES)
     return files
 
 
-def forbidden_lines(files: list[Path], root: Path = ROOT) -> list[str]:
+def forbidden_lines(files: list[Path], root: Path = REPO_ROOT) -> list[str]:
     """``path:line: why: text`` (path relative to ``root``) for every line matching a FORBIDDEN pattern."""
     found = []
     for path in files:
@@ -69,7 +69,7 @@ def _yaml_blocks(markdown: str) -> list[str]:
 
 
 def test_the_episode_format_example_loads(tmp_path: Path) -> None:
-    blocks = [b for b in _yaml_blocks((ROOT / "docs/episodes.md").read_text()) if b.startswith("world:")]
+    blocks = [b for b in _yaml_blocks((REPO_ROOT / "docs/episodes.md").read_text()) if b.startswith("world:")]
     assert len(blocks) == 1, "docs/episodes.md should hold exactly one ```yaml episode file example"
     path = tmp_path / "example.yaml"
     path.write_text(blocks[0])

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
+from repo_paths import REPO_ROOT
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import Skill
 
-MOCK_SERVER = Path(__file__).resolve().parents[1] / "mock" / "execute_skill_server.py"
+MOCK_SERVER = REPO_ROOT / "test" / "support" / "execute_skill_server.py"
 ACTION = "/executors/mock/execute_skill"
 
 pytestmark = pytest.mark.graph

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from repo_paths import REPO_ROOT
+
 # Neither graph module marks itself: one takes a ROS domain of its own, one the shared ros_graph fixture.
-OWN_GRAPH = "test/foundation/test_dds_profile.py"
+OWN_GRAPH = "test/ros/test_dds_profile.py"
 SHARED_FIXTURE = "test/foundation/test_harness_executor.py"
 NO_GRAPH = "test/foundation/test_layering.py"
 
@@ -18,7 +18,7 @@ def _selected(marker: str) -> set[str]:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", marker]
         + [OWN_GRAPH, SHARED_FIXTURE, NO_GRAPH],
-        cwd=ROOT,
+        cwd=REPO_ROOT,
         capture_output=True,
         text=True,
         timeout=300,

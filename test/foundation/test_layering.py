@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = REPO_ROOT / "src"
 
 # Lowest first. A folder is the longest prefix of a module's dotted name listed here.
 LAYERS: tuple[tuple[str, ...], ...] = (

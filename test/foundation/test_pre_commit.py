@@ -13,7 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from repo_paths import REPO_ROOT
+
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 
 BROKEN = "import os  # noqa: F401\n\n\nclass Undocumented:\n    value = os.sep\n"
@@ -33,7 +34,7 @@ def test_the_hooks_refuse_an_undocumented_class_and_a_dead_noqa(tmp_path: Path) 
     repo.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     for name in ("pyproject.toml", ".pre-commit-config.yaml"):
-        shutil.copy(ROOT / name, repo / name)
+        shutil.copy(REPO_ROOT / name, repo / name)
     (repo / ".venv").symlink_to(Path(sys.executable).parents[1])
     (repo / "module.py").write_text(BROKEN)
 

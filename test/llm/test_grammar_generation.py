@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from openai_stub import StubServer
+from repo_paths import REPO_ROOT
 from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_ros.kitchen_domain import World
@@ -22,7 +23,6 @@ from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, indent, 
 from llm_planner_ros.planning.progprompt.validator import parse_program, parse_valid_prefix
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 
-REPO = Path(__file__).resolve().parents[2]
 PROMPT = "".join(f"{line}\n" for line in KITCHEN_TEXT[:3]) + "Human: bring me a 7up.\nRobot:"
 # Names with spaces, digits and a quote: each must reach the text exactly as the grammar spells it.
 SKILLS = [
@@ -85,7 +85,7 @@ def test_the_program_grammar_takes_the_example_programs_and_the_scenes_names(
     vocabulary = vocabulary_of(world)
     grammar = program_grammar(vocabulary)
     assert "\"'water bottle'\"" in grammar and "\"'coke'\"" not in grammar  # the scene's objects only
-    for example in load_examples(REPO / "config" / EXAMPLES_FILE).programs:
+    for example in load_examples(REPO_ROOT / "config" / EXAMPLES_FILE).programs:
         body = "\n" + indent(example.body) + "\n"
         assert accepts(tiny_tokenizer, body, grammar), body
     assert not accepts(tiny_tokenizer, "\n    import os\n", grammar, complete=False)

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 from world_builders import MakeWorld
 
 from llm_planner_ros.kitchen_domain import Kitchen, World
@@ -26,9 +27,11 @@ from llm_planner_ros.planning.instruction_check import (
 )
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
-ROOT = Path(__file__).resolve().parents[2]
-EPISODE_FILES = [ROOT / "benchmarks" / "kitchen" / "dev.yaml", ROOT / "test" / "data" / "sample_episodes.yaml"]
-BANK = ROOT / "data" / "saycan" / "bank.jsonl"
+EPISODE_FILES = [
+    REPO_ROOT / "benchmarks" / "kitchen" / "dev.yaml",
+    REPO_ROOT / "test" / "data" / "sample_episodes.yaml",
+]
+BANK = REPO_ROOT / "data" / "saycan" / "bank.jsonl"
 
 
 @pytest.fixture(scope="module")

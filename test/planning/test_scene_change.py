@@ -3,20 +3,16 @@ away, moved or added between two steps, in-process on the symbolic kitchen, with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
-
 import pytest
+from changing_scenes import ChangingKitchen, rearranged
 from language_model_doubles import ProgramModel, ScriptedModel, StepPreferenceModel, WordEmbedder
+from repo_paths import REPO_ROOT
 from scripted_planner import ScriptedPlanner
-from world_builders import MakeWorld, label_of
+from world_builders import MakeWorld
 
 from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
-from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepStatus
-from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, LlmPlanner, PlanGenerator
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample
@@ -26,40 +22,9 @@ from llm_planner_ros.planning.progprompt.planner import ProgPromptPlanner
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.scene_change import ScenePlanCheck, compare
-from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector
 
 FETCH_COKE = "find a coke, pick up the coke, bring it to you, put down the coke, done"
-Edit = Callable[[World], World]
-
-
-def rearranged(remove: tuple[str, ...] = (), **placed: str) -> Edit:
-    """An edit of the scene by someone else: objects ``remove``d, objects (ids) put at places, new or not."""
-
-    def edit(world: World) -> World:
-        objects = {o.id: o for o in world.objects if o.id not in remove}
-        for object_id, at in placed.items():
-            objects[object_id] = ObjectInstance(object_id, label_of(object_id), at)
-        return World(world.kitchen, Scene(world.robot_at, tuple(objects.values()), world.drawer_open), world.visited)
-
-    return edit
-
-
-class ChangingKitchen(SimulatedEnvironment):
-    """A simulated kitchen someone else changes: right after the robot's skill number k (from 0) ended,
-    ``edits[k]`` replaces the world (between two steps of the plan, as a person moving things would)."""
-
-    def __init__(self, world: World, edits: Mapping[int, Edit]) -> None:
-        super().__init__(world)
-        self._edits = dict(edits)
-        self._executed = 0
-
-    def execute(self, skill: Skill) -> SkillOutcome:
-        outcome = super().execute(skill)
-        if (edit := self._edits.get(self._executed)) is not None:
-            self.world = edit(self.world)
-        self._executed += 1
-        return outcome
 
 
 def llm_planner(model: ScriptedModel) -> LlmPlanner:
@@ -182,7 +147,7 @@ def test_saycan_rescores_every_step_from_the_changed_world_without_a_replan(worl
 def test_progprompt_writes_a_new_program_for_the_changed_scene(world: World) -> None:
     program = "\n    find('coke')\n    pick_up('coke')\n    bring_it_to_you()\n    put_down('coke')\n"
     model = ProgramModel(program)
-    examples = load_examples(Path(__file__).resolve().parents[2] / "config" / "progprompt_examples.yaml")
+    examples = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
     env = ChangingKitchen(world, {0: rearranged(remove=("coke_1",), coke_2="table")})
     result = run_plan(ProgPromptPlanner(model, examples), "bring me a coke", env, max_steps=10)
 

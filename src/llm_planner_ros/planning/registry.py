@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the models module loads torch: only methods that use it imp
 
 PLANNERS: dict[str, str] = {
     "saycan": "llm_planner_ros.planning.saycan.planner",
-    "zero_shot": "llm_planner_ros.planning.zero_shot",
+    "zero_shot": "llm_planner_ros.planning.zero_shot.planner",
     "llm_planner": "llm_planner_ros.planning.llm_planner.planner",
     "progprompt": "llm_planner_ros.planning.progprompt.planner",
     "saycanpay": "llm_planner_ros.planning.saycanpay.planner",

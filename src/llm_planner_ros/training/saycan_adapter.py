@@ -71,8 +71,8 @@ from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_ba
 from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
-from llm_planner_ros.planning.zero_shot import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
-from llm_planner_ros.planning.zero_shot import load_demonstrations
+from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
+from llm_planner_ros.planning.zero_shot.prompt import load_demonstrations
 from llm_planner_ros.training.alfred_plans import alfred_sequences
 from llm_planner_ros.training.llm_planner_plans import encode_plan
 from llm_planner_ros.training.progprompt_programs import encode_program

@@ -1,7 +1,7 @@
 r"""Zero-shot training plans: a generated request rendered as the zero-shot planner's step prompts, one
 after the other, with the oracle plan's steps as what the model should write after each ``Step N:``.
 
-The zero-shot planner (``planning.zero_shot``) prompts with the demonstration nearest to the request
+The zero-shot planner (``planning.zero_shot.planner``) prompts with the demonstration nearest to the request
 (the same retriever over the same demonstration set), the request and the steps done so far, ending with
 ``Step N:``; the step grammar (``planning.grammars.step_grammar``) makes the model write a space, one skill
 text and a newline. Since each step's prompt is the previous one followed by its step, one text holds every
@@ -21,7 +21,7 @@ from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.planning.zero_shot import STEP_STOP, Demonstration, step_prompt
+from llm_planner_ros.planning.zero_shot.prompt import STEP_STOP, Demonstration, step_prompt
 from llm_planner_ros.training.sequences import TrainingSequence, spans_sequence
 
 

@@ -1,0 +1,57 @@
+"""Zero-shot planning's prompt (Huang et al., arXiv 2201.07207, section 3): the demonstration set, read
+from config/zero_shot_examples.yaml, and the prompt of one step after the nearest demonstration."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+STEP_STOP = "\n"
+EXAMPLES_FILE = "zero_shot_examples.yaml"
+
+
+@dataclass(frozen=True)
+class Demonstration:
+    """One example of the demonstration set: a task and its plan in skill texts."""
+
+    task: str
+    steps: tuple[str, ...]
+
+
+def step_prompt(example: Demonstration, instruction: str, done: Sequence[str], scene: str = "") -> str:
+    """The prompt of the step after ``done``: the demonstration, the instruction (with the ``scene``
+    line under it when one is given) and the steps done so far, ending with the next step's ``Step N:``
+    (the model writes " <skill>" and a newline)."""
+    demonstration = _task_block(example.task, example.steps)
+    return f"{demonstration}\n\n{_task_block(instruction, done, scene)}\nStep {len(done) + 1}:"
+
+
+def _task_block(task: str, steps: Sequence[str], scene: str = "") -> str:
+    lines = [f"Task: {task}", *([" ".join(scene.split())] if scene.strip() else [])]
+    lines += [f"Step {index}: {step}" for index, step in enumerate(steps, start=1)]
+    return "\n".join(lines)
+
+
+def load_demonstrations(path: str | Path) -> list[Demonstration]:
+    """The demonstration set of a file like config/zero_shot_examples.yaml; ValueError names a bad entry."""
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    entries = data.get("demonstrations") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{path}: expected a non-empty `demonstrations:` list of {{task, steps}} entries")
+    demonstrations = []
+    for index, entry in enumerate(entries):
+        steps = entry.get("steps") if isinstance(entry, dict) else None
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != {"task", "steps"}
+            or not isinstance(entry["task"], str)
+            or not isinstance(steps, list)
+            or not steps
+            or not all(isinstance(s, str) and s.strip() for s in steps)
+        ):
+            raise ValueError(f"{path}: demonstrations[{index}] needs exactly `task` (text) and `steps` (skill texts)")
+        demonstrations.append(Demonstration(entry["task"].strip(), tuple(steps)))
+    return demonstrations

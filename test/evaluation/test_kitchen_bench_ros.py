@@ -1,0 +1,105 @@
+"""`llm-planner bench kitchen` plans the same in-process and through the real node graph (--ros).
+
+The in-process run records the embedded model's answers; the --ros run replays them through
+llm_service_node, so any difference comes from the graph (state topics, affordance servers,
+executors), not from the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from repo_paths import TEST_DATA
+from ros_harness import allocate_domain_id
+
+pytestmark = [pytest.mark.graph, pytest.mark.model]
+
+EPISODES = TEST_DATA / "sample_episodes.yaml"
+IDS = "nl-verb-03,already-holding"
+
+
+def bench(tmp_path: Path, name: str, *extra: str) -> dict:
+    out = tmp_path / f"{name}.json"
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "bench",
+        "kitchen",
+        "--episodes",
+        str(EPISODES),
+        "--ids",
+        IDS,
+        "--json",
+        str(out),
+        *extra,
+    ]
+    env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()))
+    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1200)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return json.loads(out.read_text())
+
+
+def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
+    recording = tmp_path / "bench.jsonl"
+    local = bench(
+        tmp_path,
+        "local",
+        "--llm",
+        "backend=replay",
+        "--llm",
+        "replay_mode=record",
+        "--llm",
+        "record_backend=hf",
+        "--llm",
+        f"recording={recording}",
+    )
+    graph = bench(tmp_path, "ros", "--ros", "--llm", "backend=replay", "--llm", f"recording={recording}")
+    assert [run["id"] for run in graph["runs"]] == IDS.split(",")
+    for mine, theirs in zip(local["runs"], graph["runs"], strict=True):
+        assert theirs["plan"] == mine["plan"], (mine["id"], mine["plan"], theirs["plan"])
+        assert theirs["plan_success"] == mine["plan_success"] and theirs["gcr"] == mine["gcr"]
+    assert graph["ros"] is True and {"plan_success", "execution_success", "exec", "gcr"} <= set(graph)
+    assert graph["complete"] is True and graph["not_run"] == []  # the JSON is also written after each episode
+
+
+def test_option_overrides_the_planners_config_for_the_run(tmp_path: Path) -> None:
+    recording = tmp_path / "bench.jsonl"
+    result = bench(
+        tmp_path,
+        "retrieved",
+        "--option",
+        "examples=retrieved",
+        "--option",
+        "retrieved_examples=1",
+        "--llm",
+        "backend=replay",
+        "--llm",
+        "replay_mode=record",
+        "--llm",
+        "record_backend=hf",
+        "--llm",
+        f"recording={recording}",
+    )
+    assert result["planner_options"]["examples"] == "retrieved" and result["planner_options"]["retrieved_examples"] == 1
+    prompts = [json.loads(line)["request"]["prompt"] for line in recording.read_text().splitlines()]
+    # one retrieved dialog before the request (the default shows none): two "Human:" turns
+    assert prompts and all(prompt.count("Human:") == 2 for prompt in prompts), prompts[0]
+
+
+def test_unknown_option_is_refused_with_the_known_ones(tmp_path: Path) -> None:
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "bench",
+        "kitchen",
+        "--episodes",
+        str(EPISODES),
+        "--option",
+        "exampels=none",
+    ]
+    completed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert completed.returncode != 0
+    assert "exampels" in completed.stderr and "retrieved_examples" in completed.stderr

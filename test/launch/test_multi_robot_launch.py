@@ -1,0 +1,28 @@
+"""launch/multi_robot.launch.py: one model service at the root, N robots' graphs without one, each
+planner pointed at the root's service (run through test/support/launch_stub.py, as ros2 launch would)."""
+
+from __future__ import annotations
+
+import pytest
+from launch_stub import LAUNCH_DIR, launch_nodes
+
+from llm_planner_ros.bringup import SIM_GRAPH
+
+LAUNCH_FILE = LAUNCH_DIR / "multi_robot.launch.py"
+
+
+def test_robots_share_one_model_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes = launch_nodes(LAUNCH_FILE, monkeypatch, {"robots": "3"})
+    services = [n for n in nodes if n["executable"] == "llm_service_node"]
+    assert [(n["namespace"], n["name"]) for n in services] == [("", "llm_service")]
+    for index in (1, 2, 3):
+        robot = [n for n in nodes if n["namespace"] == f"/robot{index}"]
+        assert sorted(n["name"] for n in robot) == sorted(s.name for s in SIM_GRAPH if s.name != "llm_service")
+        (planner,) = [n for n in robot if n["name"] == "planner"]
+        assert {"llm_namespace": "/"} in planner["parameters"]
+
+
+def test_the_model_service_can_run_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    nodes = launch_nodes(LAUNCH_FILE, monkeypatch, {"robots": "1", "llm": "false"})
+    assert not [n for n in nodes if n["executable"] == "llm_service_node"]
+    assert {n["namespace"] for n in nodes} == {"/robot1"}

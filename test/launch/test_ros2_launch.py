@@ -1,0 +1,134 @@
+"""Every launch file through the real ``ros2 launch`` on the colcon install, with its arguments: each graph
+comes up, serves a goal sent with ``ros2 action send_goal`` that succeeds, and stops on Ctrl-C with
+exit status 0 and no process left."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from rclpy.qos import QoSProfile
+from robot_graph import INITIAL, start_doubles
+from ros2_cli import Ros2, interrupt_and_wait
+from ros_harness import RosGraph, wait_until
+from rosgraph_msgs.msg import Clock
+
+from llm_planner_interfaces.srv import ConfirmPlan
+from llm_planner_ros.processes import NodeProcess
+
+pytestmark = [pytest.mark.graph, pytest.mark.timeout(600)]
+
+ACTION = "llm_planner/execute_instruction"
+
+
+def params_file(folder: Path, parameters: dict[str, dict[str, Any]]) -> Path:
+    """A user's ROS parameter file: node name -> parameters."""
+    path = folder / "params.yaml"
+    path.write_text(yaml.safe_dump({node: {"ros__parameters": values} for node, values in parameters.items()}))
+    return path
+
+
+def stop_cleanly(launch: NodeProcess) -> None:
+    """Ctrl-C ends the launch and every node with status 0, without a traceback."""
+    status = interrupt_and_wait(launch)
+    log = launch.log()
+    assert status == 0, log
+    assert "Traceback" not in log, log
+    assert "process has died" not in log, log
+
+
+def test_sim_launch_in_a_namespace_with_a_params_file(ros2: Ros2, ros_graph: RosGraph, tmp_path: Path) -> None:
+    # The symbolic kitchen's skills at a tenth of their simulated duration.
+    params = params_file(tmp_path, {"sim_world_node": {"time_scale": 0.1}})
+    launch = ros2.start(
+        "launch", "llm_planner_ros", "sim.launch.py", "namespace:=robot1", f"params_file:={params}", label="launch"
+    )
+    scores_topic = "/robot1/llm_planner/scores"
+    echo = ros2.start(
+        "topic", "echo", "--once", "--no-daemon", scores_topic, "llm_planner_interfaces/msg/PlanStep", label="echo"
+    )
+    wait_until(lambda: ros_graph.node.count_subscribers(scores_topic) >= 1, 60, f"ros2 topic echo on {scores_topic}")
+
+    ros2.send_goal(f"/robot1/{ACTION}", "bring me a coke")
+
+    assert echo.wait(30) == 0, echo.log()
+    step = echo.log()
+    assert "skill:" in step and "candidates:" in step, step
+    assert ros2.param("get", "/robot1/sim_world_node", "time_scale").stdout.strip() == "Double value is: 0.1"
+    stop_cleanly(launch)
+
+
+def test_physics_launch_serves_a_goal_on_what_perception_sees(ros2: Ros2, tmp_path: Path) -> None:
+    launch = ros2.start("launch", "llm_planner_ros", "physics.launch.py", label="launch")
+    # As a user would: wait until perception publishes what the head camera sees (its model loads first).
+    scene = ros2.run(
+        "topic",
+        "echo",
+        "--once",
+        "--no-daemon",
+        "/scene/objects",
+        "llm_planner_interfaces/msg/SceneObjectArray",
+        timeout=240,
+    )
+    assert scene.returncode == 0 and "label:" in scene.stdout, scene.stdout + scene.stderr
+    ros2.send_goal(f"/{ACTION}", "go to the table", timeout=400)
+    stop_cleanly(launch)
+
+
+class SimClock:
+    """Publishes /clock, as Gazebo or Isaac Sim does, from a thread of the test."""
+
+    def __init__(self, graph: RosGraph, start_s: int = 1000) -> None:
+        self._publisher = graph.node.create_publisher(Clock, "/clock", QoSProfile(depth=10))
+        self._stop = threading.Event()
+        self._start_s = start_s
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        tick = 0
+        while not self._stop.wait(0.02):
+            tick += 1
+            message = Clock()
+            message.clock.sec = self._start_s + tick // 50
+            message.clock.nanosec = (tick % 50) * 20_000_000
+            self._publisher.publish(message)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def test_robot_launch_on_sim_time_against_the_robot_doubles(ros2: Ros2, ros_graph: RosGraph, tmp_path: Path) -> None:
+    start_doubles(ros_graph, tmp_path, INITIAL)
+    approved: list[str] = []
+
+    def approve(request: ConfirmPlan.Request, response: ConfirmPlan.Response) -> ConfirmPlan.Response:
+        # The person who approves each step on a robot (require_confirmation in robot.yaml).
+        approved.extend(step.skill for step in request.steps)
+        response.approved = True
+        return response
+
+    ros_graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", approve)
+    clock = SimClock(ros_graph)
+    try:
+        launch = ros2.start("launch", "llm_planner_ros", "robot.launch.py", "use_sim_time:=true", label="launch")
+        ros2.send_goal(f"/{ACTION}", "bring me a coke")
+        assert ros2.param("get", "/planner", "use_sim_time").stdout.strip() == "Boolean value is: True"
+        stop_cleanly(launch)
+    finally:
+        clock.stop()
+    assert approved[:2] == ["find a coke", "pick up the coke"], approved
+
+
+def test_multi_robot_launch_serves_each_robot(ros2: Ros2, tmp_path: Path) -> None:
+    params = params_file(tmp_path, {"sim_world_node": {"time_scale": 0.1}})
+    launch = ros2.start(
+        "launch", "llm_planner_ros", "multi_robot.launch.py", "robots:=2", f"params_file:={params}", label="launch"
+    )
+    ros2.send_goal(f"/robot1/{ACTION}", "bring me a coke")
+    ros2.send_goal(f"/robot2/{ACTION}", "bring me an apple")
+    stop_cleanly(launch)

@@ -1,1 +1,0 @@
-"""Test servers that speak the project's real interfaces, run as separate processes by graph tests."""
