@@ -13,7 +13,8 @@ ROBOT_INTERFACE_SOURCES := scripts/build_robot_interfaces.py robot_interfaces/py
 # The ROS wheels' CMake files want the venv as the prefix; building with plain cmake needs nothing else.
 ROS_BUILD_ENV := AMENT_PREFIX_PATH=$(VENV) CMAKE_PREFIX_PATH=$(VENV) PATH=$(VENV)/bin:$$PATH
 PYTEST_ARGS ?=
-# pytest-xdist workers (0: one process). Each module's tests stay on one worker (test/conftest.py).
+# pytest-xdist workers (0: one process). `--dist loadfile` keeps a module's tests on one worker, so a graph
+# a module starts once (a module-scoped fixture) starts once; the colcon workspace is shared (test/conftest.py).
 TEST_WORKERS ?= 2
 
 .PHONY: setup ros-tools lint test demo demo-symbolic lock clean
@@ -67,7 +68,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The PyBullet kitchen, planned on what perception_node sees through the head camera (docs/perception.md,
 # "In a graph"): 90 s on the 2-core machine from a cold start (README, "Physics simulation").

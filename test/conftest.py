@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "support"))
 
-from colcon_ws import Workspace, build_workspace
+from colcon_ws import Workspace, shared_workspace
 from ros_harness import RosGraph
 from ros_harness import ros_graph as _ros_graph
 from world_builders import MakeWorld, world_builder
@@ -34,21 +34,12 @@ GRAPH_FIXTURES = frozenset({"ros_graph", "colcon_workspace", "ros_tools"})
 GRAPH_HARNESS = ("RosGraph", "allocate_domain_id", "Workspace")
 
 
-# Under pytest-xdist (`make test` runs `--dist loadgroup`), the tests of one module stay on one worker, so a
-# graph a module starts once (a module-scoped fixture) is started once, not once per worker; every test
-# that needs the session's colcon workspace shares one worker too, so the workspace is built only once.
-WORKSPACE_GROUP = "colcon-workspace"
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = getattr(item, "module", None)
         fixtures = set(getattr(item, "fixturenames", ()))
         if GRAPH_FIXTURES & fixtures or any(hasattr(module, name) for name in GRAPH_HARNESS):
             item.add_marker(pytest.mark.graph)
-        if item.get_closest_marker("xdist_group") is None:
-            group = WORKSPACE_GROUP if "colcon_workspace" in fixtures else item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(tryfirst=True, hookwrapper=True)
@@ -98,9 +89,13 @@ def make_world(kitchen: Kitchen) -> MakeWorld:
 
 @pytest.fixture(scope="session")
 def colcon_workspace(repo_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    """The repository cloned into ``ws/src/`` and built with plain ``colcon build``, once per session
-    (test/support/colcon_ws.py); fails the test when the build fails."""
-    workspace = build_workspace(repo_root, tmp_path_factory.mktemp("ws"))
+    """The repository cloned into ``ws/src/`` and built with plain ``colcon build``, once per test session
+    (test/support/colcon_ws.py; under pytest-xdist in the session's folder that every worker shares);
+    fails the test when the build fails."""
+    session_dir = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        session_dir = session_dir.parent
+    workspace = shared_workspace(repo_root, session_dir / "ws")
     assert workspace.returncode == 0, f"colcon build failed:\n{workspace.output}"
     return workspace
 

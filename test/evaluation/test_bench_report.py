@@ -1,18 +1,20 @@
 """Every ``llm-planner bench`` takes ``--json`` the same way and writes its report through one writer
 (``evaluation.bench_report``): a file with its folders made, or stdout, and a partial report (after each
-episode) never on stdout."""
+episode) never on stdout. Its progress bar counts the items done and keeps the lines printed through it."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
-from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
 
 
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
@@ -47,3 +49,20 @@ def test_stdout_gets_the_final_report_only(capsys: pytest.CaptureFixture[str]) -
     assert capsys.readouterr().out == ""
     write_json("-", {"episodes": 3})
     assert json.loads(capsys.readouterr().out) == {"episodes": 3}
+
+
+def test_the_progress_bar_counts_items_and_keeps_the_lines_said_through_it() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=120, force_terminal=False)
+    with progress_bar(console, "episodes", 3) as progress:
+        for episode in ("fetch-01", "fetch-02", "drawer-01"):
+            progress.show(episode)
+            progress.say(f"{episode} ok")
+            progress.advance()
+    text = out.getvalue()
+    assert [line for line in text.splitlines() if line.endswith(" ok")] == [
+        "fetch-01 ok",
+        "fetch-02 ok",
+        "drawer-01 ok",
+    ]
+    assert "3/3" in text and "drawer-01" in text.splitlines()[-1]

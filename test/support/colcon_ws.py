@@ -2,12 +2,15 @@
 ``colcon build`` in ``ws/`` (no ``--base-paths``), then ``source install/setup.bash``.
 
 The venv's rclpy, ament and rosidl wheels stand in for /opt/ros/jazzy (colcon finds them through
-AMENT_PREFIX_PATH and CMAKE_PREFIX_PATH). One build serves the whole test session (fixture
-``colcon_workspace`` in test/conftest.py): building the interface package takes over a minute here.
+AMENT_PREFIX_PATH and CMAKE_PREFIX_PATH). One build serves the whole test session, every pytest-xdist
+worker included (fixture ``colcon_workspace`` in test/conftest.py, ``shared_workspace``): building the
+interface package takes over a minute here.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
 import shutil
 import subprocess
@@ -95,6 +98,26 @@ def build_workspace(repo: Path, root: Path) -> Workspace:
     ]
     env = base_env()
     built = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    return _sourced(root, built.returncode, built.stdout + built.stderr)
+
+
+def shared_workspace(repo: Path, root: Path) -> Workspace:
+    """The workspace of ``repo`` in ``root``, built by the first process that asks and reused by the others
+    (pytest-xdist workers): an exclusive ``flock`` makes the others wait for the build, and its outcome is
+    kept in ``root/build.json``; each process sources the install into its own environment."""
+    root.mkdir(parents=True, exist_ok=True)
+    outcome = root / "build.json"
+    with open(root / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if outcome.exists():
+            done = json.loads(outcome.read_text())
+            return _sourced(root, done["returncode"], done["output"])
+        workspace = build_workspace(repo, root)
+        outcome.write_text(json.dumps({"returncode": workspace.returncode, "output": workspace.output}))
+        return workspace
+
+
+def _sourced(root: Path, returncode: int, output: str) -> Workspace:
+    env = base_env()
     setup = root / "install" / "setup.bash"
-    sourced = sourced_env(setup, env) if setup.exists() else env
-    return Workspace(root, built.returncode, built.stdout + built.stderr, sourced)
+    return Workspace(root, returncode, output, sourced_env(setup, env) if setup.exists() else env)

@@ -18,9 +18,9 @@ from llm_planner_ros.planning.llm_planner.alfred_plans import (
     parse_knn_trajectory,
     parse_plan_text,
 )
+from llm_planner_ros.planning.llm_planner.alfred_training import alfred_plan_text, alfred_sequences
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, PlanGenerator
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample
-from llm_planner_ros.training.alfred_plans import alfred_plan_text, alfred_sequences
 from llm_planner_ros.training.saycan_adapter import ALFRED_EXAMPLES
 
 K = 9

@@ -14,11 +14,11 @@ from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, LlmPlanner, LlmPlannerOptions, PlanGenerator
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample
+from llm_planner_ros.planning.llm_planner.training import UnrunnableStep, encode_plan, plan_example
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycan.bank import PlanExample as BankExample
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector
-from llm_planner_ros.training.llm_planner_plans import UnrunnableStep, encode_plan, plan_example
 from llm_planner_ros.training.saycan_adapter import plan_sequences
 from llm_planner_ros.training.saycan_bank import generate_examples
 

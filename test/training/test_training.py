@@ -19,7 +19,8 @@ from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
-from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, dialog_text, encode, neighbours
+from llm_planner_ros.planning.saycan.training import dialog_text, encode
+from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, balanced_sample, neighbours
 
 PROMPT = SayCanPrompt.from_yaml(config_file("saycan_grounded_prompt.yaml"))
 EXAMPLE = PlanExample(
@@ -85,7 +86,7 @@ def test_the_split_model_computes_the_full_models_loss_and_trains_the_top() -> N
 
 
 def encode_ids(ids: list[int], targets: list[int]):
-    from llm_planner_ros.training.sequences import TrainingSequence
+    from llm_planner_ros.llm.training_sequences import TrainingSequence
 
     return TrainingSequence(tuple(ids), tuple(targets))
 

@@ -17,8 +17,8 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector
 from llm_planner_ros.planning.zero_shot.planner import ZeroShotOptions, ZeroShotPlanner
 from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE, Demonstration, load_demonstrations
+from llm_planner_ros.planning.zero_shot.training import encode_steps, initial_scene, step_text
 from llm_planner_ros.training.saycan_bank import generate_examples
-from llm_planner_ros.training.zero_shot_plans import encode_steps, initial_scene, step_text
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
 from llm_planner_ros.planning.llm_planner.alfred_plans import (
     AlfredStep,
     json_list,
@@ -146,8 +146,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from llm_planner_ros.kitchen_domain.paths import repo_path
     from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model, method_llm_config
@@ -191,14 +189,12 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
         summary = _summary(results, model.usage.calls, time.perf_counter() - started)
         return {**header, "finished": finished, **summary, "results": results}
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console) as progress:
-        bar = progress.add_task(f"alfred-hlp {args.variant}", total=len(tasks))
+    with progress_bar(console, f"alfred-hlp {args.variant}", len(tasks)) as progress:
         for task in tasks:
             results.append(_plan_task(task, generator, ACTIONS, _grammar_for(task, args.grammar, object_types)))
             # Long runs on shared machines get cut: keep what is done so far.
             write_json(args.json, report(finished=False), partial=True)
-            progress.advance(bar)
+            progress.advance()
     return report(finished=True)
 
 

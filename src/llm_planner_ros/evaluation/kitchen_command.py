@@ -26,7 +26,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
 
 DEFAULT_EPISODES = Path("benchmarks/kitchen/dev.yaml")
 
@@ -81,7 +81,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from llm_planner_ros.evaluation.kitchen_benchmark import (
         NotRun,
@@ -142,25 +141,23 @@ def run(args: argparse.Namespace) -> int:
         }
 
     with _runner(args, kitchen, llm_config, options, console) as (runner, model):
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, console=console) as progress:
-            task = progress.add_task("episodes", total=len(episodes))
+        with progress_bar(console, "episodes", len(episodes)) as progress:
 
             def evaluate(episode: Any) -> Any:
-                progress.update(task, description=f"{episode.id:<24}")
+                progress.show(f"{episode.id:<24}")
                 return evaluate_episode(episode, kitchen, runner, model, args.execution_failures)
 
             for episode, outcome in evaluate_episodes(episodes, evaluate):
                 if isinstance(outcome, NotRun):
                     not_run.append(outcome)
-                    progress.console.print(f"{episode.id:<24} [yellow]not run[/yellow]  {outcome.error}")
+                    progress.say(f"{episode.id:<24} [yellow]not run[/yellow]  {outcome.error}")
                 else:
                     runs.append(outcome)
                     mark = "[green]ok[/green]" if outcome.plan_success else f"[red]{outcome.failure}[/red]"
-                    progress.console.print(f"{episode.id:<24} {mark}  {', '.join(outcome.plan)}")
+                    progress.say(f"{episode.id:<24} {mark}  {', '.join(outcome.plan)}")
                 # After every episode, so a run stopped midway keeps what it measured.
                 write_json(args.json, result(False, model), partial=True)
-                progress.advance(task)
+                progress.advance()
 
     final = result(True, model)
     write_json(args.json, final)

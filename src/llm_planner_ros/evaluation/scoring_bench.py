@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
 
 T = TypeVar("T")
 
@@ -183,23 +183,18 @@ def _naive(
     loaded: Any, prompt: str, completions: list[str], console: Any, title: str
 ) -> tuple[tuple[float, float], list[float]]:
     """((wall, CPU) seconds, scores) of one full forward pass per completion."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from llm_planner_ros.llm.naive import naive_token_log_probs
 
     def one(completion: str) -> float:
         return sum(naive_token_log_probs(loaded.model, loaded.tokenizer, prompt, [completion])[0])
 
     scores, wall, cpu = [], 0.0, 0.0
-    with Progress(
-        "{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as progress:
-        task = progress.add_task(title, total=len(completions))
+    with progress_bar(console, title, len(completions)) as progress:
         for completion in completions:
             (one_wall, one_cpu), score = _timed(one, completion)
             wall, cpu = wall + one_wall, cpu + one_cpu
             scores.append(score)
-            progress.advance(task)
+            progress.advance()
     return (wall, cpu), scores
 
 

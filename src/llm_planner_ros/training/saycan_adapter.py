@@ -2,13 +2,13 @@ r"""Fit a LoRA adapter of the embedded model to SayCan dialogs (or ProgPrompt pr
 plans, or a mix of them) from a generated example bank, on a CPU.
 
 ``--method progprompt`` trains on each example as the ProgPrompt planner's program prompt followed by
-the oracle plan written as a program (``training.progprompt_programs``; ``--program-examples none
+the oracle plan written as a program (``planning.progprompt.training``; ``--program-examples none
 --scene-context`` for the planner's ``examples: none``, ``scene_context: true``); ``--method
 llm_planner`` on the LLM-Planner planner's plan prompt (no examples, the scene line) followed by the
 oracle plan's line, a ``--replan-share`` of them cut after completed steps as a re-plan's prompt
-(``training.llm_planner_plans``); ``--method zero_shot`` on the zero-shot planner's step prompts after the
+(``planning.llm_planner.training``); ``--method zero_shot`` on the zero-shot planner's step prompts after the
 nearest demonstration, each step of the oracle plan written after its ``Step N:``
-(``training.zero_shot_plans``). The loss is on the program's, the plan's or the steps' tokens only. Several
+(``planning.zero_shot.training``). The loss is on the program's, the plan's or the steps' tokens only. Several
 methods train one adapter on all of them, ``--examples`` giving each its count. Everything else below
 (the split model, stages, ``--max-minutes``) is the same for every method.
 
@@ -41,7 +41,7 @@ The adapters of ProgPrompt, LLM-Planner and zero-shot planning (data/progprompt/
 data/zero_shot/) continue the SayCan adapter in such stages (docs/benchmarks.md, "Adapters of the
 generative planners", "The zero-shot adapter"). ``--method alfred_hlp`` (alone) trains the ALFRED
 benchmark's adapter (data/alfred_hlp/) on LLM-Planner's 100 ALFRED training examples
-(``training.alfred_plans``), no evaluation task read.
+(``planning.llm_planner.alfred_training``), no evaluation task read.
 """
 
 from __future__ import annotations
@@ -63,21 +63,22 @@ from llm_planner_ros.kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
+from llm_planner_ros.llm.training_sequences import TrainingSequence
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
+from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
 from llm_planner_ros.planning.llm_planner.prompt import EXAMPLES_FILE as PLAN_EXAMPLES_FILE
 from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
+from llm_planner_ros.planning.llm_planner.training import encode_plan
 from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
+from llm_planner_ros.planning.progprompt.training import encode_program
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
+from llm_planner_ros.planning.saycan.training import encode
 from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
 from llm_planner_ros.planning.zero_shot.prompt import load_demonstrations
-from llm_planner_ros.training.alfred_plans import alfred_sequences
-from llm_planner_ros.training.llm_planner_plans import encode_plan
-from llm_planner_ros.training.progprompt_programs import encode_program
-from llm_planner_ros.training.sequences import TrainingSequence, spans_sequence
-from llm_planner_ros.training.zero_shot_plans import encode_steps
+from llm_planner_ros.planning.zero_shot.training import encode_steps
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
 SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT = "saycan", "progprompt", "llm_planner", "zero_shot"
@@ -85,33 +86,6 @@ SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT = "saycan", "progprompt", "llm_planne
 ALFRED = "alfred_hlp"
 METHODS = (SAYCAN, PROGPROMPT, LLM_PLANNER, ZERO_SHOT, ALFRED)
 ALFRED_EXAMPLES = Path("benchmarks/alfred_hlp/llm_planner_knn_set.json")
-
-
-def dialog_text(
-    prompt: SayCanPrompt, example: PlanExample, shown: Sequence[DialogExample] = ()
-) -> tuple[str, list[tuple[int, int]]]:
-    """The training text of ``example`` after the examples ``shown``, and the character spans of its
-    skill texts.
-
-    The text up to "Robot: 1. " is exactly the planner's first-step prompt with those examples, and each
-    later step continues it as the planner's next prompt would, so training and scoring read alike.
-    """
-    text = prompt.render(example.instruction, [], example.scene, examples=list(shown))
-    spans = []
-    for number, step in enumerate(example.steps, start=1):
-        if number > 1:
-            text += f", {number}. "
-        spans.append((len(text), len(text) + len(step)))
-        text += step
-    return text + ".", spans
-
-
-def encode(
-    tokenizer: Any, prompt: SayCanPrompt, example: PlanExample, shown: Sequence[DialogExample] = ()
-) -> TrainingSequence:
-    """Tokenize a dialog; a token is a target when its characters reach into a skill text of the target
-    plan (a token that straddles the join, like " find", belongs to the skill, as in scoring)."""
-    return spans_sequence(tokenizer, *dialog_text(prompt, example, shown))
 
 
 def neighbours(retriever: ExampleRetriever, examples: Sequence[PlanExample], count: int) -> list[list[DialogExample]]:

@@ -11,7 +11,7 @@ far, ending with "Next plan:". Every example and the test task share one layout:
 
 A plan is one line of steps joined by ", ", so a newline ends the generation.
 
-For a model trained on this format (the embedded model's adapter, ``training.llm_planner_plans``) the
+For a model trained on this format (the embedded model's adapter, ``planning.llm_planner.training``) the
 planner can show no examples (K=0) and give the test task a scene line (``saycan.scene.describe_scene``,
 its ``scene_context`` option) before the visible objects, which alone do not say where the robot is, what
 it holds, or where each object lies:

@@ -16,7 +16,7 @@ the model to complete::
 
 The model's completion starts with the newline after that header.
 
-Two options serve a model fine-tuned on programs (``training.progprompt_programs``), as SayCan's
+Two options serve a model fine-tuned on programs (``planning.progprompt.training``), as SayCan's
 ``examples: none`` and ``scene_context`` do: ``examples=None`` leaves the example programs out (the
 adapter knows the format), and a ``scene`` line (``saycan.scene.describe_scene``: where the robot is,
 what it holds, what lies where) is written as a comment after the lists, because the lists alone do not

@@ -18,6 +18,7 @@ from typing import Any
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.examples import PromptExamples
 from llm_planner_ros.planning.progprompt.prompt import render_prompt
@@ -25,7 +26,6 @@ from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.sequences import TrainingSequence, completion_sequence
 
 
 class UnwritableStep(ValueError):

@@ -16,12 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.llm_planner.planner import action_templates
 from llm_planner_ros.planning.llm_planner.prompt import PLAN_STOP, STEP_DELIMITER, LlmPlannerPrompt
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.sequences import TrainingSequence, completion_sequence
 
 
 class UnrunnableStep(ValueError):

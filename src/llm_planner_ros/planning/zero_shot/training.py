@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.llm.training_sequences import TrainingSequence, spans_sequence
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.zero_shot.prompt import STEP_STOP, Demonstration, step_prompt
-from llm_planner_ros.training.sequences import TrainingSequence, spans_sequence
 
 
 def step_text(demonstration: Demonstration, example: PlanExample, scene: str = "") -> tuple[str, list[tuple[int, int]]]:

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_plans import ACTIONS
 from llm_planner_ros.planning.llm_planner.prompt import PLAN_STOP, STEP_DELIMITER, LlmPlannerPrompt, PlanExample
-from llm_planner_ros.training.sequences import TrainingSequence, completion_sequence
 
 
 def alfred_plan_text(
