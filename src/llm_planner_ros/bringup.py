@@ -19,7 +19,10 @@ from pathlib import Path
 
 import yaml
 
+from llm_planner_ros.kitchen_domain.config import load_kitchen_config
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.validation import InputError
 
 
 @dataclass(frozen=True)
@@ -123,8 +126,9 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
 _NAMESPACE = re.compile(r"(/[A-Za-z_][A-Za-z0-9_]*)+")
 
 
-class GraphOptionError(ValueError):
-    """A graph option that cannot work (a params file that is not there, an invalid namespace)."""
+class GraphOptionError(InputError, ValueError):
+    """A graph option that cannot work (a params file that is not there, an invalid namespace, a domain file
+    the nodes would refuse); the CLI prints it without a traceback and exits with status 2."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,7 @@ def node_starts(
     a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem."""
     if options.params_file is not None:
         check_params_file(options.params_file, graph or specs)
+    check_domain_files(specs, options)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []
     for spec in specs:
@@ -266,6 +271,42 @@ def check_params_file(path: Path, specs: tuple[NodeSpec, ...]) -> None:
         raise GraphOptionError(
             f"params_file {path} has {len(problems)} problem(s); fix them and start again:\n  " + "\n  ".join(problems)
         )
+
+
+def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> None:
+    """Load the world and skills files every node of ``specs`` would load (its ``world_file`` and
+    ``skills_file`` after the packaged files and ``params_file``), so that a bad one is refused here, once,
+    with every problem and its line, instead of by each node as it starts (where the CLI could only say
+    the graph did not come up). GraphOptionError names the nodes and the file."""
+    user = _user_parameters(options.params_file)
+    readers: dict[tuple[str, str | None], list[str]] = {}
+    for spec in specs:
+        params = {**packaged_parameters(spec), **user.get("/**", {}), **user.get(spec.name, {})}
+        if "world_file" in params:
+            skills = str(params.get("skills_file") or "") if "skills_file" in params else None
+            readers.setdefault((str(params["world_file"] or ""), skills), []).append(spec.name)
+    for (world, skills), nodes in readers.items():
+        try:
+            if skills is None:
+                load_kitchen_config(world or None)
+            else:
+                load_kitchen(world or None, skills or None)
+        except (InputError, OSError, yaml.YAMLError) as error:
+            raise GraphOptionError(
+                f"the domain files of {', '.join(nodes)} cannot be used; fix them and start again:\n{error}"
+            ) from error
+
+
+def _user_parameters(path: Path | None) -> dict[str, dict[str, object]]:
+    """The ``ros__parameters`` of each node-name key of a checked params file ({} without one)."""
+    document = yaml.safe_load(path.read_text(encoding="utf-8")) if path is not None else None
+    if not isinstance(document, dict):
+        return {}
+    return {
+        str(key): dict(entry["ros__parameters"])
+        for key, entry in document.items()
+        if isinstance(entry, dict) and isinstance(entry.get("ros__parameters"), dict)
+    }
 
 
 def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:

@@ -48,3 +48,44 @@ def test_world_file_errors_name_fields(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as raised:
         load_kitchen_config(_write(tmp_path, "world.yaml", world))
     assert {p.field for p in raised.value.problems} == {"locations.table.y", "objects.apple.article"}
+
+
+def test_every_problem_of_a_skills_file_names_its_line(tmp_path: Path) -> None:
+    # A family, a place and an executor the kitchen lacks, written first under `skills:` (line 9 of the
+    # shipped file, after its comment block): the template's lines are 10 to 14.
+    shipped = config_file("kitchen_skills.yaml").read_text()
+    assert shipped.splitlines()[8] == "skills:"
+    path = tmp_path / "skills.yaml"
+    path.write_text(
+        shipped.replace(
+            "skills:\n",
+            "skills:\n  - family: wipe\n    text: wipe the {location}\n    for_each: location\n"
+            "    locations: [table, desk]\n    executor: wiper\n",
+            1,
+        )
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_kitchen(skills_file=path)
+    lines = {p.field: p.line for p in raised.value.problems}
+    assert lines == {
+        "skills[0].family": 10,
+        "skills[0].executor": 14,
+        "skills[0].locations[1]": 13,
+    }, raised.value
+    assert f"{path}: 3 problems" in str(raised.value)
+    assert "line 10, field skills[0].family: unknown family 'wipe'" in str(raised.value)
+
+
+def test_a_missing_key_names_the_line_of_its_entry(tmp_path: Path) -> None:
+    world = (
+        config_file("kitchen_world.yaml")
+        .read_text()
+        .replace("  table:         {x: 2.5, y: 3.5}\n", "  table: {x: 2.5}\n")
+    )
+    path = tmp_path / "world.yaml"
+    path.write_text(world)
+    with pytest.raises(ConfigError) as raised:
+        load_kitchen_config(path)
+    (problem,) = raised.value.problems
+    assert problem.field == "locations.table.y"
+    assert problem.line == world.splitlines().index("  table: {x: 2.5}") + 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 from data_files import SAMPLE_EPISODES, Expectation, bad_episode_expectations
@@ -48,6 +50,13 @@ def test_malformed_file_is_rejected_naming_file_episode_and_field(kitchen: Kitch
     if expected.episode is not None:
         assert matching[0].episode is not None and repr(expected.episode) in matching[0].episode
         assert repr(expected.episode) in str(error)
+    # The line named is the field's own line: its key's, or its list item's (a "-" line or a flow list).
+    line = expected.path.read_text().splitlines()[matching[0].line - 1]
+    last = [part for part in re.split(r"[.\[\]]", expected.field) if part][-1] if expected.field else ""
+    if last.isdigit():
+        assert line.lstrip().startswith("-") or "[" in line, (matching[0], line)
+    elif "missing" not in expected.message:
+        assert last in line, (matching[0], line)
 
 
 def test_bad_set_covers_the_kinds_of_mistake_the_format_forbids() -> None:

@@ -8,6 +8,7 @@ translation of the options (llm_planner_ros.bringup.node_starts) and the two way
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 from pathlib import Path
 
@@ -242,5 +243,35 @@ def test_llm_planner_up_refuses_a_bad_params_file_before_starting_any_node(tmp_p
     )
     assert done.returncode != 0
     assert "planer: not a node of this graph (did you mean 'planner'?)" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / "logs").rglob("*.log")), "a node was started"
+
+
+def test_a_skills_file_the_nodes_would_refuse_is_refused_before_any_node_starts(tmp_path: Path) -> None:
+    skills = tmp_path / "office_skills.yaml"
+    skills.write_text("skills:\n  - family: wipe\n    text: wipe the table\n    executor: wiper\n")
+    params = write_params(tmp_path / "office.yaml", {"/**": {"ros__parameters": {"skills_file": str(skills)}}})
+    with pytest.raises(GraphOptionError) as refused:
+        node_starts(SIM_GRAPH, GraphOptions.parse(params), tmp_path)
+    message = str(refused.value)
+    # Every node that reads the skills file is named, once, with the file's problems.
+    assert re.search(r"the domain files of (\w+, )+planner cannot be used", message) and str(skills) in message, message
+    assert "line 2, field skills[0].family: unknown family 'wipe'; known families: 'find'," in message
+    assert "line 4, field skills[0].executor: unknown executor 'wiper'" in message
+
+
+def test_llm_planner_up_shows_the_domain_files_problems_and_starts_no_node(tmp_path: Path) -> None:
+    world = tmp_path / "office_world.yaml"
+    world.write_text("world: office\nframe_id: map\nlocations:\n  desk: {x: 1.0}\n")
+    params = write_params(tmp_path / "office.yaml", {"planner": {"ros__parameters": {"world_file": str(world)}}})
+    done = subprocess.run(
+        [entry_point("llm-planner"), "up", "--params-file", str(params), "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "the domain files of planner cannot be used" in done.stderr, done.stderr
+    assert "line 4, field locations.desk.y: missing (required)" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not list((tmp_path / "logs").rglob("*.log")), "a node was started"

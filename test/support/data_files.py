@@ -12,9 +12,8 @@ from pathlib import Path
 
 from repo_paths import TEST_DATA
 
-DATA = TEST_DATA
-SAMPLE_EPISODES = DATA / "sample_episodes.yaml"
-BAD_EPISODES = DATA / "bad_episodes"
+SAMPLE_EPISODES = TEST_DATA / "sample_episodes.yaml"
+BAD_EPISODES = TEST_DATA / "bad_episodes"
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from llm_planner_ros.bringup import (
     PHYSICS_PERCEPTION_GRAPH,
     ROBOT_GRAPH,
     SIM_GRAPH,
-    GraphOptionError,
     GraphOptions,
 )
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
@@ -171,10 +170,7 @@ class _graph:
             # A demo's one goal names its method: the model service gets that method's adapter.
             "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", "")),
         }
-        try:
-            self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
-        except GraphOptionError as error:
-            raise SystemExit(str(error)) from error
+        self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
         self._processes: list[NodeProcess] = []
         self._reported: list[NodeProcess] = []
         self._client: InstructionClient | None = None
@@ -192,11 +188,9 @@ class _graph:
                 "ROS_DOMAIN_ID"
             )
         self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
-        try:
-            # The user's params file is checked before any node starts.
-            self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
-        except GraphOptionError as error:
-            raise SystemExit(str(error)) from error
+        # The user's params file and the domain files it names are checked before any node starts
+        # (GraphOptionError, an InputError: status 2 and the problems, no traceback).
+        self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
         try:
             return self._connect()
         except BaseException:

@@ -81,10 +81,10 @@ class KitchenConfig:
 def load_kitchen_config(path: str | Path | None = None) -> KitchenConfig:
     """Read and validate a world file (default: config/kitchen_world.yaml); ConfigError lists its problems."""
     source = resolve_config(path, WORLD_FILE)
-    data = yaml.safe_load(source.read_text())
+    text = source.read_text()
     check = Checker()
-    config = _parse(data, check, str(source))
-    check.raise_if_any(str(source), ConfigError)
+    config = _parse(yaml.safe_load(text), check, str(source))
+    check.raise_if_any(str(source), ConfigError, text)
     assert config is not None
     return config
 

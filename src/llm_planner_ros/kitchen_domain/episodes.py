@@ -114,20 +114,25 @@ def load_episodes(path: str | Path, kitchen: Kitchen | None = None) -> EpisodeFi
     path is a packaged one (``llm_planner_ros.kitchen_domain.paths.repo_path``: the checkout's or the install's)."""
     source = str(path)
     try:
-        data = yaml.safe_load(repo_path(path).read_text(encoding="utf-8"))
+        text = repo_path(path).read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        raise EpisodeFileError(source, [Problem("", f"not valid YAML: {error}")]) from error
+        # Where what failed began (an unclosed quote's start), else where the parser stopped.
+        mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise EpisodeFileError(source, [Problem("", f"not valid YAML: {error}", line=line)]) from error
     except UnicodeDecodeError as error:
         raise EpisodeFileError(source, [Problem("", f"not a text file (UTF-8 YAML expected): {error}")]) from error
     except OSError as error:
         reason = error.strerror or str(error)
         fix = "give the path of an episode file (benchmarks/kitchen/dev.yaml is one)"
         raise EpisodeFileError(source, [Problem("", f"cannot be read ({reason}): {fix}")]) from error
-    return parse_episodes(data, kitchen or load_kitchen(), source)
+    return parse_episodes(data, kitchen or load_kitchen(), source, text)
 
 
-def parse_episodes(data: Any, kitchen: Kitchen, source: str) -> EpisodeFile:
-    """Validate an already-parsed episode document; EpisodeFileError lists every problem."""
+def parse_episodes(data: Any, kitchen: Kitchen, source: str, text: str | None = None) -> EpisodeFile:
+    """Validate an already-parsed episode document; EpisodeFileError lists every problem (with its line,
+    given the document's ``text``)."""
     check = Checker()
     episodes: list[Episode] = []
     top = check.mapping(data, "", required=("world", "episodes"))
@@ -140,7 +145,7 @@ def parse_episodes(data: Any, kitchen: Kitchen, source: str) -> EpisodeFile:
             episode = _parse_episode(item, index, seen, kitchen, check)
             if episode is not None:
                 episodes.append(episode)
-    check.raise_if_any(source, EpisodeFileError)
+    check.raise_if_any(source, EpisodeFileError, text)
     assert world is not None
     return EpisodeFile(source, world, tuple(episodes))
 
@@ -149,7 +154,7 @@ def _parse_episode(item: Any, index: int, seen: dict[str, int], kitchen: Kitchen
     where = join("episodes", index)
     raw_id = item.get("id") if isinstance(item, dict) else None
     shown = f"{raw_id!r} ({where})" if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool) else where
-    check = check.for_episode(shown)
+    check = check.for_episode(shown, where)
     problems_before = len(check.problems)
     entry = check.mapping(item, "", required=_REQUIRED, optional=_OPTIONAL)
     if entry is None:

@@ -52,9 +52,10 @@ class SkillLibrary:
 def load_skill_library(config: KitchenConfig, path: str | Path | None = None) -> SkillLibrary:
     """Read and expand a skills file (default: config/kitchen_skills.yaml); ConfigError lists its problems."""
     source = resolve_config(path, SKILLS_FILE)
+    text = source.read_text()
     check = Checker()
-    library = parse_skill_library(yaml.safe_load(source.read_text()), config, check, str(source))
-    check.raise_if_any(str(source), ConfigError)
+    library = parse_skill_library(yaml.safe_load(text), config, check, str(source))
+    check.raise_if_any(str(source), ConfigError, text)
     assert library is not None
     return library
 

@@ -2,14 +2,18 @@
 
 Loaders walk a parsed YAML tree with a ``Checker``; every problem is collected (not just the first)
 so a person fixing an episode file sees them all at once, then ``Checker.raise_if_any`` raises one
-``ValidationError`` listing them.
+``ValidationError`` listing them. Given the document's text, each problem also names its line: the line
+of the field, or of the nearest enclosing one when the field is missing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+
+import yaml
 
 
 @dataclass(frozen=True)
@@ -19,11 +23,16 @@ class Problem:
     field: str
     message: str
     episode: str | None = None
+    line: int | None = None
+    # Where the episode's entry is in the document (``episodes[3]``): ``field`` is relative to it.
+    entry: str = ""
 
     def __str__(self) -> str:
         where = f"field {self.field or '<top level>'}"
         if self.episode is not None:
             where = f"episode {self.episode}, {where}"
+        if self.line is not None:
+            where = f"line {self.line}, {where}"
         return f"{where}: {self.message}"
 
 
@@ -53,6 +62,11 @@ def join(field: str, key: str | int) -> str:
     return f"{field}.{key}" if field else key
 
 
+def plural(noun: str) -> str:
+    """``family`` -> ``families``, ``label`` -> ``labels`` (the nouns problems name)."""
+    return f"{noun[:-1]}ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else f"{noun}s"
+
+
 def quoted_list(names: Iterable[str]) -> str:
     return ", ".join(repr(name) for name in names)
 
@@ -64,24 +78,29 @@ class Checker:
     one episode that shares the problem list.
     """
 
-    def __init__(self, problems: list[Problem] | None = None, episode: str | None = None) -> None:
+    def __init__(self, problems: list[Problem] | None = None, episode: str | None = None, entry: str = "") -> None:
         self.problems: list[Problem] = [] if problems is None else problems
         self.episode = episode
+        self.entry = entry
 
-    def for_episode(self, episode: str) -> Checker:
-        return Checker(self.problems, episode)
+    def for_episode(self, episode: str, entry: str = "") -> Checker:
+        """A checker whose problems name ``episode``, with fields relative to its ``entry`` in the document."""
+        return Checker(self.problems, episode, entry)
 
     def add(self, field: str, message: str) -> None:
-        self.problems.append(Problem(field, message, self.episode))
+        self.problems.append(Problem(field, message, self.episode, entry=self.entry))
 
     def reject(self, value: Any, field: str, message: str) -> None:
         """Record a problem with ``value``, unless it is MISSING (its key's absence is already reported)."""
         if value is not MISSING:
             self.add(field, message)
 
-    def raise_if_any(self, source: str, error: type[ValidationError] = ValidationError) -> None:
+    def raise_if_any(
+        self, source: str, error: type[ValidationError] = ValidationError, text: str | None = None
+    ) -> None:
+        """Raise ``error`` listing every problem; with the document's YAML ``text``, each names its line."""
         if self.problems:
-            raise error(source, self.problems)
+            raise error(source, with_lines(self.problems, text) if text is not None else self.problems)
 
     def mapping(
         self, value: Any, field: str, required: Sequence[str] = (), optional: Sequence[str] = ()
@@ -129,7 +148,7 @@ class Checker:
         if text is None:
             return None
         if text not in allowed:
-            self.add(field, f"unknown {what} {text!r}; known {what}s: {quoted_list(allowed)}")
+            self.add(field, f"unknown {what} {text!r}; known {plural(what)}: {quoted_list(allowed)}")
             return None
         return text
 
@@ -178,6 +197,43 @@ class Checker:
             self.reject(value, field, f"must be {need}, got {_shown(value)}")
             return None
         return value
+
+
+_PATH_STEP = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
+
+
+def with_lines(problems: Sequence[Problem], text: str) -> list[Problem]:
+    """``problems`` with the 1-based line of each field in the YAML ``text`` (unchanged if it does not parse)."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return list(problems)
+    return [replace(problem, line=field_line(root, _document_path(problem))) for problem in problems]
+
+
+def _document_path(problem: Problem) -> str:
+    return join(problem.entry, problem.field) if problem.entry and problem.field else problem.entry or problem.field
+
+
+def field_line(root: yaml.Node | None, field: str) -> int | None:
+    """The line of ``field`` (a dotted path as ``join`` writes it) in a composed YAML document: the key's
+    line for a mapping entry, the item's for a list item; where the path leaves the document (a missing
+    key), the line of the deepest part of it that is there."""
+    if root is None:
+        return None
+    node, line = root, root.start_mark.line + 1
+    for index, key in _PATH_STEP.findall(field):
+        if index and isinstance(node, yaml.SequenceNode) and int(index) < len(node.value):
+            node = node.value[int(index)]
+            line = node.start_mark.line + 1
+        elif key and isinstance(node, yaml.MappingNode):
+            entry = next((pair for pair in node.value if getattr(pair[0], "value", None) == key), None)
+            if entry is None:
+                break
+            line, node = entry[0].start_mark.line + 1, entry[1]
+        else:
+            break
+    return line
 
 
 class _Missing:
