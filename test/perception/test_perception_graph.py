@@ -29,6 +29,12 @@ from llm_planner_ros.ros.topics import CLEAR_SCENE_SERVICE, STATE_QOS
 STARTUP_S = 90.0  # the node loads torch and the sentence embedder; slow on a loaded machine
 
 
+# The node marks its scene stale after this long without a usable frame. Under a parallel test run on two
+# cores the 10 Hz camera of this process went 2.1 s without a frame reaching the node (fresh-clone run,
+# 2026-11-29), so 2 s would flag a camera that is publishing; the tests wait up to 15 s for the stale state.
+STALE_AFTER_S = 5.0
+
+
 class Camera:
     """Publishes one rendered frame as colour, depth and camera_info at 10 Hz, fresh stamps each time.
 
@@ -120,7 +126,7 @@ def test_embedded_node_publishes_the_scene_takes_extra_queries_and_flags_a_camer
     camera = Camera(ros_graph, frame)
     ros_graph.start_node(
         "perception_node",
-        params={"vocabulary": "coke", "camera_pose": _pose(frame), "stale_after_s": 2.0, "rate_hz": 5.0},
+        params={"vocabulary": "coke", "camera_pose": _pose(frame), "stale_after_s": STALE_AFTER_S, "rate_hz": 5.0},
     )
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
     coke = listener.scenes[-1].objects[0]
@@ -186,7 +192,12 @@ def test_each_frame_is_lifted_with_the_camera_pose_of_its_own_stamp(ros_graph: R
     camera = Camera(ros_graph, frame)
     camera.show_pose()
     # Frames 0.1 s apart, decoys half way: a slop of 0.02 s tells each frame's pose from every decoy.
-    params = {"vocabulary": "coke", "camera_pose_topic": "/camera/pose", "sync_slop_s": 0.02, "stale_after_s": 2.0}
+    params = {
+        "vocabulary": "coke",
+        "camera_pose_topic": "/camera/pose",
+        "sync_slop_s": 0.02,
+        "stale_after_s": STALE_AFTER_S,
+    }
     ros_graph.start_node("perception_node", params=params)
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
     # Lifted with the newest pose (each frame's decoy), the coke would stand 0.4 m off.
