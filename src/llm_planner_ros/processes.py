@@ -12,7 +12,8 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -103,25 +104,48 @@ class NodeProcess:
         return self._proc.wait(timeout=timeout)
 
     def stop(self, timeout: float = 10.0) -> int | None:
-        if self._proc is None:
-            return None
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
-            if self._proc.poll() is not None:
-                break
-            try:
-                os.killpg(self._proc.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                self._proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                continue
+        return stop_all([self], timeout)[0]
+
+    def _signal(self, sig: signal.Signals) -> bool:
+        """Send ``sig`` to the process group; False when the process has already exited."""
+        if self._proc is None or self._proc.poll() is not None:
+            return False
+        try:
+            os.killpg(self._proc.pid, sig)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def _exited_by(self, deadline: float) -> bool:
+        assert self._proc is not None
+        try:
+            self._proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def _close_log(self) -> None:
         if self._log is not None:
             self._log.close()
-        return self._proc.poll()
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def stop_all(processes: Sequence[NodeProcess], timeout: float = 10.0) -> list[int | None]:
+    """Stop processes together: SIGINT to every one still running, up to ``timeout`` for them all to exit,
+    then SIGTERM to those left and SIGKILL after that. Stopping a graph one node after the other would
+    wait out each node's shutdown in turn; the exit codes come back in the order given (None: never
+    started)."""
+    started = [process for process in processes if process._proc is not None]
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        signalled = [process for process in started if process._signal(sig)]
+        deadline = time.monotonic() + timeout
+        if all([process._exited_by(deadline) for process in signalled]):
+            break
+    for process in started:
+        process._close_log()
+    return [process.returncode for process in processes]
 
 
 def start_graph(

@@ -1,10 +1,11 @@
 """planner_node through a real graph: sim world, affordance server, executors, and the planner.
 
-The kitchen nodes start once per module; each test starts its own planner (with the parameters it
-needs) in the same ROS domain and resets the world with /sim/load_episode. The language model is
-the embedded SmolLM2 in-process with SayCan as the paper runs it (test/data/saycan_paper_planners.yaml;
-scoring is deterministic: for the coke episode the first step is "find a coke"); these tests check
-the node's mechanics and gates, not plan quality.
+The kitchen nodes and llm_service_node start once per module; each test starts its own planner (with
+the parameters it needs) in the same ROS domain and resets the world with /sim/load_episode. The
+language model is the embedded SmolLM2, served by llm_service_node as in the sim graph (loading it once
+per module rather than in each planner), with SayCan as the paper runs it
+(test/data/saycan_paper_planners.yaml; scoring is deterministic: for the coke episode the first step
+is "find a coke"); these tests check the node's mechanics and gates, not plan quality.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 from action_msgs.msg import GoalStatus
 from repo_paths import TEST_DATA
-from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_until
+from ros_harness import NodeProcess, RosGraph, ros_graph, stop_all, wait_future, wait_until
 from std_msgs.msg import Bool
 from visualization_msgs.msg import Marker, MarkerArray
 
@@ -38,7 +39,7 @@ PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
 def kitchen_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RosGraph]:
     with ros_graph(tmp_path_factory.mktemp("graph")) as graph:
         for spec in SIM_GRAPH:
-            if spec.executable in ("planner_node", "llm_service_node"):
+            if spec.executable == "planner_node":
                 continue
             params = {"time_scale": 0.3} if spec.executable == "sim_world_node" else {}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
@@ -56,13 +57,12 @@ def graph(kitchen_graph: RosGraph, request: pytest.FixtureRequest) -> Iterator[R
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
         print(kitchen_graph.logs())
-    for process in kitchen_graph.processes[started:]:
-        process.stop()
+    stop_all(kitchen_graph.processes[started:])
     del kitchen_graph.processes[started:]
 
 
 def start_planner(graph: RosGraph, **params: Any) -> NodeProcess:
-    settings = {"llm_mode": "in_process", "server_wait_s": 5.0, "planners_file": str(PAPER_SAYCAN), **params}
+    settings = {"llm_mode": "service", "server_wait_s": 60.0, "planners_file": str(PAPER_SAYCAN), **params}
     return graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
 
 
@@ -206,7 +206,13 @@ def test_malformed_instructions_end_with_a_reason(graph: RosGraph, instruction: 
 def test_missing_llm_service_aborts_with_the_fix(graph: RosGraph) -> None:
     graph.start_node(
         "planner_node",
-        params={"llm_mode": "service", "server_wait_s": 2.0, "planners_file": str(PAPER_SAYCAN)},
+        # The module's llm_service_node serves /llm/score: this planner looks for it in a namespace with none.
+        params={
+            "llm_mode": "service",
+            "llm_namespace": "/nowhere",
+            "server_wait_s": 2.0,
+            "planners_file": str(PAPER_SAYCAN),
+        },
         param_files=PLANNER.param_paths(),
         name=PLANNER.name,
     )

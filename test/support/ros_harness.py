@@ -26,7 +26,7 @@ from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 
-from llm_planner_ros.processes import NodeProcess, ros_argv
+from llm_planner_ros.processes import NodeProcess, ros_argv, stop_all
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.background_spin import BackgroundSpin
 
@@ -196,8 +196,7 @@ class RosGraph:
         return text
 
     def close(self) -> None:
-        for proc in reversed(self.processes):
-            proc.stop()
+        stop_all(self.processes)
         self._spin.stop()
         self.executor.shutdown(timeout_sec=5)
         self.node.destroy_node()

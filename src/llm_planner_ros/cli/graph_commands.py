@@ -40,7 +40,7 @@ from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.options import parse_key_values
-from llm_planner_ros.processes import NodeProcess, start_graph
+from llm_planner_ros.processes import NodeProcess, start_graph, stop_all
 from llm_planner_ros.ros.stop_request import StopRequest
 from llm_planner_ros.ros.survey import Survey, SurveyError
 
@@ -256,8 +256,7 @@ class _graph:
 
     def __exit__(self, *_exc: object) -> None:
         self.close_client()
-        for process in reversed(self._processes):
-            process.stop()
+        stop_all(self._processes)
         self._processes = []
 
 

@@ -45,7 +45,7 @@ from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
-from llm_planner_ros.processes import NodeProcess, start_graph
+from llm_planner_ros.processes import NodeProcess, start_graph, stop_all
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.background_spin import BackgroundSpin
 from llm_planner_ros.ros.conversions import record_from_msg
@@ -296,8 +296,7 @@ class SimGraph:
         self.executor.shutdown(timeout_sec=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self.context)
-        for process in reversed(self.processes):
-            process.stop()
+        stop_all(self.processes)
 
 
 class _AffordanceCheck:

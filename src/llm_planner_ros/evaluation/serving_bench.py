@@ -167,8 +167,9 @@ class _SharedService:
         self._spin.stop()
         self._executor.shutdown()
         self._context.try_shutdown()
-        for process in self._processes:
-            process.stop()
+        from llm_planner_ros.processes import stop_all
+
+        stop_all(self._processes)
 
 
 def _no_embedder() -> Any:
