@@ -7,10 +7,12 @@ and must come free when that process ends, however it ends.
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import ros_harness
 
 HOLDER = "import ros_harness, sys; print(ros_harness.allocate_domain_id(), flush=True); sys.stdin.read()"
@@ -38,3 +40,24 @@ def test_a_domain_another_process_holds_is_never_handed_out_and_frees_when_it_en
         holder.kill()
         holder.wait()
     assert held in _walk_whole_range()
+
+
+def test_a_domain_another_process_just_let_go_of_waits_while_a_cooled_one_is_free(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fast DDS still lists the participants of a process killed a moment ago: the next graph in that
+    # domain would see its servers.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER],
+        cwd=Path(ros_harness.__file__).parent,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
+    held = int(holder.stdout.readline())
+    holder.kill()
+    holder.wait()
+    # The next id this process would try is the one just let go of.
+    monkeypatch.setattr(ros_harness, "_cursor", itertools.count((held - ros_harness._DOMAIN_BASE) // 2))
+    assert ros_harness.allocate_domain_id() != held

@@ -8,6 +8,7 @@ which the ``ros_graph`` fixture prints when a test fails.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import itertools
 import os
@@ -40,8 +41,36 @@ _DOMAIN_PAIRS = 115
 # A test holds at most two graphs at once; a few more leases keep a just-closed domain (whose killed
 # participants Fast DDS still lists until their lease runs out) away from the next test of this process.
 _HELD_LEASES = 4
+# The same holds across processes (pytest-xdist workers): a domain another process let go of less than
+# this long ago is taken only when every other free one is as fresh. Fast DDS lists a participant that
+# died without saying goodbye for its lease duration, 20 s by default: a test of one worker once found
+# the root-namespace affordance servers of a graph the other worker had just stopped in its domain.
+COOLDOWN_S = 25.0
 _LEASE_DIR = Path(tempfile.gettempdir()) / "llm_planner_ros-test-domains"
 _held: deque[int] = deque()
+
+
+def _lease(domain_id: int, fd: int, passed: list[tuple[float, int, int]]) -> int:
+    """Keep ``fd``'s lock as the newest lease, let go of the fresh domains looked at on the way, and of
+    the oldest lease beyond ``_HELD_LEASES`` (marking it used now)."""
+    for _, _, other in passed:
+        os.close(other)
+    os.utime(fd)
+    _held.append(fd)
+    while len(_held) > _HELD_LEASES:
+        released = _held.popleft()
+        os.utime(released)
+        os.close(released)
+    return domain_id
+
+
+def _release_all() -> None:
+    """At exit: mark this process's last leases used now; the kernel drops their locks."""
+    for fd in _held:
+        os.utime(fd)
+
+
+atexit.register(_release_all)
 
 
 def _cursor_start() -> int:
@@ -59,9 +88,12 @@ def allocate_domain_id() -> int:
     The pair is leased with an exclusive ``flock`` on a file under the temp directory, so concurrent
     pytest runs (two developers, CI beside a session, pytest-xdist workers) never share a domain; the
     kernel drops the lock when the process ends, however it ends, so no lease outlives its holder.
-    A process keeps its last few leases and walks the whole range before it comes back to one.
+    A process keeps its last few leases and walks the whole range before it comes back to one. The lock
+    file's modification time says when its domain was last taken or let go of: a free domain fresher
+    than ``COOLDOWN_S`` is handed out only when no cooled one is free.
     """
     _LEASE_DIR.mkdir(exist_ok=True)
+    fresh: list[tuple[float, int, int]] = []  # (when last used, domain id, locked fd) of free, fresh domains
     for _ in range(_DOMAIN_PAIRS):
         domain_id = _DOMAIN_BASE + 2 * (next(_cursor) % _DOMAIN_PAIRS)
         fd = os.open(_LEASE_DIR / f"{domain_id}.lock", os.O_CREAT | os.O_RDWR, 0o666)
@@ -70,10 +102,15 @@ def allocate_domain_id() -> int:
         except BlockingIOError:
             os.close(fd)
             continue
-        _held.append(fd)
-        while len(_held) > _HELD_LEASES:
-            os.close(_held.popleft())
-        return domain_id
+        used = os.fstat(fd).st_mtime
+        if time.time() - used < COOLDOWN_S:
+            fresh.append((used, domain_id, fd))
+            continue
+        return _lease(domain_id, fd, fresh)
+    if fresh:
+        fresh.sort()
+        _, domain_id, fd = fresh.pop(0)
+        return _lease(domain_id, fd, fresh)
     raise RuntimeError(
         f"every test ROS domain is leased by another process (lock files in {_LEASE_DIR}): "
         "wait for the other test runs to end, or stop stray pytest processes"
