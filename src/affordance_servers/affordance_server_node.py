@@ -1,7 +1,8 @@
 """affordance_server: one EvaluateAffordance action server per skill family, over the current state.
 
 Serves ``/affordance/<family>`` (llm_planner_interfaces/action/EvaluateAffordance) for each family in
-the ``families`` parameter (pick, place, goto, find, terminate, drawer). A goal's skills are scored
+the ``families`` parameter: by default every family the skills file declares (the kitchen's find, pick,
+place, goto, terminate and drawer). A goal's skills are scored
 with the calibrated function of each skill's own family (llm_planner_ros.affordance.model), so a goal may
 carry a mixed batch; a skill of a family this node does not host fails the goal with a message naming
 the server to ask instead. The result has one probability per skill, in goal order; ``success`` is
@@ -31,7 +32,7 @@ from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import FAMILIES, Skill
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
@@ -42,11 +43,17 @@ from llm_planner_ros.value_functions.boosted_trees import WeightFileError
 from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
 
 BACKENDS = ("analytic", "learned")
+# The ``families`` entry that stands for every family the skills file declares.
+ALL_FAMILIES = "*"
 # How long a learned evaluation waits for the scene stamped like the newest robot state (match_stamps).
 PAIR_WAIT_S = 1.0
 
 PARAMETERS = {
-    "families": Parameter(list(FAMILIES), "skill families to serve, one affordance/<family> action server each"),
+    "families": Parameter(
+        [ALL_FAMILIES],
+        f"skill families to serve, one affordance/<family> action server each ({ALL_FAMILIES!r}: every one "
+        "the skills file declares)",
+    ),
     "backend": Parameter("analytic", "affordance model: analytic (SayCan's calibrated functions) or learned"),
     "value_functions_file": Parameter(str(DEFAULT_WEIGHTS), "weight file of the learned backend (.npz)"),
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
@@ -70,9 +77,6 @@ class AffordanceServerNode(Node):
         super().__init__("affordance_server")
         p = declare_parameters(self, PARAMETERS)
         constants = declare_parameters(self, CALIBRATION_PARAMETERS)
-        unknown = sorted(set(p["families"]) - set(FAMILIES))
-        if unknown or not p["families"]:
-            raise StartupError(f"families parameter {p['families']}: unknown {unknown}; choose from {list(FAMILIES)}")
         if p["backend"] not in BACKENDS:
             raise StartupError(f"backend parameter {p['backend']!r}: choose one of {list(BACKENDS)}")
         try:
@@ -81,6 +85,14 @@ class AffordanceServerNode(Node):
             kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
         except (ValueError, OSError) as error:  # ConfigError included
             raise StartupError(f"cannot configure the affordance model: {error}") from error
+        declared = kitchen.library.declared_families
+        asked = [family for family in p["families"] if family != ALL_FAMILIES]
+        unknown = sorted(set(asked) - set(declared))
+        if unknown:
+            raise StartupError(
+                f"families parameter {p['families']}: unknown {unknown}; {kitchen.library.source} declares "
+                f"{list(declared)} (or [{ALL_FAMILIES!r}] for them all)"
+            )
         self._learned: LearnedAffordance | None = None
         self._observations: ObservationListener | None = None
         if p["backend"] == "learned":
@@ -91,7 +103,8 @@ class AffordanceServerNode(Node):
             self._observations = ObservationListener(
                 self, p["scene_topic"], p["robot_state_topic"], p["match_stamps"], MutuallyExclusiveCallbackGroup()
             )
-        self._families: tuple[str, ...] = tuple(p["families"])
+        self._families: tuple[str, ...] = tuple(asked or declared)
+        self._declared = declared
         self._state_timeout_s: float = p["state_timeout_s"]
         self._provider = provider or TopicStateProvider(
             self,
@@ -147,7 +160,7 @@ class AffordanceServerNode(Node):
 
     def _affordances(self, family: str, skills: list[Skill]) -> list[float]:
         # Unknown families ("" included) are the model's error to report; known ones may be hosted elsewhere.
-        foreign = sorted({s.family for s in skills if s.family in FAMILIES and s.family not in self._families})
+        foreign = sorted({s.family for s in skills if s.family in self._declared and s.family not in self._families})
         if foreign:
             raise _Refused(
                 f"{self._action_name(family)} got skills of families {foreign} that this node does not host "
@@ -173,8 +186,9 @@ class _Refused(Exception):
 
 # A goal waiting for the first state holds an executor thread (a planner sends one goal per family at
 # once, e.g. right after this node restarts mid-plan); with fewer threads than families plus the two
-# subscription groups, the waiting goals starve the very subscriptions that would end their wait.
-EXECUTOR_THREADS = len(FAMILIES) + 2
+# subscription groups, the waiting goals starve the very subscriptions that would end their wait. The
+# families are known only once the node has read its skills file: room for a domain with a dozen.
+EXECUTOR_THREADS = 16
 
 
 def main(args: list[str] | None = None) -> None:

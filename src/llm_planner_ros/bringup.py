@@ -281,7 +281,7 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
     user = _user_parameters(options.params_file)
     readers: dict[tuple[str, str | None], list[str]] = {}
     for spec in specs:
-        params = {**packaged_parameters(spec), **user.get("/**", {}), **user.get(spec.name, {})}
+        params = _effective_parameters(spec, user)
         if "world_file" in params:
             skills = str(params.get("skills_file") or "") if "skills_file" in params else None
             readers.setdefault((str(params["world_file"] or ""), skills), []).append(spec.name)
@@ -295,6 +295,21 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
             raise GraphOptionError(
                 f"the domain files of {', '.join(nodes)} cannot be used; fix them and start again:\n{error}"
             ) from error
+
+
+def planner_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[str | None, str | None]:
+    """The world and skills files the graph's planner reads (None: the packaged kitchen's), for a client
+    that must read the graph's state as the planner does (``llm-planner demo``/``up``)."""
+    planner = next((spec for spec in specs if spec.executable == "planner_node"), None)
+    if planner is None:
+        return None, None
+    params = _effective_parameters(planner, _user_parameters(options.params_file))
+    return str(params.get("world_file") or "") or None, str(params.get("skills_file") or "") or None
+
+
+def _effective_parameters(spec: NodeSpec, user: Mapping[str, Mapping[str, object]]) -> dict[str, object]:
+    """A node's parameters after its packaged files and the user's params file (``/**`` first)."""
+    return {**packaged_parameters(spec), **user.get("/**", {}), **user.get(spec.name, {})}
 
 
 def _user_parameters(path: Path | None) -> dict[str, dict[str, object]]:

@@ -30,7 +30,7 @@ def test_skill_template_with_unknown_precondition(tmp_path: Path) -> None:
     skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
     skills["skills"][1]["preconditions"] = ["gripper_empty", "object_levitating"]
     path = _write(tmp_path, "skills.yaml", skills)
-    with pytest.raises(ConfigError, match=r"skills\[1\].preconditions\[1\]: unknown name 'object_levitating'"):
+    with pytest.raises(ConfigError, match=r"skills\[1\].preconditions\[1\]: unknown precondition 'object_levitating'"):
         load_kitchen(skills_file=path)
 
 

@@ -19,6 +19,8 @@ class Calibration:
     terminate: a small constant so planning ends when nothing else is feasible.
     drawer: ``drawer_possible`` when the robot is at the drawer and the skill's preconditions hold
     (appendix E.2: "if the robot is next to the drawer, all drawer tasks are possible").
+    a family a skills file declares beyond the kitchen's (wipe, press, ...): ``rule_possible`` when the
+    skill's preconditions hold now, else 0 (the drawer's rule, read from the domain's files).
     """
 
     pick_v_min: float = 0.2
@@ -29,6 +31,7 @@ class Calibration:
     place_holding: float = 1.0
     terminate: float = 0.1
     drawer_possible: float = 1.0
+    rule_possible: float = 1.0
 
     def __post_init__(self) -> None:
         if self.pick_v_max <= self.pick_v_min:

@@ -3,7 +3,9 @@
 Each family's function reads a ``World`` (the simulator's state, or one assembled from perception and
 the robot state) and follows SayCan, arXiv 2204.01691, appendix D.2. A skill whose effect already holds (going
 where the robot is, finding an object the robot stands at, picking what it holds) gets 0, the paper's
-cap that keeps the planner from repeating completed skills.
+cap that keeps the planner from repeating completed skills. A family the domain's skills file declares
+beyond the kitchen's six is scored from its skills' preconditions: ``rule_possible`` when they hold now,
+0 otherwise.
 """
 
 from __future__ import annotations
@@ -44,13 +46,19 @@ class AffordanceModel:
         """p(success) of one skill in [0, 1]; raises AffordanceError for a malformed skill."""
         function = self._functions.get(skill.family)
         if function is None:
-            raise AffordanceError(
-                f"skill {skill.text!r} has unknown family {skill.family!r}; known: {', '.join(self._functions)}"
-            )
+            declared = world.kitchen.library.declared_families
+            if skill.family not in declared:
+                raise AffordanceError(
+                    f"skill {skill.text!r} has unknown family {skill.family!r}; the skills file "
+                    f"({world.kitchen.library.source}) declares: {', '.join(declared)}"
+                )
+            function = self._rule
         if skill.family in _NEEDS_ARGUMENT and len(skill.arguments) != 1:
             raise AffordanceError(
                 f"skill {skill.text!r} (family {skill.family}) needs one argument, got {list(skill.arguments)}"
             )
+        if _written_precondition_unmet(skill, world):
+            return 0.0
         return function(skill, world)
 
     def evaluate(self, skills: Sequence[Skill], world: World) -> list[float]:
@@ -79,7 +87,21 @@ class AffordanceModel:
         distance = world.robot_position.distance_to(world.kitchen.config.position(place))
         return self.calibration.goto(distance)
 
+    def _rule(self, skill: Skill, world: World) -> float:
+        return self.calibration.rule_possible if world.can_apply(skill) else 0.0
+
     def _drawer(self, skill: Skill, world: World) -> float:
         # The preconditions are the paper's heuristic (robot next to the drawer) plus the drawer state
         # that makes the skill meaningful (opening a closed drawer, putting in what the gripper holds).
         return self.calibration.drawer_possible if world.can_apply(skill) else 0.0
+
+
+def _written_precondition_unmet(skill: Skill, world: World) -> bool:
+    """Whether a precondition the skills file writes as a condition (``{fact: door_open}``) is unmet now: a
+    kitchen family's function knows only the kitchen's own rules, so a door the domain closes must still
+    stop a go-to."""
+    rule = world.kitchen.library.find(skill.text)
+    return rule is not None and any(
+        not isinstance(precondition, str) and precondition.unmet(world) is not None
+        for precondition in rule.preconditions
+    )

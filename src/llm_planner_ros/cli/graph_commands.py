@@ -30,12 +30,14 @@ from llm_planner_ros.bringup import (
     ROBOT_GRAPH,
     SIM_GRAPH,
     GraphOptions,
+    check_domain_files,
+    planner_domain_files,
 )
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.graph_arguments import DEFAULT_INSTRUCTION
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
 from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.factory import method_llm_config
@@ -52,11 +54,12 @@ HEAD_CAMERA_TOPIC = "camera/color/image_raw"
 
 def run_demo(args: argparse.Namespace) -> int:
     console = Console()
-    episode = _episode(args)
+    kitchen = _domain(args)
+    episode = _episode(args, kitchen)
     instruction = args.instruction or (episode.instruction if episode else DEFAULT_INSTRUCTION)
     if args.record is not None and args.sim != "physics":
         raise SystemExit("--record saves the physics simulation's camera frames: add --sim physics")
-    with _graph(args, console, episode) as client:
+    with _graph(args, console, kitchen, episode) as client:
         recorder = FrameRecorder(client.node, HEAD_CAMERA_TOPIC) if args.record is not None else None
         outcome = _send(client, console, instruction, args)
     if recorder is not None:
@@ -87,7 +90,8 @@ def run_up(args: argparse.Namespace) -> int:
     console = Console()
     stop = StopRequest()
     stop.install(UP_STOP_SIGNALS)
-    graph = _graph(args, console, _episode(args))
+    kitchen = _domain(args)
+    graph = _graph(args, console, kitchen, _episode(args, kitchen))
     with graph:
         graph.close_client()
         run = f"llm-planner run --namespace {args.namespace} " if args.namespace else "llm-planner run "
@@ -121,12 +125,20 @@ def run_instruction(args: argparse.Namespace) -> int:
     return 0 if outcome.success else 1
 
 
-def _episode(args: argparse.Namespace) -> Episode | None:
+def _domain(args: argparse.Namespace) -> Kitchen:
+    """The domain the graph's planner reads: its ``world_file`` and ``skills_file`` in ``--params-file``
+    (or the packaged kitchen's); the client reads the graph's state and episodes in it."""
+    options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
+    check_domain_files(SIM_GRAPH, options)  # every problem of every node's files, before anything starts
+    return load_kitchen(*planner_domain_files(SIM_GRAPH, options))
+
+
+def _episode(args: argparse.Namespace, kitchen: Kitchen) -> Episode | None:
     if args.episode is None:
         if args.episode_id:
             raise SystemExit("--id needs --episode FILE")
         return None
-    episodes = load_episodes(args.episode)
+    episodes = load_episodes(args.episode, kitchen)
     if not args.episode_id:
         raise SystemExit(f"--episode needs --id; ids in {args.episode}: {', '.join(e.id for e in episodes)}")
     return episodes.episode(args.episode_id)
@@ -136,8 +148,9 @@ class _graph:
     """Context manager: the sim (or robot) graph as processes plus a connected client; stops everything on exit
     and points at the node logs when the graph did not come up."""
 
-    def __init__(self, args: argparse.Namespace, console: Console, episode: Episode | None) -> None:
+    def __init__(self, args: argparse.Namespace, console: Console, kitchen: Kitchen, episode: Episode | None) -> None:
         self._console = console
+        self._kitchen = kitchen
         robot, sim = getattr(args, "robot", False), getattr(args, "sim", "symbolic")
         if robot and sim == "physics":
             raise SystemExit("--robot runs no simulator: drop --robot or --sim physics")
@@ -201,7 +214,7 @@ class _graph:
 
     def _connect(self) -> InstructionClient:
         """The client of the started graph once its planner and language model are ready."""
-        kitchen = load_kitchen()
+        kitchen = self._kitchen
         self._client = InstructionClient(
             kitchen, self._console, self._options.namespace, match_stamps=not self._perceived
         )

@@ -6,6 +6,7 @@ A condition is one of (docs/episodes.md)::
     {at: {label: coke, location: user}}            # label may be a list: any of those labels
     {count: {labels: [coke, pepsi], location: user, min: 2, distinct: false}}
     {holding: coke}    {holding: null}    {robot_at: table}    {visited: [close counter, table]}
+    {fact: door_open}  {fact: table_clean(table)}  # a fact the world file declares holds
 
 "Placed" objects are those not in the gripper. ``min`` defaults to 1 and ``distinct`` to false; a
 single name may stand where a list is expected (``labels: coke``, ``holding: [coke, pepsi]``).
@@ -19,13 +20,33 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from llm_planner_ros.kitchen_domain.config import KitchenConfig
+from llm_planner_ros.kitchen_domain.scene import ObjectInstance
 from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
-from llm_planner_ros.kitchen_domain.world import World
 
-CONDITION_KINDS = ("all", "any", "not", "at", "count", "holding", "robot_at", "visited")
+CONDITION_KINDS = ("all", "any", "not", "at", "count", "holding", "robot_at", "visited", "fact")
+
+
+class World(Protocol):
+    """What a condition reads of a world state (``world.World``). A protocol, because skills carry
+    conditions as preconditions and a world applies skills: naming ``World`` itself here would close an
+    import cycle."""
+
+    @property
+    def robot_at(self) -> str: ...
+
+    @property
+    def holding(self) -> ObjectInstance | None: ...
+
+    @property
+    def visited(self) -> tuple[str, ...]: ...
+
+    @property
+    def facts(self) -> frozenset[str]: ...
+
+    def placed_at(self, place: str) -> tuple[ObjectInstance, ...]: ...
 
 
 class ConditionError(ValidationError):
@@ -37,6 +58,10 @@ class Condition(ABC):
 
     @abstractmethod
     def holds(self, world: World) -> bool: ...
+
+    def unmet(self, world: World) -> str | None:
+        """None when the condition holds, else why not (a skill's precondition reports it)."""
+        return None if self.holds(world) else f"{self} does not hold"
 
     def places(self) -> frozenset[str]:
         """Place names the condition mentions (used to check a drawer goal has a drawer scene)."""
@@ -90,6 +115,11 @@ class Not(Condition):
 
     def holds(self, world: World) -> bool:
         return not self.child.holds(world)
+
+    def unmet(self, world: World) -> str | None:
+        if self.holds(world):
+            return None
+        return f"{self.child.atom} is already true" if isinstance(self.child, Fact) else f"{self.child} holds"
 
     def places(self) -> frozenset[str]:
         return self.child.places()
@@ -186,6 +216,22 @@ class Visited(Condition):
 
 
 @dataclass(frozen=True)
+class Fact(Condition):
+    """A declared fact holds: ``atom`` is its name, with its argument for a relation (``table_clean(table)``)."""
+
+    atom: str
+
+    def holds(self, world: World) -> bool:
+        return self.atom in world.facts
+
+    def unmet(self, world: World) -> str | None:
+        return None if self.holds(world) else f"{self.atom} is false"
+
+    def __str__(self) -> str:
+        return f"fact({self.atom})"
+
+
+@dataclass(frozen=True)
 class ConditionCheck:
     """One part of a goal and whether it holds in the evaluated world."""
 
@@ -244,9 +290,10 @@ def parse_condition(data: Any, config: KitchenConfig, check: Checker, where: str
 
 
 class _Names:
-    """The names a condition may use: labels, robot places, and object places (drawer contents too)."""
+    """The names a condition may use: labels, robot places, object places (drawer contents too), facts."""
 
     def __init__(self, config: KitchenConfig) -> None:
+        self.facts = config.fact_names()
         self.labels = config.labels
         self.robot_places = config.places(with_drawer=True)
         drawer_contents = (config.drawer.contents_at,) if config.drawer is not None else ()
@@ -295,10 +342,16 @@ def _parse_visited(body: Any, names: _Names, check: Checker, field: str) -> Cond
     return None if locations is None else Visited(locations)
 
 
+def _parse_fact(body: Any, names: _Names, check: Checker, field: str) -> Condition | None:
+    atom = names.facts.check_atom(body, check, field)
+    return None if atom is None else Fact(atom)
+
+
 _LEAF_PARSERS = {
     "at": _parse_at,
     "count": _parse_count,
     "holding": _parse_holding,
     "robot_at": _parse_robot_at,
     "visited": _parse_visited,
+    "fact": _parse_fact,
 }

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from llm_planner_ros.kitchen_domain.facts import FactNames, FactSpec, parse_fact_specs
 from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
 
@@ -48,7 +49,8 @@ class KitchenConfig:
     """Names and positions of a kitchen world; shared, never changed, by every world state built on it.
 
     ``locations`` are the places of every scene; the drawer's location exists only in scenes that have
-    the drawer (``drawer`` is None when the world has no drawer extension at all).
+    the drawer (``drawer`` is None when the world has no drawer extension at all). ``facts`` are the
+    named facts the world declares (llm_planner_ros.kitchen_domain.facts; none in the SayCan kitchen).
     """
 
     world: str
@@ -59,6 +61,7 @@ class KitchenConfig:
     object_size: tuple[float, float, float]
     default_scene: Mapping[str, Any] = field(repr=False)
     source: str = ""
+    facts: Mapping[str, FactSpec] = field(default_factory=dict)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -69,6 +72,10 @@ class KitchenConfig:
         if with_drawer and self.drawer is not None:
             return (*self.locations, self.drawer.location)
         return tuple(self.locations)
+
+    def fact_names(self) -> FactNames:
+        """The declared facts, with the places and labels their arguments range over."""
+        return FactNames(self.facts, self.places(with_drawer=True), self.labels)
 
     def position(self, place: str) -> Position:
         if place in self.locations:
@@ -94,7 +101,7 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
         data,
         "",
         required=("world", "locations", "objects", "default_scene"),
-        optional=("frame_id", "drawer", "object_size"),
+        optional=("frame_id", "drawer", "object_size", "facts"),
     )
     if top is None:
         return None
@@ -108,7 +115,11 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
         check.add("drawer.location", f"{drawer.location!r} is already a location; the drawer's must be its own")
     if HELD in (locations or {}):
         check.add(join("locations", HELD), f"{HELD!r} is reserved for objects in the gripper")
-    if None in (locations, articles, size, world, frame_id) or check.problems:
+    facts: dict[str, FactSpec] | None = {}
+    if "facts" in top and locations is not None and articles is not None:
+        places = [*locations, *((drawer.location,) if drawer is not None else ())]
+        facts = parse_fact_specs(top["facts"], places, tuple(articles), check)
+    if None in (locations, articles, size, world, frame_id, facts) or check.problems:
         return None
     return KitchenConfig(
         world=world,
@@ -119,6 +130,7 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
         object_size=size,
         default_scene=top["default_scene"],
         source=source,
+        facts=facts,
     )
 
 

@@ -187,8 +187,14 @@ class _Search:
         self.focus = focus
         labels = world.kitchen.config.labels
         held = world.holding
-        # The held object matters even when the goal does not name it: it may have to be put down.
-        self.labels = None if focus.labels is None else focus.labels | ({held.label} if held else set())
+        # The held object matters even when the goal does not name it: it may have to be put down; so do
+        # the labels a skill's written precondition names (a door opened only with the key in hand).
+        required: set[str] = set()
+        for rule in world.kitchen.library.rules:
+            for precondition in rule.preconditions:
+                if not isinstance(precondition, str):
+                    _collect(precondition, required, set())
+        self.labels = None if focus.labels is None else focus.labels | required | ({held.label} if held else set())
         self.start = self._reduced(world)
         # Skills of labels the goal does not need can never shorten a plan: picking such an object only
         # fills the gripper, and "find" of it goes to a place a "go to" skill reaches in one step too.
@@ -217,7 +223,8 @@ class _Search:
         if self.labels is None:
             return world.copy()
         kept = tuple(obj for obj in world.objects if obj.label in self.labels)
-        return World(world.kitchen, Scene(world.robot_at, kept, world.drawer_open), world.visited)
+        facts = world.facts if world.kitchen.config.facts else None
+        return World(world.kitchen, Scene(world.robot_at, kept, world.drawer_open, facts=facts), world.visited)
 
     def key(self, world: World) -> Hashable:
         """Equal for worlds the goal and the skills cannot tell apart.
@@ -231,7 +238,7 @@ class _Search:
             history = frozenset(world.visited)
         else:
             history = frozenset(place for place in world.visited if place in self.focus.visited)
-        return (world.robot_at, world.drawer_open, objects, history)
+        return (world.robot_at, world.drawer_open, world.facts, objects, history)
 
     def run(self, max_steps: int) -> list[Skill] | None:
         """Skills (without ``done``) of a shortest way to the goal in at most ``max_steps``, else None."""

@@ -9,7 +9,10 @@ Schema (every key always present)::
      "holding": "coke_1", "holding_label": "coke",   # null, null when the gripper is empty
      "drawer_open": false,                    # null when the scene has no drawer
      "visited": ["table", "far counter"],
+     "facts": ["door_open"],                  # the declared facts that hold (docs/domains.md); [] for none
      "busy": "pick up the coke"}              # skill being executed, or null
+
+A record without ``facts`` (a robot's publisher written before facts existed) reads as no fact holding.
 
 A robot (not the simulator) can publish the same record from its own localization and gripper state
 so the affordance servers read both the same way.
@@ -39,6 +42,7 @@ class RobotState:
     drawer_open: bool | None
     visited: tuple[str, ...]
     busy: str | None = None
+    facts: tuple[str, ...] = ()
 
     @classmethod
     def of_world(
@@ -56,6 +60,7 @@ class RobotState:
             drawer_open=world.drawer_open,
             visited=world.visited,
             busy=busy,
+            facts=tuple(sorted(world.facts)),
         )
 
     def to_json(self) -> str:
@@ -70,6 +75,7 @@ class RobotState:
                 "holding_label": self.holding_label,
                 "drawer_open": self.drawer_open,
                 "visited": list(self.visited),
+                "facts": list(self.facts),
                 "busy": self.busy,
             }
         )
@@ -90,6 +96,7 @@ class RobotState:
                 drawer_open=None if data["drawer_open"] is None else bool(data["drawer_open"]),
                 visited=tuple(str(place) for place in data["visited"]),
                 busy=_optional_str(data["busy"]),
+                facts=tuple(str(atom) for atom in data.get("facts", [])),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"malformed robot state record ({type(error).__name__}: {error}): {text[:200]}") from error

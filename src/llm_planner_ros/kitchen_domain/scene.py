@@ -8,9 +8,14 @@ Format (docs/episodes.md)::
       - {id: coke_2, label: coke, at: table, lying: 45}  # optional: on its side, axis 45 deg from map x
     drawer: {open: false}                  # optional: the drawer extension (SayCan, arXiv 2204.01691, appendix E.2)
     blocked: [far counter]                 # optional: places a box on the floor keeps the robot from
+    facts: [door_open, table_clean(desk)]  # optional: the declared facts that hold (default: the world file's)
 
 With ``drawer`` present the drawer's location (``drawers``) is a place of the scene and objects may be
 ``at: drawer`` (inside it); without it neither exists.
+
+``facts`` lists every declared fact that holds at the start (llm_planner_ros.kitchen_domain.facts); a
+fact it leaves out is false. Without it, the world file's ``initial`` values hold. A world that declares
+no facts (the SayCan kitchen) takes no ``facts``.
 
 ``blocked`` is physical, like where on a counter an object stands: the physics kitchen puts a box where
 the robot stands to work at each of those places, so navigation there fails. The symbolic world has no
@@ -57,13 +62,15 @@ class ObjectInstance:
 
 @dataclass(frozen=True)
 class Scene:
-    """Robot place, objects (in file order), drawer state (None: the scene has no drawer) and the places a
-    box on the floor blocks (physical only: see the module docstring)."""
+    """Robot place, objects (in file order), drawer state (None: the scene has no drawer), the places a
+    box on the floor blocks (physical only: see the module docstring) and the atoms of the declared
+    facts that hold (None: the world declares no facts)."""
 
     robot_at: str
     objects: tuple[ObjectInstance, ...]
     drawer_open: bool | None = None
     blocked: tuple[str, ...] = ()
+    facts: frozenset[str] | None = None
 
     @property
     def has_drawer(self) -> bool:
@@ -84,6 +91,8 @@ class Scene:
             block["drawer"] = {"open": self.drawer_open}
         if self.blocked:
             block["blocked"] = list(self.blocked)
+        if self.facts is not None:
+            block["facts"] = sorted(self.facts)
         return block
 
 
@@ -99,7 +108,7 @@ def scene_from_initial(data: Any, config: KitchenConfig, source: str = "initial 
 def parse_scene(data: Any, config: KitchenConfig, check: Checker, where: str) -> Scene | None:
     """The scene of an ``initial`` block, or None after recording its problems with ``check``."""
     problems_before = len(check.problems)
-    top = check.mapping(data, where, required=("robot", "objects"), optional=("drawer", "blocked"))
+    top = check.mapping(data, where, required=("robot", "objects"), optional=("drawer", "blocked", "facts"))
     if top is None:
         return None
     drawer_open = _drawer_state(top["drawer"], config, check, join(where, "drawer")) if "drawer" in top else None
@@ -113,9 +122,26 @@ def parse_scene(data: Any, config: KitchenConfig, check: Checker, where: str) ->
     if objects is not None and robot is not None:
         _check_gripper(objects, holding, check, where)
     blocked = _blocked(top.get("blocked", []), robot_at, config, with_drawer, check, join(where, "blocked"))
+    facts = _facts(top["facts"], config, check, join(where, "facts")) if "facts" in top else _default_facts(config)
     if robot_at is None or objects is None or blocked is None or len(check.problems) > problems_before:
         return None
-    return Scene(robot_at, objects, drawer_open, blocked)
+    return Scene(robot_at, objects, drawer_open, blocked, facts)
+
+
+def _default_facts(config: KitchenConfig) -> frozenset[str] | None:
+    return config.fact_names().initial_atoms() if config.facts else None
+
+
+def _facts(value: Any, config: KitchenConfig, check: Checker, where: str) -> frozenset[str] | None:
+    if not config.facts:
+        check.add(where, f"world {config.world!r} declares no facts (no `facts` in {config.source}): drop this key")
+        return None
+    items = check.list_of(value, where, allow_empty=True)
+    if items is None:
+        return None
+    names = config.fact_names()
+    atoms = [names.check_atom(item, check, join(where, index)) for index, item in enumerate(items)]
+    return frozenset(atom for atom in atoms if atom is not None)
 
 
 def _blocked(

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Skill families (the ``family`` field of llm_planner_interfaces/Skill); one affordance server each.
+from llm_planner_ros.kitchen_domain.conditions import Condition
+
+# The SayCan kitchen's skill families (the ``family`` field of llm_planner_interfaces/Skill), each with its
+# own affordance function and motions; a skills file may declare others (skill_library).
 FIND = "find"
 PICK = "pick"
 PLACE = "place"
@@ -13,7 +16,8 @@ TERMINATE = "terminate"
 DRAWER = "drawer"
 FAMILIES = (FIND, PICK, PLACE, GOTO, TERMINATE, DRAWER)
 
-# Executor names (the ``executor`` field); "" means no executor: the planner itself handles "done".
+# The kitchen's executors (the ``executor`` field; a skills file declares its own); "" means no executor:
+# the planner itself handles "done".
 MANIPULATOR = "manipulator"
 MOBILE_BASE = "mobile_base"
 NO_EXECUTOR = ""
@@ -41,15 +45,27 @@ class Skill:
 
 
 @dataclass(frozen=True)
+class FactChange:
+    """An effect that makes a declared fact true (``value``) or false: ``{set: door_open}``, ``{clear: ...}``."""
+
+    atom: str
+    value: bool
+
+    def __str__(self) -> str:
+        return f"{'set' if self.value else 'clear'}({self.atom})"
+
+
+@dataclass(frozen=True)
 class SkillRule:
     """A skill with what the world requires before it (preconditions) and what it changes (effects).
 
-    Preconditions and effects are names from llm_planner_ros.kitchen_domain.world (``PRECONDITIONS``, ``EFFECTS``),
-    applied
-    to the skill's argument. ``requires_drawer`` skills exist only in scenes that have the drawer.
+    A precondition is a built-in name from llm_planner_ros.kitchen_domain.world (``PRECONDITIONS``, applied to
+    the skill's argument) or a condition a skills file writes (``{fact: door_open}``, ``{holding: sponge}``);
+    an effect is a built-in name (``EFFECTS``) or a ``FactChange``. ``requires_drawer`` skills exist only in
+    scenes that have the drawer.
     """
 
     skill: Skill
-    preconditions: tuple[str, ...] = ()
-    effects: tuple[str, ...] = ()
+    preconditions: tuple[str | Condition, ...] = ()
+    effects: tuple[str | FactChange, ...] = ()
     requires_drawer: bool = False

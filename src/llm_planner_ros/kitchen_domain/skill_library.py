@@ -1,7 +1,11 @@
 """The kitchen's skill vocabulary, expanded from the templates of config/kitchen_skills.yaml.
 
 Each template names a family, a text pattern, what it expands over (every object label, listed
-locations, or nothing), its executor, and the world preconditions and effects of the skills it makes.
+locations, or nothing), its executor, and the world preconditions and effects of the skills it makes:
+built-in names (llm_planner_ros.kitchen_domain.world), or conditions and fact changes written in the file
+(``{fact: door_open}``, ``{holding: "{object}"}``, ``{set: "table_clean({location})"}``), whose
+placeholders are filled like the text's. The file declares its skill families and executors
+(``families``, ``executors``); a file that leaves them out gets the SayCan kitchen's.
 The 51 kitchen skills are: find / pick up / put down for the 15 labels, go to the 4 places, "bring it
 to you" and "done"; drawer scenes add "go to the drawers", "open the drawer", "close the drawer" and
 "put the <object> in the drawer".
@@ -15,9 +19,10 @@ from typing import Any
 
 import yaml
 
+from llm_planner_ros.kitchen_domain.conditions import Condition, parse_condition
 from llm_planner_ros.kitchen_domain.config import ConfigError, KitchenConfig
 from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.skill import EXECUTORS, FAMILIES, NO_EXECUTOR, Skill, SkillRule
+from llm_planner_ros.kitchen_domain.skill import EXECUTORS, FAMILIES, NO_EXECUTOR, FactChange, Skill, SkillRule
 from llm_planner_ros.kitchen_domain.validation import Checker, join
 from llm_planner_ros.kitchen_domain.world import EFFECTS, PRECONDITIONS
 
@@ -27,16 +32,26 @@ _TEMPLATE_KEYS = ("family", "text", "executor", "for_each", "locations", "requir
 
 
 class SkillLibrary:
-    """Every skill rule of a kitchen, in config order, and per-family failure probabilities.
+    """Every skill rule of a kitchen, in config order, per-family failure probabilities, and the skill
+    families and executors the file declares.
 
     ``skills(with_drawer)`` is a scene's vocabulary; ``find(text)`` looks a rule up by its text.
     Immutable once built.
     """
 
-    def __init__(self, rules: Iterable[SkillRule], failure_probability: Mapping[str, float], source: str = "") -> None:
+    def __init__(
+        self,
+        rules: Iterable[SkillRule],
+        failure_probability: Mapping[str, float],
+        source: str = "",
+        declared_families: Iterable[str] = FAMILIES,
+        executors: Iterable[str] = EXECUTORS,
+    ) -> None:
         self.rules = tuple(rules)
         self.failure_probability = dict(failure_probability)
         self.source = source
+        self.declared_families = tuple(declared_families)
+        self.executors = tuple(executors)
         self._by_text = {rule.skill.text: rule for rule in self.rules}
 
     def skills(self, with_drawer: bool = False) -> tuple[Skill, ...]:
@@ -61,49 +76,137 @@ def load_skill_library(config: KitchenConfig, path: str | Path | None = None) ->
 
 
 def parse_skill_library(data: Any, config: KitchenConfig, check: Checker, source: str) -> SkillLibrary | None:
-    top = check.mapping(data, "", required=("skills",), optional=("failure_probability",))
+    top = check.mapping(data, "", required=("skills",), optional=("families", "executors", "failure_probability"))
     if top is None:
         return None
+    families = _declared(top.get("families", list(FAMILIES)), "families", "family", check)
+    executors = _declared(top.get("executors", list(EXECUTORS)), "executors", "executor", check)
     templates = check.list_of(top["skills"], "skills") or []
     rules = [
         rule
         for index, template in enumerate(templates)
-        for rule in _expand(template, config, check, join("skills", index))
+        for rule in _expand(template, config, families, executors, check, join("skills", index))
     ]
     texts = [rule.skill.text for rule in rules]
     for text in sorted({t for t in texts if texts.count(t) > 1}):
         check.add("skills", f"two templates make the skill {text!r}; skill texts must be unique")
-    failures = _failure_probabilities(top.get("failure_probability", {}), check)
+    failures = _failure_probabilities(top.get("failure_probability", {}), families, check)
     if check.problems:
         return None
-    return SkillLibrary(tuple(rules), failures, source)
+    return SkillLibrary(tuple(rules), failures, source, families, executors)
 
 
-def _expand(template: Any, config: KitchenConfig, check: Checker, where: str) -> list[SkillRule]:
+def _declared(value: Any, field: str, what: str, check: Checker) -> tuple[str, ...]:
+    """The names of a ``families`` or ``executors`` list: distinct identifiers (they name ROS actions)."""
+    names = check.list_of(value, field) or []
+    declared: list[str] = []
+    for index, name in enumerate(names):
+        text = check.string(name, join(field, index))
+        if text is None:
+            continue
+        if not text.isidentifier():
+            check.add(
+                join(field, index), f"{what} {text!r} must be an identifier (letters, digits, _): it names a ROS action"
+            )
+        elif text in declared:
+            check.add(join(field, index), f"{what} {text!r} is declared twice")
+        else:
+            declared.append(text)
+    return tuple(declared)
+
+
+def _expand(
+    template: Any,
+    config: KitchenConfig,
+    families: tuple[str, ...],
+    executors: tuple[str, ...],
+    check: Checker,
+    where: str,
+) -> list[SkillRule]:
     """The rules one template makes, or [] after recording its problems."""
     problems_before = len(check.problems)
     entry = check.mapping(template, where, required=("family", "text", "executor"), optional=_TEMPLATE_KEYS[3:])
     if entry is None:
         return []
-    family = check.one_of(entry["family"], join(where, "family"), FAMILIES, "family")
+    family = check.one_of(entry["family"], join(where, "family"), families, "family")
     text = check.string(entry["text"], join(where, "text"))
-    executor = _executor(entry["executor"], check, join(where, "executor"))
+    executor = _executor(entry["executor"], executors, check, join(where, "executor"))
     requires_drawer = check.boolean(entry.get("requires_drawer", False), join(where, "requires_drawer"))
-    preconditions = _names(entry.get("preconditions", []), PRECONDITIONS, check, join(where, "preconditions"))
-    effects = _names(entry.get("effects", []), EFFECTS, check, join(where, "effects"))
+    preconditions = check.list_of(entry.get("preconditions", []), join(where, "preconditions"), allow_empty=True)
+    effects = check.list_of(entry.get("effects", []), join(where, "effects"), allow_empty=True)
     bindings = _bindings(entry, config, bool(requires_drawer), check, where)
     if len(check.problems) > problems_before or text is None or family is None or executor is None:
         return []
     rules = []
+    problems: dict[tuple[str, str], None] = {}
     for arguments, values in bindings:
         try:
             skill_text = text.format(**values)
         except (KeyError, IndexError) as error:
             check.add(join(where, "text"), f"placeholder {error} has no value here; use {sorted(values)}")
             return []
-        skill = Skill(skill_text, family, arguments, executor)
-        rules.append(SkillRule(skill, tuple(preconditions), tuple(effects), bool(requires_drawer)))
-    return rules
+        # Every binding is checked (a fact over places may lack one of the template's locations), and a
+        # problem that all bindings share is reported once.
+        scratch = Checker()
+        required = [
+            _precondition(item, values, config, scratch, join(join(where, "preconditions"), i))
+            for i, item in enumerate(preconditions or [])
+        ]
+        changes = [
+            _effect(item, values, config, scratch, join(join(where, "effects"), i))
+            for i, item in enumerate(effects or [])
+        ]
+        problems.update(dict.fromkeys((problem.field, problem.message) for problem in scratch.problems))
+        if not scratch.problems:
+            skill = Skill(skill_text, family, arguments, executor)
+            rules.append(SkillRule(skill, tuple(required), tuple(changes), bool(requires_drawer)))  # type: ignore[arg-type]
+    for field, message in problems:
+        check.add(field, message)
+    return [] if problems else rules
+
+
+def _precondition(
+    item: Any, values: Mapping[str, str], config: KitchenConfig, check: Checker, where: str
+) -> str | Condition | None:
+    """A built-in precondition's name, or the condition a mapping writes (placeholders filled)."""
+    if isinstance(item, str):
+        return check.one_of(item, where, tuple(PRECONDITIONS), "precondition")
+    filled = _filled(item, values, check, where)
+    return None if filled is None else parse_condition(filled, config, check, where)
+
+
+def _effect(
+    item: Any, values: Mapping[str, str], config: KitchenConfig, check: Checker, where: str
+) -> str | FactChange | None:
+    """A built-in effect's name, or the fact change ``{set: <fact>}`` / ``{clear: <fact>}`` writes."""
+    if isinstance(item, str):
+        return check.one_of(item, where, tuple(EFFECTS), "effect")
+    if not isinstance(item, Mapping) or len(item) != 1 or next(iter(item)) not in ("set", "clear"):
+        check.add(where, f"an effect is a built-in name ({', '.join(EFFECTS)}) or {{set: <fact>}} / {{clear: <fact>}}")
+        return None
+    ((kind, value),) = item.items()
+    filled = _filled(value, values, check, join(where, kind))
+    atom = None if filled is None else config.fact_names().check_atom(filled, check, join(where, kind))
+    return None if atom is None else FactChange(atom, kind == "set")
+
+
+def _filled(value: Any, values: Mapping[str, str], check: Checker, where: str) -> Any:
+    """``value`` with the template's placeholders filled in every string of it; None after a problem."""
+    try:
+        return _fill(value, values)
+    except (KeyError, IndexError) as error:
+        check.add(where, f"placeholder {error} has no value here; use {sorted(values)}")
+        return None
+
+
+def _fill(value: Any, values: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        return value.format(**values)
+    if isinstance(value, Mapping):
+        return {key: _fill(item, values) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fill(item, values) for item in value]
+    return value
 
 
 def _bindings(
@@ -126,19 +229,14 @@ def _bindings(
     return []
 
 
-def _executor(value: Any, check: Checker, where: str) -> str | None:
+def _executor(value: Any, executors: tuple[str, ...], check: Checker, where: str) -> str | None:
     if value is None:
         return NO_EXECUTOR
-    return check.one_of(value, where, EXECUTORS, "executor")
+    return check.one_of(value, where, executors, "executor")
 
 
-def _names(value: Any, known: Mapping[str, Any], check: Checker, where: str) -> list[str]:
-    names = check.list_of(value, where, allow_empty=True) or []
-    return [name for i, name in enumerate(names) if check.one_of(name, join(where, i), tuple(known), "name")]
-
-
-def _failure_probabilities(value: Any, check: Checker) -> dict[str, float]:
-    entries = check.mapping(value, "failure_probability", optional=FAMILIES)
+def _failure_probabilities(value: Any, families: tuple[str, ...], check: Checker) -> dict[str, float]:
+    entries = check.mapping(value, "failure_probability", optional=families)
     if entries is None:
         return {}
     probabilities = {family: check.probability(p, join("failure_probability", family)) for family, p in entries.items()}

@@ -1,7 +1,8 @@
 """The state of a kitchen world and the rules by which skills change it.
 
 ``World`` is mutable: ``apply(skill)`` checks the skill's preconditions and applies its effects
-(both named in config/kitchen_skills.yaml and implemented in ``PRECONDITIONS`` / ``EFFECTS`` below);
+(named in config/kitchen_skills.yaml and implemented in ``PRECONDITIONS`` / ``EFFECTS`` below, or
+written there as conditions and fact changes: llm_planner_ros.kitchen_domain.facts);
 ``copy()`` gives an independent world for look-ahead. Skills succeed or raise; injected failures are
 the simulator's business (llm_planner_ros.kitchen_domain.failures), not the world's.
 """
@@ -14,7 +15,7 @@ from typing import Any, Protocol
 
 from llm_planner_ros.kitchen_domain.config import HELD, KitchenConfig, Position
 from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene, scene_from_initial
-from llm_planner_ros.kitchen_domain.skill import Skill, SkillRule
+from llm_planner_ros.kitchen_domain.skill import FactChange, Skill, SkillRule
 
 
 class SkillRules(Protocol):
@@ -63,7 +64,8 @@ class PreconditionError(SkillError):
 
 
 class World:
-    """Where the robot is, what it holds, where each object instance is, the drawer, visited places.
+    """Where the robot is, what it holds, where each object instance is, the drawer, visited places, and
+    which of the world file's declared facts hold.
 
     Built from a ``Scene`` (an episode's ``initial`` block) on a ``Kitchen`` (static config and skill
     library). Places are the kitchen's locations plus, in drawer scenes, the drawer's location.
@@ -78,6 +80,7 @@ class World:
             obj.id: ObjectInstance(obj.id, obj.label, obj.at) for obj in scene.objects
         }
         self._drawer_open = scene.drawer_open
+        self._facts = set(scene.facts or ())
         self._visited: list[str] = []
         for place in (*visited, scene.robot_at):
             self._visit(place)
@@ -115,6 +118,11 @@ class World:
     def drawer_open(self) -> bool | None:
         """True/False for the drawer's state; None when the scene has no drawer."""
         return self._drawer_open
+
+    @property
+    def facts(self) -> frozenset[str]:
+        """The atoms of the declared facts that hold now (``door_open``, ``table_clean(table)``)."""
+        return frozenset(self._facts)
 
     @property
     def visited(self) -> tuple[str, ...]:
@@ -167,7 +175,8 @@ class World:
         return obj.at in PUT_AWAY_PLACES or (drawer is not None and obj.at == drawer.contents_at)
 
     def scene(self) -> Scene:
-        return Scene(self._robot_at, self.objects, self._drawer_open)
+        facts = self.facts if self.kitchen.config.facts else None
+        return Scene(self._robot_at, self.objects, self._drawer_open, facts=facts)
 
     def to_initial(self) -> dict[str, Any]:
         """The state as an episode ``initial`` block (visited places are not part of that format)."""
@@ -183,6 +192,8 @@ class World:
         if drawer is not None and self.has_drawer:
             state = "open" if self._drawer_open else "closed"
             lines.append(f"{drawer.contents_at} ({state}): {_listed(self.placed_at(drawer.contents_at))}")
+        if self.kitchen.config.facts:
+            lines.append(f"facts: {', '.join(sorted(self._facts)) or 'none hold'}")
         lines.append(f"visited: {', '.join(self._visited)}")
         return "\n".join(lines)
 
@@ -228,17 +239,23 @@ class World:
     def check(self, skill: Skill | str) -> SkillRule:
         """The skill's rule if it is admissible and its preconditions hold; raises SkillError otherwise."""
         rule = self.rule(skill)
-        for name in rule.preconditions:
-            reason = PRECONDITIONS[name](self, rule.skill.argument)
+        for precondition in rule.preconditions:
+            if isinstance(precondition, str):
+                reason = PRECONDITIONS[precondition](self, rule.skill.argument)
+            else:
+                reason = precondition.unmet(self)
             if reason is not None:
-                raise PreconditionError(rule.skill, name, reason)
+                raise PreconditionError(rule.skill, str(precondition), reason)
         return rule
 
     def apply(self, skill: Skill | str) -> None:
         """Apply the skill's effects; raises UnknownSkillError or PreconditionError and changes nothing then."""
         rule = self.check(skill)
-        for name in rule.effects:
-            EFFECTS[name](self, rule.skill.argument)
+        for effect in rule.effects:
+            if isinstance(effect, FactChange):
+                self._set_fact(effect.atom, effect.value)
+            else:
+                EFFECTS[effect](self, rule.skill.argument)
 
     # ----- preconditions: None when met, else why not --------------------------------------------------
     def _unmet_gripper_empty(self, _argument: str | None) -> str | None:
@@ -308,6 +325,12 @@ class World:
         held, drawer = self.holding, self.kitchen.config.drawer
         assert held is not None and drawer is not None
         self._put(held, drawer.contents_at)
+
+    def _set_fact(self, atom: str, value: bool) -> None:
+        if value:
+            self._facts.add(atom)
+        else:
+            self._facts.discard(atom)
 
     def _set_drawer(self, is_open: bool) -> None:
         self._drawer_open = is_open

@@ -146,6 +146,8 @@ class StateAssembler:
         }
         if self._robot.drawer_open is not None:
             initial["drawer"] = {"open": self._robot.drawer_open}
+        if self.kitchen.config.facts:
+            initial["facts"] = list(self._robot.facts)
         try:
             scene = scene_from_initial(initial, self.kitchen.config, f"state of revision {self._robot.revision}")
         except SceneError as error:

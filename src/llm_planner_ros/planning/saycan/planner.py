@@ -283,11 +283,12 @@ class SayCanPlanner:
 def state_key(world: World, labels: Set[str] | None = None) -> tuple[object, ...]:
     """What makes two world states the same for ``avoid_revisits`` and ``max_failures``: robot place, the
     places of the objects by label (the gripper included; only those of ``labels`` when given), the
-    drawer, and the set of places visited (goals may ask for visits). Labels, not ids, because skills
-    name labels and a perceived object's id is not stable: a coke re-seen after a failed pick may come
-    back as another track, and the failure count must still find the state it failed in."""
+    drawer, the declared facts that hold, and the set of places visited (goals may ask for visits).
+    Labels, not ids, because skills name labels and a perceived object's id is not stable: a coke re-seen
+    after a failed pick may come back as another track, and the failure count must still find the state
+    it failed in."""
     objects = tuple(sorted((obj.label, obj.at) for obj in world.objects if labels is None or obj.label in labels))
-    return world.robot_at, objects, world.drawer_open, frozenset(world.visited)
+    return world.robot_at, objects, world.drawer_open, world.facts, frozenset(world.visited)
 
 
 # The options that make the ``paper`` ablation (see the module docstring).
