@@ -80,6 +80,8 @@ def test_the_episode_format_example_loads(tmp_path: Path) -> None:
     kinds = set(CONDITION_KINDS) - {"fact"}
     used = {kind for kind in kinds if re.search(rf"\{{{kind}:", blocks[0])}
     assert used == kinds, f"the example shows no {sorted(kinds - used)} condition"
+    for episode in episodes:
+        assert not episode.goal_holds(episode.world(kitchen)), f"{episode.id}: its goal holds before any step"
 
 
 def test_the_domain_example_loads_and_its_rules_run(tmp_path: Path) -> None:
@@ -92,5 +94,3 @@ def test_the_domain_example_loads_and_its_rules_run(tmp_path: Path) -> None:
     room.apply("open the door")
     room.apply("go to the meeting room")
     assert room.facts == {"door_open"} and room.robot_at == "meeting room"
-    for episode in episodes:
-        assert not episode.goal_holds(episode.world(kitchen)), f"{episode.id}: its goal holds before any step"

@@ -51,10 +51,10 @@ def test_world_file_errors_name_fields(tmp_path: Path) -> None:
 
 
 def test_every_problem_of_a_skills_file_names_its_line(tmp_path: Path) -> None:
-    # A family, a place and an executor the kitchen lacks, written first under `skills:` (line 9 of the
-    # shipped file, after its comment block): the template's lines are 10 to 14.
+    # A family, a place and an executor the kitchen lacks, written first under `skills:` (after the
+    # shipped file's comments and declarations): the template's lines are the five after it.
     shipped = config_file("kitchen_skills.yaml").read_text()
-    assert shipped.splitlines()[8] == "skills:"
+    top = shipped.splitlines().index("skills:") + 1
     path = tmp_path / "skills.yaml"
     path.write_text(
         shipped.replace(
@@ -68,12 +68,12 @@ def test_every_problem_of_a_skills_file_names_its_line(tmp_path: Path) -> None:
         load_kitchen(skills_file=path)
     lines = {p.field: p.line for p in raised.value.problems}
     assert lines == {
-        "skills[0].family": 10,
-        "skills[0].executor": 14,
-        "skills[0].locations[1]": 13,
+        "skills[0].family": top + 1,
+        "skills[0].executor": top + 5,
+        "skills[0].locations[1]": top + 4,
     }, raised.value
     assert f"{path}: 3 problems" in str(raised.value)
-    assert "line 10, field skills[0].family: unknown family 'wipe'" in str(raised.value)
+    assert f"line {top + 1}, field skills[0].family: unknown family 'wipe'" in str(raised.value)
 
 
 def test_a_missing_key_names_the_line_of_its_entry(tmp_path: Path) -> None:

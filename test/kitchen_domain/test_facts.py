@@ -75,7 +75,7 @@ def test_written_preconditions_refuse_with_the_reason_and_effects_set_facts(offi
 
 
 def test_a_goal_names_a_fact_and_the_oracle_plans_through_the_door(office: Kitchen) -> None:
-    (episode,) = load_episodes(OFFICE / "episodes.yaml", office).episodes
+    episode = load_episodes(OFFICE / "episodes.yaml", office).episode("wipe-meeting-room")
     world = episode.world(office)
     assert not episode.goal.holds(world)
     plan = shortest_plan(episode, kitchen=office)
