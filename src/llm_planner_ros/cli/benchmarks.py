@@ -21,4 +21,5 @@ BENCHMARKS: dict[str, str] = {
     "value-functions": "llm_planner_ros.evaluation.value_function_bench",
     "value-reasons": "llm_planner_ros.evaluation.value_reasons_bench",
     "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",
+    "domain-load": "llm_planner_ros.evaluation.domain_load_bench",
 }
