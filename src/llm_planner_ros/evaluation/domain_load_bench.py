@@ -73,7 +73,8 @@ def _timed(world_file: Path, skills_file: Path, repeats: int) -> dict[str, Any]:
         worlds.append(time.perf_counter() - loaded)
         loads.append(loaded - started)
     size = (world_file.stat().st_size + skills_file.stat().st_size) / 1e3
-    return {"skills": skills, "load_s": statistics.median(loads), "world_s": statistics.median(worlds), "files_kb": size}
+    load_s, world_s = statistics.median(loads), statistics.median(worlds)
+    return {"skills": skills, "load_s": load_s, "world_s": world_s, "files_kb": size}
 
 
 def _write_domain(skills: int, folder: Path) -> tuple[Path, Path]:
