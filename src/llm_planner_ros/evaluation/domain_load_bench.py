@@ -50,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
         "kitchen": _timed(config_file("kitchen_world.yaml"), config_file("kitchen_skills.yaml"), args.repeats)
     }
     for count in counts:
-        world_file, skills_file = _write_domain(count, folder / str(count))
+        try:
+            world_file, skills_file = _write_domain(count, folder / str(count))
+        except ValueError as error:  # more skills than the generated vocabulary has names for
+            console.print(f"[red]--skills {count}: {error}")
+            return 2
         results[str(count)] = _timed(world_file, skills_file, args.repeats)
         row = results[str(count)]
         console.print(
