@@ -38,6 +38,9 @@ class NodeSpec:
         return [config_file(name) for name in self.param_files]
 
 
+# Executor nodes are named for the executor they run: manipulator_executor serves executors/manipulator/.
+EXECUTOR_SUFFIX = "_executor"
+
 SIM_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("sim_world_node", "sim_world_node", ("sim_world.yaml",)),
     NodeSpec("affordance_server", "affordance_server", ("affordance.yaml",)),
@@ -192,9 +195,13 @@ def node_starts(
     ``planner:`` as ``/planner``, not ``/robot1/planner``), so such files are rewritten into ``scratch``
     with those keys inside the namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are.
     The user's file is checked first against the whole ``graph`` (default: ``specs``; a launch that starts
-    a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem."""
+    a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem. A
+    ``skill_executor`` is added for every executor the domain declares beyond the graph's own
+    (``domain_executors``)."""
     if options.params_file is not None:
-        check_params_file(options.params_file, graph or specs)
+        whole = graph or specs
+        check_params_file(options.params_file, (*whole, *domain_executors(whole, options)))
+    specs = (*specs, *domain_executors(specs, options))
     check_domain_files(specs, options)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []
@@ -295,6 +302,24 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
             raise GraphOptionError(
                 f"the domain files of {', '.join(nodes)} cannot be used; fix them and start again:\n{error}"
             ) from error
+
+
+def domain_executors(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[NodeSpec, ...]:
+    """A ``skill_executor`` node (``<name>_executor``) for every executor the graph's domain declares beyond
+    the executors ``specs`` start; none for a part of a graph without executors, or when the domain files
+    cannot be read (``check_domain_files`` then says why)."""
+    started = {spec.name.removesuffix(EXECUTOR_SUFFIX) for spec in specs if spec.name.endswith(EXECUTOR_SUFFIX)}
+    if not started:
+        return ()
+    try:
+        library = load_kitchen(*planner_domain_files(specs, options)).library
+    except (InputError, OSError, yaml.YAMLError):
+        return ()
+    return tuple(
+        NodeSpec("skill_executor", f"{name}{EXECUTOR_SUFFIX}", ("executors.yaml",))
+        for name in library.executors
+        if name not in started
+    )
 
 
 def planner_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[str | None, str | None]:

@@ -2,6 +2,8 @@
 
   manipulator_executor   /executors/manipulator/execute_skill   pick up, put down, drawer skills
   mobile_base_executor   /executors/mobile_base/execute_skill   find, go to, bring it to you
+  skill_executor         /executors/<name>/execute_skill        any executor a skills file declares, started
+                                                                as <name>_executor (-r __node:=wiper_executor)
 
 A goal is REJECTED (the reason logged) when its skill text is not a skill of the library, when the
 skill runs on the other executor, when the message's family/arguments/executor disagree with the
@@ -62,10 +64,18 @@ PARAMETERS = {
 
 
 class ExecutorNode(Node):
-    """The ``executor`` (``manipulator`` or ``mobile_base``) executor, one skill at a time."""
+    """The ``executor`` executor (``manipulator``, ``mobile_base``, or with None the one the node's name
+    says: ``wiper_executor`` runs ``wiper``), one skill at a time."""
 
-    def __init__(self, executor: str) -> None:
-        super().__init__(f"{executor}_executor")
+    def __init__(self, executor: str | None) -> None:
+        super().__init__(f"{executor}_executor" if executor else "skill_executor")
+        if executor is None:
+            if not self.get_name().endswith(EXECUTOR_SUFFIX) or self.get_name() == "skill_executor":
+                raise StartupError(
+                    f"node name {self.get_name()!r} names no executor: start skill_executor as <executor>"
+                    f"{EXECUTOR_SUFFIX} (--ros-args -r __node:=wiper{EXECUTOR_SUFFIX})"
+                )
+            executor = self.get_name().removesuffix(EXECUTOR_SUFFIX)
         self.executor_name = executor
         p = declare_parameters(self, PARAMETERS)
         try:
@@ -73,6 +83,11 @@ class ExecutorNode(Node):
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the kitchen configuration: {error}") from error
         library = kitchen.library
+        if executor not in library.executors and executor not in (MANIPULATOR, MOBILE_BASE):
+            raise StartupError(
+                f"executor {executor!r} is not declared by {library.source} (executors: "
+                f"{', '.join(library.executors)}): add it to the skills file's `executors`"
+            )
         self._object_size = kitchen.config.object_size
         # Drawer skills included: whether the current scene has a drawer is the world's concern.
         self._skills = {skill.text: skill for skill in library.skills(with_drawer=True)}
@@ -190,6 +205,15 @@ class ExecutorNode(Node):
             with self._idle:
                 self._active = None
                 self._idle.notify_all()
+
+
+# The node name of an executor: ``<executor>_executor``.
+EXECUTOR_SUFFIX = "_executor"
+
+
+def main(args: list[str] | None = None) -> None:
+    """``skill_executor``: the executor its node name says (``-r __node:=wiper_executor``)."""
+    raise SystemExit(run_node(lambda: ExecutorNode(None), threads=4, args=args))
 
 
 def manipulator_main(args: list[str] | None = None) -> None:

@@ -1,7 +1,8 @@
 """A domain other than the kitchen, by files only: `llm-planner demo --params-file` points every node at
 the office corner's world and skills files (test/data/office_corner), and the embedded SmolLM2 plans
-and the simulated graph executes a skill of a family the kitchen does not have, through its affordance
-server, its executor and the simulator, whose state then carries the fact the skill set."""
+and the simulated graph executes skills of families the kitchen does not have, through their affordance
+server and their executors (the kitchen's manipulator, and the `wiper` executor the domain declares,
+which the graph starts as wiper_executor), whose effects the simulator's state then carries as facts."""
 
 from __future__ import annotations
 
@@ -19,38 +20,43 @@ from ros_harness import allocate_domain_id
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
 OFFICE = TEST_DATA / "office_corner"
+# The packaged allow-list names the kitchen's skills: a domain lists its own.
+ALLOWED = ["find *", "pick up the *", "put down the *", "go to the *", "bring it to you", "open the door", "wipe the *"]
 
 
-def test_the_embedded_model_opens_the_door_of_a_domain_given_by_files(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("episode", "skill", "executor", "fact"),
+    [
+        ("open-door", "open the door", "manipulator", "door_open"),
+        ("wipe-here", "wipe the meeting room", "wiper", "table_clean(meeting room)"),
+    ],
+)
+def test_the_embedded_model_runs_a_skill_of_a_domain_given_by_files(
+    tmp_path: Path, episode: str, skill: str, executor: str, fact: str
+) -> None:
     params = tmp_path / "office.yaml"
     domain = {"world_file": str(OFFICE / "world.yaml"), "skills_file": str(OFFICE / "skills.yaml")}
-    # The packaged allow-list names the kitchen's skills: a domain lists its own.
-    allowed = ["find *", "pick up the *", "put down the *", "go to the *", "bring it to you", "open the door", "done"]
-    params.write_text(
-        yaml.safe_dump(
-            {"/**": {"ros__parameters": domain}, "planner": {"ros__parameters": {"allowed_skills": allowed}}}
-        )
-    )
+    planner = {"allowed_skills": [*ALLOWED, "done"]}
+    params.write_text(yaml.safe_dump({"/**": {"ros__parameters": domain}, "planner": {"ros__parameters": planner}}))
     out = tmp_path / "outcome.json"
     argv = [
         str(Path(sys.executable).parent / "llm-planner"),
         "demo",
-        *("--params-file", str(params), "--episode", str(OFFICE / "episodes.yaml"), "--id", "open-door"),
+        *("--params-file", str(params), "--episode", str(OFFICE / "episodes.yaml"), "--id", episode),
         *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
     ]
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
     completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-    logs = "".join(path.read_text() for path in (tmp_path / "logs").rglob("*.log"))
+    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
     assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
     outcome = json.loads(out.read_text())
 
     first = outcome["steps"][0]
-    assert (first["skill"], first["status"]) == ("open the door", "succeeded"), completed.stdout
-    # The kitchen's go-to scores the places by distance; the door's family by its preconditions.
+    assert (first["skill"], first["status"]) == (skill, "succeeded"), completed.stdout
+    # The kitchen's go-to scores the places by distance; the domain's own families by their preconditions.
     scored = {candidate["skill"]: candidate["affordance"] for candidate in first["candidates"]}
-    assert scored["open the door"] == 1.0, scored
-    assert "door_open" in outcome["final_state"]["facts"], outcome["final_state"]
-    assert "/affordance/door" in logs and "/affordance/wipe" in logs, (
-        "the affordance server serves the declared families"
-    )
-    assert "episode open-door goal holds: fact(door_open)" in completed.stdout, completed.stdout
+    assert scored[skill] == 1.0, scored
+    assert f"'{skill}' succeeded" in logs[f"{executor}_executor"], logs.get(f"{executor}_executor")
+    assert "/affordance/door" in logs["affordance_server"] and "/affordance/wipe" in logs["affordance_server"]
+    assert fact in outcome["final_state"]["facts"], outcome["final_state"]
+    assert f"episode {episode} goal holds: fact({fact})" in completed.stdout, completed.stdout

@@ -17,6 +17,7 @@ import rclpy
 import yaml
 from launch_stub import LAUNCH_DIR, launch_nodes
 from rclpy.context import Context
+from repo_paths import TEST_DATA
 
 from llm_planner_ros.bringup import (
     GRAPHS,
@@ -275,3 +276,19 @@ def test_llm_planner_up_shows_the_domain_files_problems_and_starts_no_node(tmp_p
     assert "line 4, field locations.desk.y: missing (required)" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not list((tmp_path / "logs").rglob("*.log")), "a node was started"
+
+
+def test_every_executor_the_domain_declares_beyond_the_graphs_gets_a_skill_executor(tmp_path: Path) -> None:
+    office = TEST_DATA / "office_corner"
+    domain = {"world_file": str(office / "world.yaml"), "skills_file": str(office / "skills.yaml")}
+    mine = write_params(
+        tmp_path / "office.yaml",
+        {"/**": {"ros__parameters": domain}, "wiper_executor": {"ros__parameters": {"server_timeout_s": 5.0}}},
+    )
+    starts = node_starts(SIM_GRAPH, GraphOptions.parse(mine), tmp_path)
+    assert [(s.executable, s.name) for s in starts[len(SIM_GRAPH) :]] == [("skill_executor", "wiper_executor")]
+    assert starts[-1].param_files[-1] == mine, "the user's file reaches the added executor, its section included"
+    # The kitchen declares only the graph's own executors; a part of a graph without executors gets none.
+    assert len(node_starts(SIM_GRAPH, GraphOptions(), tmp_path)) == len(SIM_GRAPH)
+    llm_only = tuple(spec for spec in SIM_GRAPH if spec.executable == "llm_service_node")
+    assert len(node_starts(llm_only, GraphOptions.parse(mine), tmp_path, graph=SIM_GRAPH)) == 1

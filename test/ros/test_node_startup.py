@@ -37,8 +37,11 @@ BAD_VALUES: dict[str, tuple[str, Any]] = {
     "saycanpay_scorer": ("kind", "say"),
     "manipulator_executor": ("silence_timeout_s", True),
     "mobile_base_executor": ("server_timeout_s", [1.0, 2.0]),
+    "skill_executor": ("backend", "teleport"),
     "perception_node": ("rate_hz", -1.0),
 }
+# skill_executor runs the executor its node name says; the kitchen declares manipulator.
+NODE_NAMES = {"skill_executor": "manipulator_executor"}
 
 # Entry point -> (node name, float parameters given as integers).
 INT_FOR_FLOAT: dict[str, tuple[str, dict[str, int]]] = {
@@ -51,6 +54,7 @@ INT_FOR_FLOAT: dict[str, tuple[str, dict[str, int]]] = {
     "saycanpay_scorer": ("saycanpay_scorer", {}),  # no float parameter: started with defaults only
     "manipulator_executor": ("manipulator_executor", {"server_timeout_s": 10}),
     "mobile_base_executor": ("mobile_base_executor", {"silence_timeout_s": 10}),
+    "skill_executor": ("manipulator_executor", {"server_timeout_s": 10}),
     "perception_node": ("perception", {"rate_hz": 5, "stale_after_s": 2}),
 }
 
@@ -70,7 +74,7 @@ def test_every_node_entry_point_has_a_case() -> None:
 @pytest.mark.parametrize("entry", sorted(BAD_VALUES))
 def test_bad_parameter_is_one_fatal_line_and_exit_status_1(ros_graph: RosGraph, entry: str) -> None:
     name, value = BAD_VALUES[entry]
-    proc = ros_graph.start_node(entry, params={name: value})
+    proc = ros_graph.start_node(entry, params={name: value}, name=NODE_NAMES.get(entry))
     wait_until(lambda: proc.returncode is not None, EXIT_WAIT_S, f"{entry} exiting")
     log = proc.log()
     fatal = [line for line in log.splitlines() if "[FATAL]" in line]
@@ -90,7 +94,7 @@ def test_int_for_a_float_parameter_starts_the_node(ros_graph: RosGraph, entry: s
         recording = tmp_path / "empty.jsonl"
         recording.write_text("")
         params |= {"backend": "replay", "recording": str(recording)}  # no real model in this test
-    proc = ros_graph.start_node(entry, params=params)
+    proc = ros_graph.start_node(entry, params=params, name=NODE_NAMES.get(entry))
     # Nodes that load a model before their first spin (perception: torch and the sentence embedder)
     # can take a minute to answer on a loaded machine.
     ros_graph.ping(node, timeout=2 * EXIT_WAIT_S)
@@ -101,6 +105,24 @@ def test_int_for_a_float_parameter_starts_the_node(ros_graph: RosGraph, entry: s
         (ParameterType.PARAMETER_DOUBLE, float(value)) for value in given.values()
     ]
     assert proc.returncode is None and "[FATAL]" not in proc.log(), proc.log()
+
+
+@pytest.mark.graph
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (None, "node name 'skill_executor' names no executor: start skill_executor as <executor>_executor"),
+        ("wiper_executor", "executor 'wiper' is not declared by"),
+    ],
+)
+def test_a_skill_executor_named_for_no_declared_executor_exits_with_the_fix(
+    ros_graph: RosGraph, name: str | None, expected: str
+) -> None:
+    proc = ros_graph.start_node("skill_executor", name=name)
+    wait_until(lambda: proc.returncode is not None, EXIT_WAIT_S, "skill_executor exiting")
+    fatal = [line for line in proc.log().splitlines() if "[FATAL]" in line]
+    assert proc.returncode == 1 and len(fatal) == 1 and expected in fatal[0], proc.log()
 
 
 @pytest.mark.parametrize(
