@@ -18,18 +18,23 @@ import ros_harness
 HOLDER = "import ros_harness, sys; print(ros_harness.allocate_domain_id(), flush=True); sys.stdin.read()"
 
 
-def _walk_whole_range() -> set[int]:
-    return {ros_harness.allocate_domain_id() for _ in range(ros_harness._DOMAIN_PAIRS)}
-
-
-def test_a_domain_another_process_holds_is_never_handed_out_and_frees_when_it_ends() -> None:
-    holder = subprocess.Popen(
+def _start_holder() -> subprocess.Popen[str]:
+    """A process that leases a domain, prints its id and holds it until its stdin closes."""
+    return subprocess.Popen(
         [sys.executable, "-c", HOLDER],
         cwd=Path(ros_harness.__file__).parent,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+
+
+def _walk_whole_range() -> set[int]:
+    return {ros_harness.allocate_domain_id() for _ in range(ros_harness._DOMAIN_PAIRS)}
+
+
+def test_a_domain_another_process_holds_is_never_handed_out_and_frees_when_it_ends() -> None:
+    holder = _start_holder()
     try:
         assert holder.stdout is not None
         held = int(holder.stdout.readline())
@@ -49,13 +54,7 @@ def test_a_domain_another_process_just_let_go_of_waits_while_a_cooled_one_is_fre
 ) -> None:
     # Fast DDS still lists the participants of a process killed a moment ago: the next graph in that
     # domain would see its servers.
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER],
-        cwd=Path(ros_harness.__file__).parent,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _start_holder()
     assert holder.stdout is not None
     held = int(holder.stdout.readline())
     holder.kill()
