@@ -36,6 +36,7 @@ from llm_planner_ros.bringup import (
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.graph_arguments import DEFAULT_INSTRUCTION
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
+from llm_planner_ros.cli.interrupts import interrupts_deferred
 from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
@@ -203,8 +204,13 @@ class _graph:
         self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
         # The user's params file and the domain files it names are checked before any node starts
         # (GraphOptionError, an InputError: status 2 and the problems, no traceback).
-        self._processes = start_graph(self._specs, self._log_dir, overrides=self._overrides, options=self._options)
         try:
+            # An interrupt between a node's start and start_graph's return would leave that node unknown
+            # to __exit__, running on under PID 1: it is raised once every started node is listed.
+            with interrupts_deferred():
+                self._processes = start_graph(
+                    self._specs, self._log_dir, overrides=self._overrides, options=self._options
+                )
             return self._connect()
         except BaseException:
             # A with-statement runs __exit__ only once __enter__ returned: an interrupt (or any error) while
