@@ -22,6 +22,7 @@ import yaml
 from llm_planner_ros.kitchen_domain.config import load_kitchen_config
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX
 from llm_planner_ros.kitchen_domain.validation import InputError
 
 
@@ -37,9 +38,6 @@ class NodeSpec:
     def param_paths(self) -> list[Path]:
         return [config_file(name) for name in self.param_files]
 
-
-# Executor nodes are named for the executor they run: manipulator_executor serves executors/manipulator/.
-EXECUTOR_SUFFIX = "_executor"
 
 SIM_GRAPH: tuple[NodeSpec, ...] = (
     NodeSpec("sim_world_node", "sim_world_node", ("sim_world.yaml",)),
@@ -198,10 +196,11 @@ def node_starts(
     a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem. A
     ``skill_executor`` is added for every executor the domain declares beyond the graph's own
     (``domain_executors``)."""
+    extra = domain_executors(specs, options)
     if options.params_file is not None:
-        whole = graph or specs
-        check_params_file(options.params_file, (*whole, *domain_executors(whole, options)))
-    specs = (*specs, *domain_executors(specs, options))
+        whole = (*graph, *domain_executors(graph, options)) if graph else (*specs, *extra)
+        check_params_file(options.params_file, whole)
+    specs = (*specs, *extra)
     check_domain_files(specs, options)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []
@@ -308,7 +307,9 @@ def domain_executors(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tupl
     """A ``skill_executor`` node (``<name>_executor``) for every executor the graph's domain declares beyond
     the executors ``specs`` start; none for a part of a graph without executors, or when the domain files
     cannot be read (``check_domain_files`` then says why)."""
-    started = {spec.name.removesuffix(EXECUTOR_SUFFIX) for spec in specs if spec.name.endswith(EXECUTOR_SUFFIX)}
+    started = {
+        spec.name.removesuffix(EXECUTOR_NODE_SUFFIX) for spec in specs if spec.name.endswith(EXECUTOR_NODE_SUFFIX)
+    }
     if not started:
         return ()
     try:
@@ -316,7 +317,7 @@ def domain_executors(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tupl
     except (InputError, OSError, yaml.YAMLError):
         return ()
     return tuple(
-        NodeSpec("skill_executor", f"{name}{EXECUTOR_SUFFIX}", ("executors.yaml",))
+        NodeSpec("skill_executor", f"{name}{EXECUTOR_NODE_SUFFIX}", ("executors.yaml",))
         for name in library.executors
         if name not in started
     )

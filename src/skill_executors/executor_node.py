@@ -27,7 +27,7 @@ from rclpy.node import Node
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.kitchen_domain.config import ConfigError
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.skill import MANIPULATOR, MOBILE_BASE, Skill
+from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX, MANIPULATOR, MOBILE_BASE, Skill
 from llm_planner_ros.robot_motion.place_map import PlaceMapError, load_place_map
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
@@ -68,14 +68,14 @@ class ExecutorNode(Node):
     says: ``wiper_executor`` runs ``wiper``), one skill at a time."""
 
     def __init__(self, executor: str | None) -> None:
-        super().__init__(f"{executor}_executor" if executor else "skill_executor")
+        super().__init__(f"{executor}{EXECUTOR_NODE_SUFFIX}" if executor else "skill_executor")
         if executor is None:
-            if not self.get_name().endswith(EXECUTOR_SUFFIX) or self.get_name() == "skill_executor":
+            if not self.get_name().endswith(EXECUTOR_NODE_SUFFIX) or self.get_name() == "skill_executor":
                 raise StartupError(
                     f"node name {self.get_name()!r} names no executor: start skill_executor as <executor>"
-                    f"{EXECUTOR_SUFFIX} (--ros-args -r __node:=wiper{EXECUTOR_SUFFIX})"
+                    f"{EXECUTOR_NODE_SUFFIX} (--ros-args -r __node:=wiper{EXECUTOR_NODE_SUFFIX})"
                 )
-            executor = self.get_name().removesuffix(EXECUTOR_SUFFIX)
+            executor = self.get_name().removesuffix(EXECUTOR_NODE_SUFFIX)
         self.executor_name = executor
         p = declare_parameters(self, PARAMETERS)
         try:
@@ -205,10 +205,6 @@ class ExecutorNode(Node):
             with self._idle:
                 self._active = None
                 self._idle.notify_all()
-
-
-# The node name of an executor: ``<executor>_executor``.
-EXECUTOR_SUFFIX = "_executor"
 
 
 def main(args: list[str] | None = None) -> None:

@@ -22,6 +22,8 @@ MANIPULATOR = "manipulator"
 MOBILE_BASE = "mobile_base"
 NO_EXECUTOR = ""
 EXECUTORS = (MANIPULATOR, MOBILE_BASE)
+# An executor's node is named for it: manipulator_executor serves executors/manipulator/.
+EXECUTOR_NODE_SUFFIX = "_executor"
 
 
 @dataclass(frozen=True)
