@@ -2,7 +2,8 @@
 
 Serves ``/affordance/<family>`` (llm_planner_interfaces/action/EvaluateAffordance) for each family in
 the ``families`` parameter: by default every family the skills file declares (the kitchen's find, pick,
-place, goto, terminate and drawer). A goal's skills are scored
+place, goto, terminate and drawer) except those whose ``affordance`` names the user's own server
+(``{server: ...}``, llm_planner_ros.kitchen_domain.vocabulary). A goal's skills are scored
 with the calibrated function of each skill's own family (llm_planner_ros.affordance.model), so a goal may
 carry a mixed batch; a skill of a family this node does not host fails the goal with a message naming
 the server to ask instead. The result has one probability per skill, in goal order; ``success`` is
@@ -52,7 +53,7 @@ PARAMETERS = {
     "families": Parameter(
         [ALL_FAMILIES],
         f"skill families to serve, one affordance/<family> action server each ({ALL_FAMILIES!r}: every one "
-        "the skills file declares)",
+        "the skills file declares, but those it leaves to another server)",
     ),
     "backend": Parameter("analytic", "affordance model: analytic (SayCan's calibrated functions) or learned"),
     "value_functions_file": Parameter(str(DEFAULT_WEIGHTS), "weight file of the learned backend (.npz)"),
@@ -103,7 +104,8 @@ class AffordanceServerNode(Node):
             self._observations = ObservationListener(
                 self, p["scene_topic"], p["robot_state_topic"], p["match_stamps"], MutuallyExclusiveCallbackGroup()
             )
-        self._families: tuple[str, ...] = tuple(asked or declared)
+        served_elsewhere = kitchen.library.affordance_servers()
+        self._families: tuple[str, ...] = tuple(asked or (f for f in declared if f not in served_elsewhere))
         self._declared = declared
         self._state_timeout_s: float = p["state_timeout_s"]
         self._provider = provider or TopicStateProvider(

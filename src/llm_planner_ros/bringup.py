@@ -121,6 +121,11 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
         "namespace every node of the graph is pushed into: robot1 serves /robot1/llm_planner/execute_instruction",
     ),
     "use_sim_time": ("false", "true: every node takes its time from /clock"),
+    "without": (
+        "",
+        "comma-separated names of nodes to leave out, for nodes of your own to take their place "
+        "(affordance_server,wiper_executor)",
+    ),
 }
 
 # ROS namespace tokens: letters, digits and underscores, not starting with a digit.
@@ -136,15 +141,21 @@ class GraphOptionError(InputError, ValueError):
 class GraphOptions:
     """What a user sets for a whole graph. ``params_file``: YAML applied after the packaged files, so it
     overrides any node's parameter; ``namespace``: "" (none) or an absolute namespace such as ``/robot1``;
-    ``use_sim_time``: set on every node when true (false leaves it to the parameter files)."""
+    ``use_sim_time``: set on every node when true (false leaves it to the parameter files); ``without``:
+    node names the graph does not start (the user runs their own executor or affordance server there)."""
 
     params_file: Path | None = None
     namespace: str = ""
     use_sim_time: bool = False
+    without: tuple[str, ...] = ()
 
     @classmethod
     def parse(
-        cls, params_file: str | Path | None = None, namespace: str = "", use_sim_time: bool | str = False
+        cls,
+        params_file: str | Path | None = None,
+        namespace: str = "",
+        use_sim_time: bool | str = False,
+        without: str | Sequence[str] = (),
     ) -> GraphOptions:
         """Options from the CLI's or the launch arguments' values (launch passes strings: "true"/"false");
         GraphOptionError says what is wrong and how to fix it."""
@@ -155,7 +166,8 @@ class GraphOptions:
             if use_sim_time.lower() not in ("true", "false"):
                 raise GraphOptionError(f"use_sim_time must be true or false, got {use_sim_time!r}")
             use_sim_time = use_sim_time.lower() == "true"
-        return cls(path, normalize_namespace(namespace), use_sim_time)
+        names = without.split(",") if isinstance(without, str) else without
+        return cls(path, normalize_namespace(namespace), use_sim_time, tuple(n.strip() for n in names if n.strip()))
 
 
 def normalize_namespace(namespace: str) -> str:
@@ -195,12 +207,19 @@ def node_starts(
     The user's file is checked first against the whole ``graph`` (default: ``specs``; a launch that starts
     a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem. A
     ``skill_executor`` is added for every executor the domain declares beyond the graph's own
-    (``domain_executors``)."""
+    (``domain_executors``). The nodes ``options.without`` names are left out (GraphOptionError for a name
+    that is no node of the graph)."""
     extra = domain_executors(specs, options)
+    whole = (*graph, *domain_executors(graph, options)) if graph else (*specs, *extra)
     if options.params_file is not None:
-        whole = (*graph, *domain_executors(graph, options)) if graph else (*specs, *extra)
         check_params_file(options.params_file, whole)
-    specs = (*specs, *extra)
+    unknown = [name for name in options.without if name not in {spec.name for spec in whole}]
+    if unknown:
+        raise GraphOptionError(
+            f"without: {', '.join(unknown)} is no node of this graph; its nodes are "
+            f"{', '.join(spec.name for spec in whole)}"
+        )
+    specs = tuple(spec for spec in (*specs, *extra) if spec.name not in options.without)
     check_domain_files(specs, options)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []

@@ -11,7 +11,9 @@ library (empty fields are filled from it), or while another skill runs. Accepted
 backend's progress and phase as feedback; cancel is relayed to the backend, which leaves the robot
 consistent. Backends (``skill_executors.backend.SkillBackend``): ``sim`` (sim_world_node), ``nav2``
 (NavigateToPose to the place map's base poses), ``moveit`` (MoveGroup pose goals and a GripperCommand
-gripper for pick, put down and the drawer skills); docs/robot.md describes the robot ones and their parameters.
+gripper for pick, put down and the drawer skills), ``action`` (goals of the ROS 2 action the skills file
+binds the executor to, skill_executors.action_backend); docs/robot.md describes the robot ones and their
+parameters, docs/domains.md the action binding.
 """
 
 from __future__ import annotations
@@ -26,19 +28,22 @@ from rclpy.node import Node
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.kitchen_domain.config import ConfigError
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX, MANIPULATOR, MOBILE_BASE, Skill
 from llm_planner_ros.robot_motion.place_map import PlaceMapError, load_place_map
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, EXECUTOR_CLOSING, executor_action, full_name
+from skill_executors.action_backend import ActionBackend
+from skill_executors.action_call import CallLimits
 from skill_executors.backend import SkillBackend, Status
+from skill_executors.goal_template import TemplateError
 from skill_executors.robot_parameters import ROBOT_PARAMETERS
 from skill_executors.robot_view import RobotView
 from skill_executors.sim_backend import SimBackend
 
-BACKENDS = ("sim", "nav2", "moveit")
+BACKENDS = ("sim", "nav2", "moveit", "action")
 # How long close() waits for the running skill's goal to end (its motion canceled); below the 5 s
 # ros2 launch gives a node between SIGINT and SIGTERM.
 CLOSE_WAIT_S = 4.0
@@ -51,6 +56,9 @@ PARAMETERS = {
     "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
     "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
     "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world_node's skill action"),
+    "apply_in_sim": Parameter(
+        False, "action backend: apply each skill the action did in sim_world_node too (a device tried in simulation)"
+    ),
     "server_timeout_s": Parameter(
         10.0, "how long to wait for the backend's server before failing a skill", minimum=0.0
     ),
@@ -92,7 +100,7 @@ class ExecutorNode(Node):
         # Drawer skills included: whether the current scene has a drawer is the world's concern.
         self._skills = {skill.text: skill for skill in library.skills(with_drawer=True)}
         group = ReentrantCallbackGroup()
-        self._backend = self._make_backend(p, group)
+        self._backend = self._make_backend(p, group, kitchen)
         self._active: str | None = None
         self._active_lock = threading.Lock()
         self._idle = threading.Condition(self._active_lock)
@@ -125,9 +133,11 @@ class ExecutorNode(Node):
                 return
         time.sleep(RESULT_SEND_S)
 
-    def _make_backend(self, p: dict, group: ReentrantCallbackGroup) -> SkillBackend:
+    def _make_backend(self, p: dict, group: ReentrantCallbackGroup, kitchen: Kitchen) -> SkillBackend:
         if p["backend"] == "sim":
-            return SimBackend(self, p["sim_action"], group, p["server_timeout_s"], p["silence_timeout_s"])
+            return self._sim_backend(p, group)
+        if p["backend"] == "action":
+            return self._action_backend(p, group, kitchen)
         try:
             places = load_place_map(p["map_file"] or None)
         except (PlaceMapError, OSError) as error:
@@ -149,6 +159,36 @@ class ExecutorNode(Node):
                 "ros-jazzy-moveit-msgs and ros-jazzy-control-msgs"
             ) from error
         self.get_logger().info(f"{p['backend']} backend: {view.describe()}, places from {places.source}")
+        return backend
+
+    def _sim_backend(self, p: dict, group: ReentrantCallbackGroup) -> SimBackend:
+        return SimBackend(self, p["sim_action"], group, p["server_timeout_s"], p["silence_timeout_s"])
+
+    def _action_backend(self, p: dict, group: ReentrantCallbackGroup, kitchen: Kitchen) -> SkillBackend:
+        library = kitchen.library
+        binding = library.action_bindings.get(self.executor_name)
+        if binding is None:
+            raise StartupError(
+                f"backend action: {library.source} binds executor {self.executor_name!r} to no action; add "
+                f"executors.{self.executor_name}.action (type, name, goal, success; docs/domains.md) or choose "
+                f"another backend ({', '.join(b for b in BACKENDS if b != 'action')})"
+            )
+        places = None
+        if any(name.startswith("place.") for name in binding.placeholders()):
+            try:
+                places = load_place_map(p["map_file"] or None)
+            except (PlaceMapError, OSError) as error:
+                raise StartupError(f"cannot load the place map for the goal's {{place.*}}: {error}") from error
+        limits = CallLimits(p["server_timeout_s"], binding.timeout_s, server_lost_s=p["server_lost_s"])
+        skills = [skill for skill in self._skills.values() if skill.executor == self.executor_name]
+        then = self._sim_backend(p, group) if p["apply_in_sim"] else None
+        try:
+            backend = ActionBackend(
+                self, self.executor_name, binding, skills, kitchen.config, places, limits, group, then
+            )
+        except TemplateError as error:
+            raise StartupError(f"backend action ({library.source}, executors.{self.executor_name}): {error}") from error
+        self.get_logger().info(f"action backend: {binding.type} goals on {binding.name}")
         return backend
 
     def resolve(self, requested: Skill) -> tuple[Skill | None, str]:

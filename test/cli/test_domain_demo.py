@@ -62,3 +62,62 @@ def test_the_embedded_model_runs_a_skill_of_a_domain_given_by_files(
     assert "/affordance/door" in logs["affordance_server"] and "/affordance/wipe" in logs["affordance_server"]
     assert fact in outcome["final_state"]["facts"], outcome["final_state"]
     assert f"episode {episode} goal holds: fact({fact})" in completed.stdout, completed.stdout
+
+
+LOBBY = TEST_DATA / "elevator_lobby"
+DEVICES = Path(__file__).parents[1] / "support" / "user_devices.py"
+
+
+def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_path: Path) -> None:
+    """The elevator lobby's button is pressed by the user's GripperCommand device through the presser
+    executor's action backend, scored by the user's EvaluateAffordance server; the simulator applies
+    the skill too (apply_in_sim), so the plan sees the elevator called."""
+    env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120", PYTHONUNBUFFERED="1")
+    record = tmp_path / "devices.jsonl"
+    devices = subprocess.Popen(
+        [sys.executable, str(DEVICES), "--ros-args", "-p", f"record_file:={record}", "-p", "affordance:=0.95"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert devices.stdout is not None and "user devices ready" in devices.stdout.readline()
+        domain = {"world_file": str(LOBBY / "world.yaml"), "skills_file": str(LOBBY / "skills.yaml")}
+        allowed = ["find *", "pick up the *", "put down the *", "go to the *", "bring it to you", "press *", "done"]
+        params = tmp_path / "lobby.yaml"
+        params.write_text(
+            yaml.safe_dump(
+                {
+                    "/**": {"ros__parameters": domain},
+                    "planner": {"ros__parameters": {"allowed_skills": allowed}},
+                    "presser_executor": {"ros__parameters": {"backend": "action", "apply_in_sim": True}},
+                }
+            )
+        )
+        out = tmp_path / "outcome.json"
+        argv = [
+            str(Path(sys.executable).parent / "llm-planner"),
+            "demo",
+            *("--params-file", str(params), "--episode", str(LOBBY / "episodes.yaml"), "--id", "call-elevator"),
+            *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
+            *("--llm", "adapter=none"),
+        ]
+        completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    finally:
+        devices.terminate()
+        devices.wait(timeout=10)
+    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
+    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
+    outcome = json.loads(out.read_text())
+    first = outcome["steps"][0]
+    assert (first["skill"], first["status"]) == ("press the elevator button", "succeeded"), completed.stdout
+    scored = {candidate["skill"]: candidate["affordance"] for candidate in first["candidates"]}
+    assert scored["press the elevator button"] == pytest.approx(0.95), scored
+    entries = [json.loads(line) for line in record.read_text().splitlines()]
+    assert {"server": "presser", "position": 0.0, "max_effort": 5.0} in entries
+    assert any(e["server"] == "elevator_affordance" and e["skills"] == ["press the elevator button"] for e in entries)
+    assert "/affordance/elevator" not in logs["affordance_server"], logs["affordance_server"]
+    assert "action backend: control_msgs/action/GripperCommand goals on presser/gripper_cmd" in logs["presser_executor"]
+    assert "elevator_called" in outcome["final_state"]["facts"], outcome["final_state"]
+    assert "episode call-elevator goal holds: fact(elevator_called)" in completed.stdout, completed.stdout

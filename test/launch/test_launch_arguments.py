@@ -1,4 +1,4 @@
-"""Launch arguments (params_file, namespace, use_sim_time): what every node gets, from the launch files and
+"""Launch arguments (params_file, namespace, use_sim_time, without): what every node gets, from the launch files and
 from `llm-planner up`/`demo`, and the relative ROS names that make a namespace work.
 
 The graph test (test_namespaced_graph.py) brings the sim graph up under a namespace; these check the one
@@ -148,7 +148,18 @@ def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(
         assert files == [yaml.safe_load(path.read_text()) for path in start.param_files]
     defaults = launch_nodes(launch_file, monkeypatch)
     assert all(node["namespace"] == "" and all(isinstance(p, str) for p in node["parameters"]) for node in defaults)
-    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time"}
+    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time", "without"}
+    left_out = launch_nodes(launch_file, monkeypatch, {"without": "affordance_server, llm_service"})
+    assert [node["name"] for node in left_out] == [
+        start.name for start in expected if start.name not in ("affordance_server", "llm_service")
+    ]
+
+
+def test_without_leaves_nodes_out_and_refuses_a_name_that_is_no_node(tmp_path: Path) -> None:
+    starts = node_starts(SIM_GRAPH, GraphOptions.parse(without=["affordance_server"]), tmp_path)
+    assert [start.name for start in starts] == [spec.name for spec in SIM_GRAPH if spec.name != "affordance_server"]
+    with pytest.raises(GraphOptionError, match="affordance_sever is no node of this graph; its nodes are sim_world"):
+        node_starts(SIM_GRAPH, GraphOptions.parse(without="affordance_sever"), tmp_path)
 
 
 NAMES = [

@@ -5,7 +5,9 @@ the robot state) and follows SayCan, arXiv 2204.01691, appendix D.2. A skill who
 where the robot is, finding an object the robot stands at, picking what it holds) gets 0, the paper's
 cap that keeps the planner from repeating completed skills. A family the domain's skills file declares
 beyond the kitchen's six is scored from its skills' preconditions: ``rule_possible`` when they hold now,
-0 otherwise.
+0 otherwise. A family the skills file gives ``affordance: {constant: p}`` scores p while its skills'
+preconditions hold; one it gives ``{server: ...}`` is the user's server's to score over ROS, and is scored
+here (plan-only goals, in-process benchmarks) as an analytic family would be.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE, Skill
+from llm_planner_ros.kitchen_domain.vocabulary import CONSTANT
 from llm_planner_ros.kitchen_domain.world import World
 
 _NEEDS_ARGUMENT = (FIND, PICK, PLACE, GOTO)
@@ -59,6 +62,9 @@ class AffordanceModel:
             )
         if _written_precondition_unmet(skill, world):
             return 0.0
+        source = world.kitchen.library.affordance_sources.get(skill.family)
+        if source is not None and source.kind == CONSTANT:
+            return source.value if world.can_apply(skill) else 0.0
         return function(skill, world)
 
     def evaluate(self, skills: Sequence[Skill], world: World) -> list[float]:

@@ -109,6 +109,14 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="every node takes its time from /clock (something must publish it, e.g. Gazebo)",
     )
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="NODE",
+        help="leave this node out, for a node of your own to take its place (affordance_server, "
+        "wiper_executor); repeatable",
+    )
 
 
 def _namespace_argument(parser: argparse.ArgumentParser, text: str) -> None:

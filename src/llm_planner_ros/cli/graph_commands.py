@@ -129,7 +129,7 @@ def run_instruction(args: argparse.Namespace) -> int:
 def _domain(args: argparse.Namespace) -> Kitchen:
     """The domain the graph's planner reads: its ``world_file`` and ``skills_file`` in ``--params-file``
     (or the packaged kitchen's); the client reads the graph's state and episodes in it."""
-    options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
+    options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time, args.without)
     check_domain_files(SIM_GRAPH, options)  # every problem of every node's files, before anything starts
     return load_kitchen(*planner_domain_files(SIM_GRAPH, options))
 
@@ -184,7 +184,7 @@ class _graph:
             # A demo's one goal names its method: the model service gets that method's adapter.
             "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", "")),
         }
-        self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time)
+        self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time, args.without)
         self._processes: list[NodeProcess] = []
         self._reported: list[NodeProcess] = []
         self._client: InstructionClient | None = None

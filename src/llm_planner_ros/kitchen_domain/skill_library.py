@@ -5,7 +5,8 @@ locations, or nothing), its executor, and the world preconditions and effects of
 built-in names (llm_planner_ros.kitchen_domain.world), or conditions and fact changes written in the file
 (``{fact: door_open}``, ``{holding: "{object}"}``, ``{set: "table_clean({location})"}``), whose
 placeholders are filled like the text's. The file declares its skill families and executors
-(``families``, ``executors``); a file that leaves them out gets the SayCan kitchen's.
+(``families``, ``executors``: names, or names with each family's affordance source and each executor's
+ROS 2 action, llm_planner_ros.kitchen_domain.vocabulary); a file that leaves them out gets the SayCan kitchen's.
 The 51 kitchen skills are: find / pick up / put down for the 15 labels, go to the 4 places, "bring it
 to you" and "done"; drawer scenes add "go to the drawers", "open the drawer", "close the drawer" and
 "put the <object> in the drawer".
@@ -24,6 +25,13 @@ from llm_planner_ros.kitchen_domain.config import ConfigError, KitchenConfig
 from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import EXECUTORS, FAMILIES, NO_EXECUTOR, FactChange, Skill, SkillRule
 from llm_planner_ros.kitchen_domain.validation import Checker, join
+from llm_planner_ros.kitchen_domain.vocabulary import (
+    SERVER,
+    ActionBinding,
+    AffordanceSource,
+    parse_executors,
+    parse_families,
+)
 from llm_planner_ros.kitchen_domain.world import EFFECTS, PRECONDITIONS
 
 SKILLS_FILE = "kitchen_skills.yaml"
@@ -33,7 +41,8 @@ _TEMPLATE_KEYS = ("family", "text", "executor", "for_each", "locations", "requir
 
 class SkillLibrary:
     """Every skill rule of a kitchen, in config order, per-family failure probabilities, and the skill
-    families and executors the file declares.
+    families and executors the file declares (``affordance_sources``: the families whose affordance the
+    file says where to find; ``action_bindings``: the executors whose skills run as goals of a ROS action).
 
     ``skills(with_drawer)`` is a scene's vocabulary; ``find(text)`` looks a rule up by its text.
     Immutable once built.
@@ -46,12 +55,16 @@ class SkillLibrary:
         source: str = "",
         declared_families: Iterable[str] = FAMILIES,
         executors: Iterable[str] = EXECUTORS,
+        affordance_sources: Mapping[str, AffordanceSource] | None = None,
+        action_bindings: Mapping[str, ActionBinding] | None = None,
     ) -> None:
         self.rules = tuple(rules)
         self.failure_probability = dict(failure_probability)
         self.source = source
         self.declared_families = tuple(declared_families)
         self.executors = tuple(executors)
+        self.affordance_sources = dict(affordance_sources or {})
+        self.action_bindings = dict(action_bindings or {})
         self._by_text = {rule.skill.text: rule for rule in self.rules}
 
     def skills(self, with_drawer: bool = False) -> tuple[Skill, ...]:
@@ -62,6 +75,10 @@ class SkillLibrary:
 
     def families(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(rule.skill.family for rule in self.rules))
+
+    def affordance_servers(self) -> dict[str, str]:
+        """The user's EvaluateAffordance action of each family the file leaves to one (family -> action)."""
+        return {family: source.action for family, source in self.affordance_sources.items() if source.kind == SERVER}
 
 
 def load_skill_library(config: KitchenConfig, path: str | Path | None = None) -> SkillLibrary:
@@ -79,8 +96,8 @@ def parse_skill_library(data: Any, config: KitchenConfig, check: Checker, source
     top = check.mapping(data, "", required=("skills",), optional=("families", "executors", "failure_probability"))
     if top is None:
         return None
-    families = _declared(top.get("families", list(FAMILIES)), "families", "family", check)
-    executors = _declared(top.get("executors", list(EXECUTORS)), "executors", "executor", check)
+    families, sources = parse_families(top.get("families", list(FAMILIES)), check)
+    executors, bindings = parse_executors(top.get("executors", list(EXECUTORS)), check)
     templates = check.list_of(top["skills"], "skills") or []
     rules = [
         rule
@@ -93,26 +110,7 @@ def parse_skill_library(data: Any, config: KitchenConfig, check: Checker, source
     failures = _failure_probabilities(top.get("failure_probability", {}), families, check)
     if check.problems:
         return None
-    return SkillLibrary(tuple(rules), failures, source, families, executors)
-
-
-def _declared(value: Any, field: str, what: str, check: Checker) -> tuple[str, ...]:
-    """The names of a ``families`` or ``executors`` list: distinct identifiers (they name ROS actions)."""
-    names = check.list_of(value, field) or []
-    declared: list[str] = []
-    for index, name in enumerate(names):
-        text = check.string(name, join(field, index))
-        if text is None:
-            continue
-        if not text.isidentifier():
-            check.add(
-                join(field, index), f"{what} {text!r} must be an identifier (letters, digits, _): it names a ROS action"
-            )
-        elif text in declared:
-            check.add(join(field, index), f"{what} {text!r} is declared twice")
-        else:
-            declared.append(text)
-    return tuple(declared)
+    return SkillLibrary(tuple(rules), failures, source, families, executors, sources, bindings)
 
 
 def _expand(

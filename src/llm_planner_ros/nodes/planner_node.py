@@ -396,6 +396,7 @@ class PlannerNode(Node):
             self._float("state_timeout_s"),
             self._float("server_lost_s"),
             self._float("effect_wait_s"),
+            self._kitchen.library.affordance_servers(),
         )
         try:
             env = SimulatedEnvironment(ros_env.snapshot()) if goal.plan_only else ros_env

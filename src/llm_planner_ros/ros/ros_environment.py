@@ -1,7 +1,8 @@
 """The planning environment of a real ROS graph: affordance servers, executors and the perceived state.
 
 Affordances come from one ``EvaluateAffordance`` server per skill family (``affordance/<family>`` in
-the planner's namespace), all families asked at once; skills run on ``executors/<executor>/execute_skill``; the state is
+the planner's namespace, or the action the skills file names for the family, ``affordance: {server:
+...}``), all families asked at once; skills run on ``executors/<executor>/execute_skill``; the state is
 whatever the ``StateProvider`` assembles from ``scene/objects`` and the robot-state topic. Every
 call has a timeout, and a server that is missing or fails ends the plan with a reason
 (``PlanAborted``), never a hang. A server that leaves the graph while it is being waited on, or that
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from action_msgs.msg import GoalStatus
 from rclpy.callback_groups import CallbackGroup
@@ -72,6 +73,7 @@ class RosEnvironment:
     ``effect_wait_s``: how long a skill the executor reported done waits for the state to show it. A
     perceived scene lags the robot (the object put down is seen only in a later camera frame); the next
     decision, and the final state a goal reports, must not be made on the scene from before the skill.
+    ``affordance_servers`` maps the families a user's own server scores to its action name.
     """
 
     def __init__(
@@ -85,8 +87,10 @@ class RosEnvironment:
         server_wait_s: float,
         server_lost_s: float,
         effect_wait_s: float,
+        affordance_servers: Mapping[str, str] | None = None,
     ) -> None:
         self._node = node
+        self._affordance_servers = dict(affordance_servers or {})
         self._state = state
         self._clients = clients
         self._used: set[str] = set()
@@ -119,7 +123,7 @@ class RosEnvironment:
 
     # ----- affordances -----------------------------------------------------------------------------------
     def _affordance_name(self, family: str) -> str:
-        return full_name(self._node, affordance_action(family))
+        return full_name(self._node, self._affordance_servers.get(family) or affordance_action(family))
 
     def affordances(self, skills: Sequence[Skill]) -> list[float]:
         by_family: dict[str, list[int]] = {}
@@ -127,7 +131,7 @@ class RosEnvironment:
             by_family.setdefault(skill.family, []).append(index)
         pending = []
         for family, indices in by_family.items():
-            client = self._client(EvaluateAffordance, self._affordance_name(family))
+            client = self._client(EvaluateAffordance, self._affordance_name(family), self._affordance_node(family))
             goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
             pending.append((family, indices, client, client.send_goal_async(goal)))
         values = [0.0] * len(skills)
@@ -143,6 +147,11 @@ class RosEnvironment:
                 values[index] = float(value)
         return values
 
+    def _affordance_node(self, family: str) -> str:
+        if family in self._affordance_servers:
+            return f"the {family} family's own affordance server (the skills file's families.{family}.affordance)"
+        return "affordance_server"
+
     def _affordance_result(
         self,
         family: str,
@@ -150,7 +159,7 @@ class RosEnvironment:
         sent,
     ) -> EvaluateAffordance.Result:
         name = self._affordance_name(family)
-        liveness = self._liveness(client, name, "affordance_server")
+        liveness = self._liveness(client, name, self._affordance_node(family))
         try:
             handle = wait_for(sent, self._affordance_timeout_s, f"{name} goal", liveness=liveness)
             if not handle.accepted:
@@ -279,7 +288,7 @@ class RosEnvironment:
     def _liveness(self, client: RaceFreeActionClient, name: str, node: str) -> Liveness:
         return Liveness(name, client.server_is_ready, self._server_lost_s, f"restart {node} {_START}")
 
-    def _client(self, action_type: type, name: str) -> RaceFreeActionClient:
+    def _client(self, action_type: type, name: str, node: str = "") -> RaceFreeActionClient:
         """The action client of ``name`` once its server is there: a server this plan has not used yet
         gets ``server_wait_s`` to appear, one it used before (so it left) ``server_lost_s`` to come back."""
         wait_s = self._server_lost_s if name in self._used else self._server_wait_s
@@ -288,6 +297,6 @@ class RosEnvironment:
         if not client.wait_for_server(timeout_sec=wait_s):
             raise PlanAborted(
                 EndReason.ERROR,
-                f"action server {name} not available after {wait_s:.1f} s: start it {_START}",
+                f"action server {name} not available after {wait_s:.1f} s: start {node or 'it'} {_START}",
             )
         return client
