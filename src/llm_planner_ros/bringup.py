@@ -20,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from llm_planner_ros.kitchen_domain.config import load_kitchen_config
+from llm_planner_ros.kitchen_domain.domain_folder import DomainFolder, DomainFolderError, domain_folder
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX
@@ -121,6 +122,10 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
         "namespace every node of the graph is pushed into: robot1 serves /robot1/llm_planner/execute_instruction",
     ),
     "use_sim_time": ("false", "true: every node takes its time from /clock"),
+    "domain": (
+        "",
+        "a domain folder (world.yaml, skills.yaml, optional params.yaml; docs/domains.md) every node plans in",
+    ),
     "without": (
         "",
         "comma-separated names of nodes to leave out, for nodes of your own to take their place "
@@ -142,12 +147,26 @@ class GraphOptions:
     """What a user sets for a whole graph. ``params_file``: YAML applied after the packaged files, so it
     overrides any node's parameter; ``namespace``: "" (none) or an absolute namespace such as ``/robot1``;
     ``use_sim_time``: set on every node when true (false leaves it to the parameter files); ``without``:
-    node names the graph does not start (the user runs their own executor or affordance server there)."""
+    node names the graph does not start (the user runs their own executor or affordance server there);
+    ``domain``: a domain folder (its ``params.yaml``, then its world and skills files, apply before
+    ``params_file``)."""
 
     params_file: Path | None = None
     namespace: str = ""
     use_sim_time: bool = False
     without: tuple[str, ...] = ()
+    domain: DomainFolder | None = None
+
+    def parameter_files(self) -> list[Path]:
+        """The user's parameter files in the order they apply: the domain's ``params.yaml``, ``params_file``."""
+        domain_params = [self.domain.params] if self.domain is not None and self.domain.params else []
+        return [*domain_params, *([self.params_file] if self.params_file else [])]
+
+    def domain_parameters(self) -> dict[str, dict[str, object]]:
+        """The world and skills files of ``domain`` for every node (``/**``); {} without a domain."""
+        if self.domain is None:
+            return {}
+        return {"/**": {"world_file": str(self.domain.world), "skills_file": str(self.domain.skills)}}
 
     @classmethod
     def parse(
@@ -156,6 +175,7 @@ class GraphOptions:
         namespace: str = "",
         use_sim_time: bool | str = False,
         without: str | Sequence[str] = (),
+        domain: str | Path | None = None,
     ) -> GraphOptions:
         """Options from the CLI's or the launch arguments' values (launch passes strings: "true"/"false");
         GraphOptionError says what is wrong and how to fix it."""
@@ -167,7 +187,13 @@ class GraphOptions:
                 raise GraphOptionError(f"use_sim_time must be true or false, got {use_sim_time!r}")
             use_sim_time = use_sim_time.lower() == "true"
         names = without.split(",") if isinstance(without, str) else without
-        return cls(path, normalize_namespace(namespace), use_sim_time, tuple(n.strip() for n in names if n.strip()))
+        try:
+            folder = domain_folder(domain) if domain else None
+        except DomainFolderError as error:
+            raise GraphOptionError(str(error)) from error
+        return cls(
+            path, normalize_namespace(namespace), use_sim_time, tuple(n.strip() for n in names if n.strip()), folder
+        )
 
 
 def normalize_namespace(namespace: str) -> str:
@@ -200,19 +226,19 @@ class NodeStart:
 def node_starts(
     specs: tuple[NodeSpec, ...], options: GraphOptions, scratch: Path, graph: tuple[NodeSpec, ...] | None = None
 ) -> list[NodeStart]:
-    """What every node of ``specs`` gets under ``options``: its packaged files, then ``params_file``, then
-    ``use_sim_time``. Under a namespace a file's node-name keys would no longer match (rcl reads
-    ``planner:`` as ``/planner``, not ``/robot1/planner``), so such files are rewritten into ``scratch``
-    with those keys inside the namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are.
-    The user's file is checked first against the whole ``graph`` (default: ``specs``; a launch that starts
-    a graph in parts names it), by ``check_params_file``: GraphOptionError lists every problem. A
-    ``skill_executor`` is added for every executor the domain declares beyond the graph's own
-    (``domain_executors``). The nodes ``options.without`` names are left out (GraphOptionError for a name
-    that is no node of the graph)."""
+    """What every node of ``specs`` gets under ``options``: its packaged files, then the domain folder's
+    ``params.yaml`` and files, then ``params_file``, then ``use_sim_time``. Under a namespace a file's
+    node-name keys would no longer match (rcl reads ``planner:`` as ``/planner``, not
+    ``/robot1/planner``), so such files are rewritten into ``scratch`` with those keys inside the
+    namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are. The user's files are checked
+    first against the whole ``graph`` (default: ``specs``; a launch that starts a graph in parts names
+    it), by ``check_params_file``: GraphOptionError lists every problem. A ``skill_executor`` is added
+    for every executor the domain declares beyond the graph's own (``domain_executors``). The nodes
+    ``options.without`` names are left out (GraphOptionError for a name that is no node of the graph)."""
     extra = domain_executors(specs, options)
     whole = (*graph, *domain_executors(graph, options)) if graph else (*specs, *extra)
-    if options.params_file is not None:
-        check_params_file(options.params_file, whole)
+    for path in options.parameter_files():
+        check_params_file(path, whole)
     unknown = [name for name in options.without if name not in {spec.name for spec in whole}]
     if unknown:
         raise GraphOptionError(
@@ -223,8 +249,15 @@ def node_starts(
     check_domain_files(specs, options)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []
+    user_files = options.parameter_files()
+    if options.domain is not None:
+        scratch.mkdir(parents=True, exist_ok=True)
+        generated = scratch / f"domain-{options.domain.path.name}.yaml"
+        layer = {key: {"ros__parameters": values} for key, values in options.domain_parameters().items()}
+        generated.write_text(yaml.safe_dump(layer))
+        user_files.insert(len(user_files) - (1 if options.params_file else 0), generated)
     for spec in specs:
-        files = [*spec.param_paths(), *([options.params_file] if options.params_file else [])]
+        files = [*spec.param_paths(), *user_files]
         if options.namespace:
             files = [namespaced_param_file(path, options.namespace, scratch) for path in files]
         starts.append(NodeStart(spec.executable, spec.name, options.namespace, tuple(files), params))
@@ -303,7 +336,7 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
     ``skills_file`` after the packaged files and ``params_file``), so that a bad one is refused here, once,
     with every problem and its line, instead of by each node as it starts (where the CLI could only say
     the graph did not come up). GraphOptionError names the nodes and the file."""
-    user = _user_parameters(options.params_file)
+    user = _user_parameters(options)
     readers: dict[tuple[str, str | None], list[str]] = {}
     for spec in specs:
         params = _effective_parameters(spec, user)
@@ -348,18 +381,30 @@ def planner_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> 
     planner = next((spec for spec in specs if spec.executable == "planner_node"), None)
     if planner is None:
         return None, None
-    params = _effective_parameters(planner, _user_parameters(options.params_file))
+    params = _effective_parameters(planner, _user_parameters(options))
     return str(params.get("world_file") or "") or None, str(params.get("skills_file") or "") or None
 
 
-def _effective_parameters(spec: NodeSpec, user: Mapping[str, Mapping[str, object]]) -> dict[str, object]:
-    """A node's parameters after its packaged files and the user's params file (``/**`` first)."""
-    return {**packaged_parameters(spec), **user.get("/**", {}), **user.get(spec.name, {})}
+def _effective_parameters(spec: NodeSpec, layers: Sequence[Mapping[str, Mapping[str, object]]]) -> dict[str, object]:
+    """A node's parameters after its packaged files and the user's ``layers`` (each: ``/**``, then its name)."""
+    merged = packaged_parameters(spec)
+    for layer in layers:
+        merged.update(layer.get("/**", {}))
+        merged.update(layer.get(spec.name, {}))
+    return merged
 
 
-def _user_parameters(path: Path | None) -> dict[str, dict[str, object]]:
-    """The ``ros__parameters`` of each node-name key of a checked params file ({} without one)."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8")) if path is not None else None
+def _user_parameters(options: GraphOptions) -> list[dict[str, dict[str, object]]]:
+    """The node-name -> ``ros__parameters`` layers of the user's checked files and the domain's, in order."""
+    layers = [_file_parameters(path) for path in options.parameter_files()]
+    if options.domain is not None:
+        layers.insert(len(layers) - (1 if options.params_file else 0), options.domain_parameters())
+    return layers
+
+
+def _file_parameters(path: Path) -> dict[str, dict[str, object]]:
+    """The ``ros__parameters`` of each node-name key of a parameter file."""
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(document, dict):
         return {}
     return {

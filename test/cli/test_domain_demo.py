@@ -69,7 +69,8 @@ DEVICES = Path(__file__).parents[1] / "support" / "user_devices.py"
 
 
 def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_path: Path) -> None:
-    """The elevator lobby's button is pressed by the user's GripperCommand device through the presser
+    """``demo --domain`` the elevator lobby (a folder written from docs/domains.md, its episodes.yaml and
+    params.yaml included): the button is pressed by the user's GripperCommand device through the presser
     executor's action backend, scored by the user's EvaluateAffordance server; the simulator applies
     the skill too (apply_in_sim), so the plan sees the elevator called."""
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120", PYTHONUNBUFFERED="1")
@@ -83,23 +84,14 @@ def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_
     )
     try:
         assert devices.stdout is not None and "user devices ready" in devices.stdout.readline()
-        domain = {"world_file": str(LOBBY / "world.yaml"), "skills_file": str(LOBBY / "skills.yaml")}
-        allowed = ["find *", "pick up the *", "put down the *", "go to the *", "bring it to you", "press *", "done"]
-        params = tmp_path / "lobby.yaml"
-        params.write_text(
-            yaml.safe_dump(
-                {
-                    "/**": {"ros__parameters": domain},
-                    "planner": {"ros__parameters": {"allowed_skills": allowed}},
-                    "presser_executor": {"ros__parameters": {"backend": "action", "apply_in_sim": True}},
-                }
-            )
-        )
+        # The folder's params.yaml sets the allow-list and the presser's backend; this file adds the simulator.
+        params = tmp_path / "in_sim.yaml"
+        params.write_text(yaml.safe_dump({"presser_executor": {"ros__parameters": {"apply_in_sim": True}}}))
         out = tmp_path / "outcome.json"
         argv = [
             str(Path(sys.executable).parent / "llm-planner"),
             "demo",
-            *("--params-file", str(params), "--episode", str(LOBBY / "episodes.yaml"), "--id", "call-elevator"),
+            *("--domain", str(LOBBY), "--params-file", str(params), "--id", "call-elevator"),
             *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
             *("--llm", "adapter=none"),
         ]

@@ -13,6 +13,8 @@ from repo_paths import TEST_DATA
 from llm_planner_ros.affordance.model import AffordanceModel
 from llm_planner_ros.kitchen_domain import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.config import ConfigError
+from llm_planner_ros.kitchen_domain.domain_folder import DomainFolderError, domain_folder, load_domain
+from llm_planner_ros.kitchen_domain.oracle import main as oracle_main
 from llm_planner_ros.kitchen_domain.vocabulary import ANALYTIC, CONSTANT, AffordanceSource
 
 LOBBY = TEST_DATA / "elevator_lobby"
@@ -127,3 +129,16 @@ def test_a_server_family_is_scored_from_its_preconditions_in_process(lobby: Kitc
     at_elevator = lobby.world({"robot": {"at": "elevator", "holding": None}, "objects": []})
     assert model.affordance(press, at_elevator) == model.calibration.rule_possible
     assert model.affordance(press, lobby.world()) == 0.0
+
+
+def test_a_domain_folder_loads_and_the_oracle_plans_its_episodes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert load_domain(LOBBY).config.source == str(LOBBY / "world.yaml")
+    assert oracle_main(["--domain", str(LOBBY), "--plans", str(LOBBY / "episodes.yaml")]) == 0
+    assert "walk-and-call: go to the elevator, press the elevator button, done" in capsys.readouterr().out
+    (tmp_path / "world.yaml").write_text((LOBBY / "world.yaml").read_text())
+    with pytest.raises(DomainFolderError, match="has no skills.yaml: a domain folder holds world.yaml"):
+        domain_folder(tmp_path)
+    with pytest.raises(DomainFolderError, match="is not a folder"):
+        domain_folder(tmp_path / "missing")

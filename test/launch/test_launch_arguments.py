@@ -27,6 +27,7 @@ from llm_planner_ros.bringup import (
     GraphOptions,
     node_starts,
     normalize_namespace,
+    planner_domain_files,
 )
 from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
@@ -148,7 +149,7 @@ def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(
         assert files == [yaml.safe_load(path.read_text()) for path in start.param_files]
     defaults = launch_nodes(launch_file, monkeypatch)
     assert all(node["namespace"] == "" and all(isinstance(p, str) for p in node["parameters"]) for node in defaults)
-    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time", "without"}
+    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time", "domain", "without"}
     left_out = launch_nodes(launch_file, monkeypatch, {"without": "affordance_server, llm_service"})
     assert [node["name"] for node in left_out] == [
         start.name for start in expected if start.name not in ("affordance_server", "llm_service")
@@ -303,3 +304,31 @@ def test_every_executor_the_domain_declares_beyond_the_graphs_gets_a_skill_execu
     assert len(node_starts(SIM_GRAPH, GraphOptions(), tmp_path)) == len(SIM_GRAPH)
     llm_only = tuple(spec for spec in SIM_GRAPH if spec.executable == "llm_service_node")
     assert len(node_starts(llm_only, GraphOptions.parse(mine), tmp_path, graph=SIM_GRAPH)) == 1
+
+
+def test_a_domain_folder_applies_its_params_and_files_before_the_users_file(tmp_path: Path, user_params: Path) -> None:
+    lobby = TEST_DATA / "elevator_lobby"
+    starts = node_starts(SIM_GRAPH, GraphOptions.parse(user_params, domain=lobby), tmp_path)
+    assert [start.name for start in starts] == [*(spec.name for spec in SIM_GRAPH), "presser_executor"]
+    planner = next(start for start in starts if start.name == "planner")
+    *packaged, domain_params, generated, user = planner.param_files
+    assert domain_params == lobby / "params.yaml" and user == user_params
+    assert yaml.safe_load(generated.read_text()) == {
+        "/**": {"ros__parameters": {"world_file": str(lobby / "world.yaml"), "skills_file": str(lobby / "skills.yaml")}}
+    }
+    assert planner_domain_files(SIM_GRAPH, GraphOptions.parse(domain=lobby)) == (
+        str(lobby / "world.yaml"),
+        str(lobby / "skills.yaml"),
+    )
+    with pytest.raises(GraphOptionError, match=r"has no world.yaml and no skills.yaml: a domain folder holds"):
+        GraphOptions.parse(domain=tmp_path)
+
+
+def test_the_domain_launch_argument_starts_the_domains_executors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("tempfile.gettempdir", lambda: str(tmp_path))
+    nodes = launch_nodes(LAUNCH_DIR / "sim.launch.py", monkeypatch, {"domain": str(TEST_DATA / "elevator_lobby")})
+    presser = next(node for node in nodes if node["name"] == "presser_executor")
+    assert presser["executable"] == "skill_executor"
+    assert str(TEST_DATA / "elevator_lobby" / "params.yaml") in presser["parameters"]

@@ -98,6 +98,13 @@ def _sim_argument(parser: argparse.ArgumentParser) -> None:
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
     """The launch files' arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS), with the same meaning."""
     parser.add_argument(
+        "--domain",
+        type=Path,
+        metavar="DIR",
+        help="domain folder every node plans in: world.yaml, skills.yaml and optionally params.yaml "
+        "(docs/domains.md; default: the SayCan kitchen)",
+    )
+    parser.add_argument(
         "--params-file",
         type=Path,
         help="ROS parameter YAML applied after the packaged files: "

@@ -126,18 +126,27 @@ def run_instruction(args: argparse.Namespace) -> int:
     return 0 if outcome.success else 1
 
 
+def _graph_options(args: argparse.Namespace) -> GraphOptions:
+    """The bringup options of ``demo``/``up``, as the launch arguments of the same names give them."""
+    return GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time, args.without, args.domain)
+
+
 def _domain(args: argparse.Namespace) -> Kitchen:
     """The domain the graph's planner reads: its ``world_file`` and ``skills_file`` in ``--params-file``
     (or the packaged kitchen's); the client reads the graph's state and episodes in it."""
-    options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time, args.without)
+    options = _graph_options(args)
     check_domain_files(SIM_GRAPH, options)  # every problem of every node's files, before anything starts
     return load_kitchen(*planner_domain_files(SIM_GRAPH, options))
 
 
 def _episode(args: argparse.Namespace, kitchen: Kitchen) -> Episode | None:
+    """The episode of ``--episode`` and ``--id``; with ``--domain`` and ``--id`` alone, the domain folder's
+    episodes.yaml is the file (``args.episode`` is set to it, which the simulator then loads too)."""
+    if args.episode is None and args.episode_id and args.domain is not None:
+        args.episode = _graph_options(args).domain.episodes
     if args.episode is None:
         if args.episode_id:
-            raise SystemExit("--id needs --episode FILE")
+            raise SystemExit("--id needs --episode FILE (or a --domain folder with episodes.yaml)")
         return None
     episodes = load_episodes(args.episode, kitchen)
     if not args.episode_id:
@@ -184,7 +193,7 @@ class _graph:
             # A demo's one goal names its method: the model service gets that method's adapter.
             "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", "")),
         }
-        self._options = GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time, args.without)
+        self._options = _graph_options(args)
         self._processes: list[NodeProcess] = []
         self._reported: list[NodeProcess] = []
         self._client: InstructionClient | None = None

@@ -33,11 +33,12 @@ from pathlib import Path
 from statistics import mean
 
 from llm_planner_ros.kitchen_domain.conditions import All, AnyOf, At, Condition, Count, Holding, Not, RobotAt, Visited
+from llm_planner_ros.kitchen_domain.domain_folder import load_domain
 from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.scene import Scene
 from llm_planner_ros.kitchen_domain.skill import PICK, TERMINATE, Skill
-from llm_planner_ros.kitchen_domain.validation import ValidationError
+from llm_planner_ros.kitchen_domain.validation import InputError
 from llm_planner_ros.kitchen_domain.world import SkillError, World
 
 # Search bound when a World (not an Episode) is given without max_depth: the default episode length.
@@ -514,11 +515,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.kitchen_domain.oracle", description=main.__doc__)
     parser.add_argument("episodes", type=Path, help="episode file (docs/episodes.md)")
     parser.add_argument("--plans", action="store_true", help="also print each episode's oracle plan")
+    parser.add_argument(
+        "--domain", type=Path, metavar="DIR", help="domain folder of the episodes (default: the SayCan kitchen)"
+    )
     args = parser.parse_args(argv)
-    kitchen = load_kitchen()
     try:
+        kitchen = load_domain(args.domain) if args.domain else load_kitchen()
         episodes = load_episodes(args.episodes, kitchen)
-    except (OSError, ValidationError) as error:
+    except (OSError, InputError) as error:
         print(f"cannot check {args.episodes}: {error}", file=sys.stderr)
         return 2
     began = time.perf_counter()
