@@ -11,16 +11,16 @@ JSON line to ``record_file``. It prints "user devices ready" once both servers e
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
-import rclpy
 from control_msgs.action import GripperCommand
 from rclpy.action import ActionServer
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
 
 from llm_planner_interfaces.action import EvaluateAffordance
+from llm_planner_ros.ros.node_startup import run_node
 
 
 class UserDevices(Node):
@@ -59,19 +59,5 @@ class UserDevices(Node):
         return EvaluateAffordance.Result(affordances=[value] * len(texts), success=True)
 
 
-def main() -> None:
-    rclpy.init()
-    node = UserDevices()
-    executor = MultiThreadedExecutor(num_threads=4)
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-
-
 if __name__ == "__main__":
-    main()
+    sys.exit(run_node(UserDevices))

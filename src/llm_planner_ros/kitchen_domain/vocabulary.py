@@ -23,11 +23,13 @@ Everything here is plain data checked as the file loads; the executor node impor
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from llm_planner_ros.kitchen_domain.validation import Checker, join
+
+T = TypeVar("T")
 
 # How a family's affordance is found (``affordance`` of a family entry).
 ANALYTIC = "analytic"
@@ -102,30 +104,33 @@ GOAL_PLACEHOLDERS = ("skill", "family", "object", "location", "place.x", "place.
 
 def parse_families(value: Any, check: Checker) -> tuple[tuple[str, ...], dict[str, AffordanceSource]]:
     """The declared families in order and the affordance source of each one that names it."""
-    names, entries = _names_and_entries(value, "families", "family", check)
-    sources: dict[str, AffordanceSource] = {}
-    for name, entry in entries.items():
-        where = join("families", name)
-        fields = check.mapping(entry, where, optional=("affordance",))
-        if fields is not None and "affordance" in fields:
-            source = _affordance_source(fields["affordance"], join(where, "affordance"), check)
-            if source is not None:
-                sources[name] = source
-    return names, sources
+    return _parse_declared(value, "families", "family", "affordance", _affordance_source, check)
 
 
 def parse_executors(value: Any, check: Checker) -> tuple[tuple[str, ...], dict[str, ActionBinding]]:
     """The declared executors in order and the action binding of each one that has one."""
-    names, entries = _names_and_entries(value, "executors", "executor", check)
-    bindings: dict[str, ActionBinding] = {}
+    return _parse_declared(value, "executors", "executor", "action", _action_binding, check)
+
+
+def _parse_declared(
+    value: Any,
+    field: str,
+    what: str,
+    key: str,
+    parse: Callable[[Any, str, Checker], T | None],
+    check: Checker,
+) -> tuple[tuple[str, ...], dict[str, T]]:
+    """Names of a ``families``/``executors`` declaration and, per entry that has ``key``, its parsed value."""
+    names, entries = _names_and_entries(value, field, what, check)
+    parsed: dict[str, T] = {}
     for name, entry in entries.items():
-        where = join("executors", name)
-        fields = check.mapping(entry, where, optional=("action",))
-        if fields is not None and "action" in fields:
-            binding = _action_binding(fields["action"], join(where, "action"), check)
-            if binding is not None:
-                bindings[name] = binding
-    return names, bindings
+        where = join(field, name)
+        fields = check.mapping(entry, where, optional=(key,))
+        if fields is not None and key in fields:
+            result = parse(fields[key], join(where, key), check)
+            if result is not None:
+                parsed[name] = result
+    return names, parsed
 
 
 def _names_and_entries(value: Any, field: str, what: str, check: Checker) -> tuple[tuple[str, ...], dict[str, Any]]:
