@@ -209,7 +209,7 @@ def test_affordance_server_stopped_mid_plan_ends_the_goal_quickly_and_a_restart_
     assert response.status == GoalStatus.STATUS_ABORTED
     message = response.result.message
     assert message.startswith("error: action server /affordance/") and "not available after 3.0 s" in message, message
-    assert "start it" in message
+    assert "start affordance_server (llm-planner up" in message, message
     assert executed(response) == [("find a coke", PlanStep.STATUS_SUCCEEDED)]
     assert ended - found_at < SERVER_LOST_S + SLACK_S
 

@@ -183,7 +183,7 @@ class RosEnvironment:
     # ----- execution -----------------------------------------------------------------------------------
     def execute(self, skill: Skill) -> SkillOutcome:
         name = full_name(self._node, executor_action(skill.executor))
-        client = self._client(ExecuteSkill, name)
+        client = self._client(ExecuteSkill, name, f"{skill.executor}_executor")
         before = self.snapshot()
         liveness = self._liveness(client, name, f"{skill.executor}_executor")
         try:
