@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import yaml
 
@@ -133,6 +134,8 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
     ),
 }
 
+T = TypeVar("T")
+
 # ROS namespace tokens: letters, digits and underscores, not starting with a digit.
 _NAMESPACE = re.compile(r"(/[A-Za-z_][A-Za-z0-9_]*)+")
 
@@ -159,8 +162,15 @@ class GraphOptions:
 
     def parameter_files(self) -> list[Path]:
         """The user's parameter files in the order they apply: the domain's ``params.yaml``, ``params_file``."""
-        domain_params = [self.domain.params] if self.domain is not None and self.domain.params else []
-        return [*domain_params, *([self.params_file] if self.params_file else [])]
+        return [layer for layer in self.user_layers(None) if layer is not None]
+
+    def user_layers(self, domain_files: T) -> list[Path | T]:
+        """What applies after the packaged files, in order: the domain's ``params.yaml``, ``domain_files``
+        (what gives every node the domain's world and skills files; only with a domain), ``params_file``."""
+        layers: list[Path | T] = []
+        if self.domain is not None:
+            layers += [*([self.domain.params] if self.domain.params else []), domain_files]
+        return [*layers, *([self.params_file] if self.params_file else [])]
 
     def domain_parameters(self) -> dict[str, dict[str, object]]:
         """The world and skills files of ``domain`` for every node (``/**``); {} without a domain."""
@@ -249,13 +259,13 @@ def node_starts(
     check_domain_files(specs, options)
     params = {"use_sim_time": True} if options.use_sim_time else {}
     starts = []
-    user_files = options.parameter_files()
+    generated = None
     if options.domain is not None:
         scratch.mkdir(parents=True, exist_ok=True)
         generated = scratch / f"domain-{options.domain.path.name}.yaml"
         layer = {key: {"ros__parameters": values} for key, values in options.domain_parameters().items()}
         generated.write_text(yaml.safe_dump(layer))
-        user_files.insert(len(user_files) - (1 if options.params_file else 0), generated)
+    user_files = [path for path in options.user_layers(generated) if path is not None]
     for spec in specs:
         files = [*spec.param_paths(), *user_files]
         if options.namespace:
@@ -396,10 +406,10 @@ def _effective_parameters(spec: NodeSpec, layers: Sequence[Mapping[str, Mapping[
 
 def _user_parameters(options: GraphOptions) -> list[dict[str, dict[str, object]]]:
     """The node-name -> ``ros__parameters`` layers of the user's checked files and the domain's, in order."""
-    layers = [_file_parameters(path) for path in options.parameter_files()]
-    if options.domain is not None:
-        layers.insert(len(layers) - (1 if options.params_file else 0), options.domain_parameters())
-    return layers
+    return [
+        layer if isinstance(layer, dict) else _file_parameters(layer)
+        for layer in options.user_layers(options.domain_parameters())
+    ]
 
 
 def _file_parameters(path: Path) -> dict[str, dict[str, object]]:

@@ -14,7 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+from llm_planner_ros.kitchen_domain.vocabulary import PLACEHOLDER
+
 _INTEGER = re.compile(r"^u?int(8|16|32|64)$|^(byte|char|octet)$")
 _FLOAT = re.compile(r"^float(32|64)$|^double$")
 _SEQUENCE = re.compile(r"^sequence<(?P<element>[^,>]+)(,\s*\d+)?>$|^(?P<array>[^\[]+)\[\d*\]$")
@@ -125,4 +126,4 @@ def _substitute(text: str, values: Mapping[str, str], where: str) -> str:
             raise TemplateError(f"{where}: {{{name}}} has no value for this skill (it has {', '.join(values)})")
         return values[name]
 
-    return _PLACEHOLDER.sub(value_of, text)
+    return PLACEHOLDER.sub(value_of, text)

@@ -132,8 +132,8 @@ def _graph_options(args: argparse.Namespace) -> GraphOptions:
 
 
 def _domain(args: argparse.Namespace) -> Kitchen:
-    """The domain the graph's planner reads: its ``world_file`` and ``skills_file`` in ``--params-file``
-    (or the packaged kitchen's); the client reads the graph's state and episodes in it."""
+    """The domain the graph's planner reads: its ``world_file`` and ``skills_file`` from ``--domain`` and
+    ``--params-file`` (or the packaged kitchen's); the client reads the graph's state and episodes in it."""
     options = _graph_options(args)
     check_domain_files(SIM_GRAPH, options)  # every problem of every node's files, before anything starts
     return load_kitchen(*planner_domain_files(SIM_GRAPH, options))

@@ -35,13 +35,13 @@ T = TypeVar("T")
 ANALYTIC = "analytic"
 CONSTANT = "constant"
 SERVER = "server"
-AFFORDANCE_KINDS = (ANALYTIC, CONSTANT, SERVER)
 
 # ROS 2 action type names: package/action/Name.
 _ACTION_TYPE = re.compile(r"^[a-z][a-z0-9_]*/action/[A-Z][A-Za-z0-9]*$")
 # ROS 2 names: tokens of letters, digits and underscores, separated by '/', optionally absolute.
 _ROS_NAME = re.compile(r"^/?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$")
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# A goal template's placeholder: {location}, {place.x}.
+PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class ActionBinding:
 
         def visit(value: Any) -> None:
             if isinstance(value, str):
-                found.update(_PLACEHOLDER.findall(value))
+                found.update(PLACEHOLDER.findall(value))
             elif isinstance(value, Mapping):
                 for item in value.values():
                     visit(item)
