@@ -7,7 +7,11 @@ closed terminal) a clean exit without a traceback: the node's ``close()`` stops 
 being planned ends with its result sent, a skill being played out stops), and only then is the ROS
 context shut down. The signal handlers only set a flag (``stop_request`` says why no Event). A shutdown
 still running 4 s after the request prints every thread's stack to stderr (``ros2 launch`` escalates
-after 5 s). rclpy's own signal handler is not installed because it shuts the context down at once, under
+after 5 s), from faulthandler's watchdog, which needs no GIL: CI saw an executor node that ignored
+SIGTERM until ``ros2 launch`` killed it, with no report from a Python timer thread, so a C call held
+the GIL. Once the node and the context are gone the process ends with ``os._exit``: nothing of this
+project is left to finalize, and that node's last words came from futures being garbage-collected, so
+it most likely stopped in the interpreter's teardown of rclpy and the middleware. rclpy's own signal handler is not installed because it shuts the context down at once, under
 callbacks that are still running: they then die publishing on invalid publishers with tracebacks, and a
 client's goal never gets its result. A node that cannot start raises ``StartupError`` from its
 constructor: one fatal log line, exit status 1.
@@ -16,12 +20,14 @@ constructor: one fatal log line, exit status 1.
 from __future__ import annotations
 
 import faulthandler
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import NoReturn
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
@@ -98,15 +104,9 @@ class _Spinner:
         self._executor.shutdown(timeout_sec=0.0)
 
 
-def _report_stuck_shutdown() -> None:
-    print(f"shutdown still running {_STUCK_REPORT_S:g} s after the request; every thread's stack:", file=sys.stderr)
-    sys.stderr.flush()
-    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
-
-
-def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | None = None) -> int:
-    """Create the node, spin it until a shutdown signal or an external shutdown, and clean up; returns the
-    process exit status."""
+def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | None = None) -> NoReturn:
+    """Create the node, spin it until a shutdown signal or an external shutdown, clean up, and end the
+    process: status 0, or 1 when the node could not start."""
     use_project_profiles()
     shutdown = _ShutdownRequest()
     rclpy.init(args=args if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
@@ -120,9 +120,8 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
         spinner = _Spinner(executor)
         while spinner.thread.is_alive() and not shutdown.wait(_WATCH_PERIOD_S):
             pass
-        stuck_report = threading.Timer(_STUCK_REPORT_S, _report_stuck_shutdown)
-        stuck_report.daemon = True
-        stuck_report.start()
+        # faulthandler starts its report with "Timeout (0:00:04)!".
+        faulthandler.dump_traceback_later(_STUCK_REPORT_S, file=sys.stderr)
         # Nodes with running work (a goal, a skill being played out) stop it while the context still works.
         close = getattr(node, "close", None)
         if close is not None:
@@ -139,9 +138,11 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
-        # Nothing is left to stop. Python's finalization puts the default handlers back, so a second Ctrl-C
-        # arriving while the interpreter exits (`ros2 launch` passes on the one the terminal already sent
-        # to the whole group) would kill the process with status -2: ignore them from here on.
+        # Nothing is left to stop: a second Ctrl-C arriving now (`ros2 launch` passes on the one the
+        # terminal already sent to the whole group) must not turn the exit into a KeyboardInterrupt.
         for signum in SHUTDOWN_SIGNALS:
             signal.signal(signum, signal.SIG_IGN)
-    return status
+    faulthandler.cancel_dump_traceback_later()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
