@@ -11,10 +11,11 @@ after 5 s), from faulthandler's watchdog, which needs no GIL: CI saw an executor
 SIGTERM until ``ros2 launch`` killed it, with no report from a Python timer thread, so a C call held
 the GIL. Once the node and the context are gone the process ends with ``os._exit``: nothing of this
 project is left to finalize, and that node's last words came from futures being garbage-collected, so
-it most likely stopped in the interpreter's teardown of rclpy and the middleware. rclpy's own signal handler is not installed because it shuts the context down at once, under
-callbacks that are still running: they then die publishing on invalid publishers with tracebacks, and a
-client's goal never gets its result. A node that cannot start raises ``StartupError`` from its
-constructor: one fatal log line, exit status 1.
+it most likely stopped in the interpreter's teardown of rclpy and the middleware. rclpy's own signal
+handler is not installed because it shuts the context down at once, under callbacks that are still
+running: they then die publishing on invalid publishers with tracebacks, and a client's goal never
+gets its result. A node that cannot start raises ``StartupError`` from its constructor: one fatal log
+line, exit status 1.
 """
 
 from __future__ import annotations
