@@ -21,7 +21,13 @@ from typing import TypeVar
 import yaml
 
 from llm_planner_ros.kitchen_domain.config import load_kitchen_config
-from llm_planner_ros.kitchen_domain.domain_folder import DomainFolder, DomainFolderError, domain_folder
+from llm_planner_ros.kitchen_domain.domain_folder import (
+    PACKAGED_WORLD,
+    DomainFolder,
+    DomainFolderError,
+    domain_folder,
+    folder_adapter_file,
+)
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX
@@ -173,10 +179,28 @@ class GraphOptions:
         return [*layers, *([self.params_file] if self.params_file else [])]
 
     def domain_parameters(self) -> dict[str, dict[str, object]]:
-        """The world and skills files of ``domain`` for every node (``/**``); {} without a domain."""
+        """The world and skills files of ``domain`` for every node (``/**``); {} without a domain. Outside
+        the packaged kitchen's world the model service merges the folder's SayCan adapter, or none: the
+        packaged adapters (``adapter: auto``) learned kitchen plans."""
         if self.domain is None:
             return {}
-        return {"/**": {"world_file": str(self.domain.world), "skills_file": str(self.domain.skills)}}
+        layer: dict[str, dict[str, object]] = {
+            "/**": {"world_file": str(self.domain.world), "skills_file": str(self.domain.skills)}
+        }
+        world = yaml.safe_load(self.domain.world.read_text(encoding="utf-8"))
+        if (not isinstance(world, dict) or world.get("world") != PACKAGED_WORLD) and not self._domain_sets_adapter():
+            own = folder_adapter_file(self.domain.path, "saycan")
+            layer["llm_service"] = {"adapter": str(own) if own is not None else "none"}
+        return layer
+
+    def _domain_sets_adapter(self) -> bool:
+        """Whether the domain's own params.yaml chooses the model service's adapter (it then wins)."""
+        if self.domain is None or self.domain.params is None:
+            return False
+        document = yaml.safe_load(self.domain.params.read_text(encoding="utf-8")) or {}
+        service = document.get("llm_service") if isinstance(document, dict) else None
+        parameters = service.get("ros__parameters") if isinstance(service, dict) else None
+        return isinstance(parameters, dict) and "adapter" in parameters
 
     @classmethod
     def parse(

@@ -17,7 +17,7 @@ import rclpy
 import yaml
 from launch_stub import LAUNCH_DIR, launch_nodes
 from rclpy.context import Context
-from repo_paths import TEST_DATA
+from repo_paths import REPO_ROOT, TEST_DATA
 
 from llm_planner_ros.bringup import (
     GRAPHS,
@@ -314,7 +314,11 @@ def test_a_domain_folder_applies_its_params_and_files_before_the_users_file(tmp_
     *packaged, domain_params, generated, user = planner.param_files
     assert domain_params == lobby / "params.yaml" and user == user_params
     assert yaml.safe_load(generated.read_text()) == {
-        "/**": {"ros__parameters": {"world_file": str(lobby / "world.yaml"), "skills_file": str(lobby / "skills.yaml")}}
+        "/**": {
+            "ros__parameters": {"world_file": str(lobby / "world.yaml"), "skills_file": str(lobby / "skills.yaml")}
+        },
+        # The packaged adapters learned the kitchen: the lobby's model service merges none.
+        "llm_service": {"ros__parameters": {"adapter": "none"}},
     }
     assert planner_domain_files(SIM_GRAPH, GraphOptions.parse(domain=lobby)) == (
         str(lobby / "world.yaml"),
@@ -322,6 +326,27 @@ def test_a_domain_folder_applies_its_params_and_files_before_the_users_file(tmp_
     )
     with pytest.raises(GraphOptionError, match=r"has no world.yaml and no skills.yaml: a domain folder holds"):
         GraphOptions.parse(domain=tmp_path)
+
+
+def test_the_model_service_merges_a_domains_own_adapter_and_no_kitchen_adapter_elsewhere(tmp_path: Path) -> None:
+    office = tmp_path / "office"
+    office.mkdir()
+    for name in ("world.yaml", "skills.yaml"):
+        (office / name).write_text((REPO_ROOT / "domains" / "office" / name).read_text())
+    assert GraphOptions.parse(domain=office).domain_parameters()["llm_service"] == {"adapter": "none"}
+    (office / "adapters").mkdir()
+    (office / "adapters" / "saycan.safetensors").write_bytes(b"")
+    own = str(office / "adapters" / "saycan.safetensors")
+    assert GraphOptions.parse(domain=office).domain_parameters()["llm_service"] == {"adapter": own}
+    # The domain's own params.yaml may choose, and then it wins.
+    (office / "params.yaml").write_text("llm_service:\n  ros__parameters:\n    adapter: auto\n")
+    assert "llm_service" not in GraphOptions.parse(domain=office).domain_parameters()
+    # A folder of the kitchen's world keeps the packaged adapters (adapter: auto).
+    kitchen = tmp_path / "kitchen"
+    kitchen.mkdir()
+    (kitchen / "world.yaml").write_text(config_file("kitchen_world.yaml").read_text())
+    (kitchen / "skills.yaml").write_text(config_file("kitchen_skills.yaml").read_text())
+    assert set(GraphOptions.parse(domain=kitchen).domain_parameters()) == {"/**"}
 
 
 def test_the_domain_launch_argument_starts_the_domains_executors(

@@ -191,7 +191,7 @@ class _graph:
         self._overrides = {
             "physics_sim_node" if sim == "physics" else "sim_world_node": simulator,
             # A demo's one goal names its method: the model service gets that method's adapter.
-            "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", "")),
+            "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", ""), kitchen),
         }
         self._options = _graph_options(args)
         self._processes: list[NodeProcess] = []

@@ -21,6 +21,7 @@ from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 
 GRAPH_COMMANDS = "llm_planner_ros.cli.graph_commands"
+DOMAIN_BUILD = "llm_planner_ros.cli.domain_command"
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -39,6 +40,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         sub.set_defaults(_module=module_path)
         if name == chosen:
             importlib.import_module(module_path).add_arguments(sub)
+    domain = commands.add_parser("domain", help="build what a domain folder's methods need (docs/domains.md)")
+    actions = domain.add_subparsers(dest="action", required=True, metavar="ACTION")
+    build = actions.add_parser("build", help="the example bank of a domain folder, from its train.yaml")
+    build.set_defaults(_module=DOMAIN_BUILD)
+    if list(argv[:2]) == ["domain", "build"]:
+        importlib.import_module(DOMAIN_BUILD).add_arguments(build)
     return parser
 
 

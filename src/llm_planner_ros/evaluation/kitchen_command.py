@@ -33,7 +33,16 @@ DEFAULT_EPISODES = Path("benchmarks/kitchen/dev.yaml")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--episodes", type=Path, default=DEFAULT_EPISODES, help=f"episode file (default {DEFAULT_EPISODES})"
+        "--episodes",
+        type=Path,
+        default=None,
+        help=f"episode file (default {DEFAULT_EPISODES}, or the --domain folder's episodes.yaml)",
+    )
+    parser.add_argument(
+        "--domain",
+        type=Path,
+        default=None,
+        help="a domain folder (docs/domains.md): plan in its world and skills (in-process only)",
     )
     parser.add_argument("--planner", default="saycan", help="saycan | zero_shot | llm_planner | progprompt")
     parser.add_argument("--ablation", default=None, help="saycan only: no_affordance | generative")
@@ -91,7 +100,6 @@ def run(args: argparse.Namespace) -> int:
     )
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
     from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.factory import method_llm_config
     from llm_planner_ros.options import parse_key_values
 
@@ -101,8 +109,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--scene perceived needs --sim physics (only the physics kitchen renders camera images)")
     if args.affordances == "learned" and not (args.ros or args.sim == "physics"):
         raise SystemExit("--affordances learned needs --ros or --sim physics (the affordance server serves it)")
+    if args.domain is not None and (args.ros or args.sim == "physics"):
+        raise SystemExit(
+            "--domain runs in-process only; run a domain through the graph with "
+            "`llm-planner demo --domain DIR --id EPISODE` or `ros2 launch llm_planner_ros sim.launch.py domain:=DIR`"
+        )
     console = Console()
-    kitchen = load_kitchen()
+    kitchen, args.episodes = _domain_and_episodes(args)
     episodes = list(load_episodes(args.episodes, kitchen))
     if args.ids:
         wanted = set(args.ids.split(","))
@@ -112,7 +125,9 @@ def run(args: argparse.Namespace) -> int:
         episodes = [e for e in episodes if e.id in wanted]
     if args.limit:
         episodes = episodes[: args.limit]
-    llm_config = method_llm_config(parse_key_values(args.llm), args.planner)
+    llm_config = method_llm_config(parse_key_values(args.llm), args.planner, kitchen)
+    if args.domain is not None:
+        console.print(f"domain {kitchen.config.world} ({args.domain}); adapter: {llm_config.get('adapter', 'auto')}")
     options = _planner_options(args)
 
     label = args.planner + (f" ({args.ablation})" if args.ablation else "")
@@ -187,6 +202,19 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         write_family_chart(summary, args.plot, f"{label} on {args.episodes}")
     return 1 if not_run else 0
+
+
+def _domain_and_episodes(args: argparse.Namespace) -> tuple[Any, Path]:
+    """The kitchen the bench plans in (``--domain``'s, else the packaged one) and its episode file."""
+    from llm_planner_ros.kitchen_domain.domain_folder import EPISODES_FILE, domain_folder, load_domain
+    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+
+    if args.domain is None:
+        return load_kitchen(), args.episodes or DEFAULT_EPISODES
+    folder = domain_folder(args.domain)
+    if args.episodes is None and folder.episodes is None:
+        raise SystemExit(f"domain folder {folder.path} has no {EPISODES_FILE}: give --episodes FILE")
+    return load_domain(folder.path), args.episodes or folder.episodes
 
 
 def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:

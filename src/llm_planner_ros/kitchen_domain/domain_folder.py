@@ -1,6 +1,11 @@
 """A domain as a folder a user writes (docs/domains.md): ``world.yaml`` and ``skills.yaml``, and
 optionally ``params.yaml`` (ROS parameters of the graph's nodes in this domain, keyed by node name:
-its allow-list, which executor runs on which backend) and ``episodes.yaml``."""
+its allow-list, which executor runs on which backend), ``episodes.yaml`` and ``train.yaml`` (the
+episodes its example bank is built from). What ``llm-planner domain build`` makes from the folder lies
+beside them: ``bank.jsonl`` (the methods' prompt examples) and ``adapters/<method>.safetensors``.
+
+The packaged SayCan kitchen (world ``saycan_kitchen``) keeps its built files under ``data/``: its bank,
+the methods' adapters and the models trained on its rollouts were made for it and for no other world."""
 
 from __future__ import annotations
 
@@ -14,6 +19,11 @@ WORLD_FILE = "world.yaml"
 SKILLS_FILE = "skills.yaml"
 PARAMS_FILE = "params.yaml"
 EPISODES_FILE = "episodes.yaml"
+TRAIN_FILE = "train.yaml"
+BANK_FILE = "bank.jsonl"
+ADAPTERS_FOLDER = "adapters"
+# The world the packaged bank, adapters, value functions and SayCanPay kitchen models were built for.
+PACKAGED_WORLD = "saycan_kitchen"
 
 
 class DomainFolderError(InputError, ValueError):
@@ -56,3 +66,34 @@ def load_domain(path: str | Path) -> Kitchen:
     """The domain of the folder at ``path``, checked (DomainFolderError, or ConfigError with every problem)."""
     folder = domain_folder(path)
     return load_kitchen(folder.world, folder.skills)
+
+
+def is_packaged_world(kitchen: Kitchen) -> bool:
+    """Whether ``kitchen`` is the world the packaged bank and adapters were built for (the SayCan kitchen)."""
+    return kitchen.config.world == PACKAGED_WORLD
+
+
+def built_files_folder(kitchen: Kitchen) -> Path:
+    """The folder of ``kitchen``'s world file: where a domain's built bank and adapters lie."""
+    return Path(kitchen.config.source).resolve().parent
+
+
+def domain_bank_file(kitchen: Kitchen) -> Path:
+    """The example bank ``llm-planner domain build`` writes for ``kitchen``'s domain (it may not exist yet)."""
+    return built_files_folder(kitchen) / BANK_FILE
+
+
+def domain_adapter_file(kitchen: Kitchen, method: str) -> Path | None:
+    """The adapter trained for ``method`` in ``kitchen``'s domain, None where the folder has none."""
+    return folder_adapter_file(built_files_folder(kitchen), method)
+
+
+def folder_adapter_file(folder: Path, method: str) -> Path | None:
+    """The adapter ``llm-planner domain build`` trained for ``method`` in the domain folder ``folder``."""
+    path = folder / ADAPTERS_FOLDER / f"{method}.safetensors"
+    return path if path.is_file() else None
+
+
+def build_command(kitchen: Kitchen) -> str:
+    """The command that builds ``kitchen``'s domain files, for error messages."""
+    return f"llm-planner domain build {built_files_folder(kitchen)}"

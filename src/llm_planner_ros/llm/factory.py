@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from llm_planner_ros.kitchen_domain.domain_folder import domain_adapter_file, is_packaged_world
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
 
 BACKENDS = ("hf", "openai", "replay")
@@ -187,13 +189,20 @@ def adapter_file(settings: LLMConfig) -> Path | None:
     return repo_path(Path(settings.adapter).expanduser())
 
 
-def method_llm_config(config: Mapping[str, Any], method: str) -> dict[str, Any]:
-    """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal): the
-    embedded model gets the method's own adapter where it has one (ProgPrompt, LLM-Planner, zero-shot:
-    their prompts were written for it; ``alfred_hlp``, the ALFRED benchmark), unless ``config`` names an
-    adapter, another model or another backend."""
+def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Kitchen | None = None) -> dict[str, Any]:
+    """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal) in
+    ``kitchen``'s domain (default: the packaged kitchen). The embedded model gets the adapter trained for
+    that method and domain unless ``config`` names an adapter, another model or another backend: in the
+    packaged kitchen the method's own where it has one (ProgPrompt, LLM-Planner, zero-shot: their prompts
+    were written for it; ``alfred_hlp``, the ALFRED benchmark); in another domain the folder's
+    ``adapters/<method>.safetensors``, else none, since every packaged adapter learned kitchen plans."""
     embedded = config.get("backend", "hf") == "hf" and not config.get("model")
-    if method in METHOD_ADAPTERS and embedded and "adapter" not in config:
+    if not embedded or "adapter" in config:
+        return dict(config)
+    if kitchen is not None and not is_packaged_world(kitchen):
+        own = domain_adapter_file(kitchen, method or "saycan")
+        return {**config, "adapter": str(own) if own is not None else "none"}
+    if method in METHOD_ADAPTERS:
         return {**config, "adapter": method}
     return dict(config)
 

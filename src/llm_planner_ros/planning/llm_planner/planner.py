@@ -34,13 +34,20 @@ subgoals mapped to skills by sentence embeddings.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.domain_examples import (
+    DOMAIN_PROMPT_EXAMPLES,
+    domain_bank,
+    prompt_shows_examples,
+    uses_packaged_examples,
+)
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, plan_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
@@ -338,11 +345,21 @@ def _canonical(text: str) -> str:
 def build(resources: PlannerResources) -> LlmPlanner:
     """LLM-Planner from config/planners.yaml's ``llm_planner`` section (examples_file, examples, ...).
 
-    Every step of every example must be a skill of the kitchen: ValueError names the ones that are not.
+    Every step of every example must be a skill of the domain: ValueError names the ones that are not. In a
+    domain other than the packaged kitchen, ``examples_file: ""`` is the domain's bank, and ``examples: 0``
+    shows DOMAIN_PROMPT_EXAMPLES of them unless the domain has an LLM-Planner adapter of its own.
     """
     options = resources.options_for("llm_planner")
-    path = resolve_config(options.pop("examples_file", None), EXAMPLES_FILE)
-    prompt, examples = load_plan_examples(path)
+    examples_file = options.pop("examples_file", None)
+    if not examples_file and not uses_packaged_examples(resources.kitchen):
+        path, bank = domain_bank(resources.kitchen)
+        prompt = LlmPlannerPrompt()
+        examples = [PlanExample(e.instruction, e.steps, scene_labels(e.initial)) for e in bank]
+        if not options.get("examples") and prompt_shows_examples(resources.kitchen, "llm_planner"):
+            options["examples"] = DOMAIN_PROMPT_EXAMPLES
+    else:
+        path = resolve_config(examples_file, EXAMPLES_FILE)
+        prompt, examples = load_plan_examples(path)
     require_skill_texts((s for e in examples for s in e.steps), resources.kitchen, str(path))
     generation = GenerationOptions(
         **{key: options.pop(key) for key in ("examples", "max_tokens", "logit_bias") if key in options}
@@ -350,3 +367,9 @@ def build(resources: PlannerResources) -> LlmPlanner:
     retriever = KnnRetriever(examples, lambda example: example.task, resources.embedder)
     generator = PlanGenerator(resources.model, retriever, prompt, generation)
     return LlmPlanner(generator, SkillProjector(resources.embedder), LlmPlannerOptions(**options))
+
+
+def scene_labels(initial: Mapping[str, Any]) -> tuple[str, ...]:
+    """The object labels of an episode-file ``initial`` block, each once, in the order it lists them: the
+    visible objects of a bank example."""
+    return tuple(dict.fromkeys(str(item["label"]) for item in initial.get("objects") or ()))

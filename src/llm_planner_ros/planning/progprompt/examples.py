@@ -27,7 +27,8 @@ from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.validation import Checker, Problem, ValidationError, join
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
-from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
+from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, call_texts, scene_vocabulary
+from llm_planner_ros.planning.saycan.bank import PlanExample
 
 EXAMPLES_FILE = "progprompt_examples.yaml"
 INDENT = "    "
@@ -140,3 +141,15 @@ def check_example_programs(examples: PromptExamples, kitchen: Kitchen, limits: P
             problems.extend(Problem(join(join("programs", index), "body"), str(problem)) for problem in error.problems)
     if problems:
         raise ExamplesFileError(examples.source, problems)
+
+
+def bank_programs(kitchen: Kitchen, bank: list[PlanExample], source: str) -> PromptExamples:
+    """Example programs written from bank examples (oracle plans): each step as the call the vocabulary of
+    the example's scene maps it to, one per line, ``done`` left out as in the packaged examples; no
+    state-feedback examples. ``source`` names the bank in errors."""
+    programs = []
+    for example in bank:
+        calls = call_texts(scene_vocabulary(kitchen, example))
+        body = "\n".join(calls[step] for step in example.steps if step != "done")
+        programs.append(ExampleProgram(example.instruction, body))
+    return PromptExamples(tuple(programs), (), source)

@@ -17,12 +17,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.examples import PromptExamples
 from llm_planner_ros.planning.progprompt.prompt import render_prompt
-from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
+from llm_planner_ros.planning.progprompt.vocabulary import (
+    Vocabulary,
+    call_texts,
+    environment_vocabulary,
+)
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
@@ -30,24 +33,6 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 class UnwritableStep(ValueError):
     """An oracle step that is no call of the scene's vocabulary (the skill texts and the vocabulary disagree)."""
-
-
-def scene_vocabulary(kitchen: Kitchen, example: PlanExample) -> Vocabulary:
-    """The vocabulary the planner builds for the example's initial scene."""
-    return _vocabulary(SimulatedEnvironment(kitchen.world(example.initial)))
-
-
-def _vocabulary(env: SimulatedEnvironment, world: World | None = None) -> Vocabulary:
-    return Vocabulary.of_scene(env.admissible_skills(), world or env.snapshot(), env.observed_objects())
-
-
-def call_texts(vocabulary: Vocabulary) -> dict[str, str]:
-    """Skill text -> the program call that dispatches it, the inverse of the vocabulary's functions."""
-    return {
-        skill.text: f"{function.name}({'' if argument is None else repr(argument)})"
-        for function in vocabulary.functions.values()
-        for argument, skill in function.skills.items()
-    }
 
 
 def program_completion(vocabulary: Vocabulary, steps: Sequence[str]) -> str:
@@ -69,7 +54,7 @@ def program_example(
     and ``scene_context`` as the planner's options ``examples: none`` and ``scene_context: true``."""
     env = SimulatedEnvironment(kitchen.world(example.initial))
     world = env.snapshot()
-    vocabulary = _vocabulary(env, world)
+    vocabulary = environment_vocabulary(env, world)
     scene = describe_scene(world) if scene_context else ""
     prompt = render_prompt(examples, vocabulary, example.instruction, scene)
     return prompt + program_completion(vocabulary, example.steps), len(prompt)

@@ -14,8 +14,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 OBJECT = "obj"
 LOCATION = "location"
@@ -104,3 +107,22 @@ def _name_and_argument(skill: Skill) -> tuple[str, str | None]:
     if not words or words[0][0].isdigit():
         raise VocabularyError(f"skill {skill.text!r} gives no usable function name; its text needs a verb")
     return "_".join(words), argument
+
+
+def scene_vocabulary(kitchen: Kitchen, example: PlanExample) -> Vocabulary:
+    """The vocabulary the planner builds for the example's initial scene."""
+    return environment_vocabulary(SimulatedEnvironment(kitchen.world(example.initial)))
+
+
+def environment_vocabulary(env: SimulatedEnvironment, world: World | None = None) -> Vocabulary:
+    """The vocabulary the planner builds in ``env`` (for ``world``, default its present state)."""
+    return Vocabulary.of_scene(env.admissible_skills(), world or env.snapshot(), env.observed_objects())
+
+
+def call_texts(vocabulary: Vocabulary) -> dict[str, str]:
+    """Skill text -> the program call that dispatches it, the inverse of the vocabulary's functions."""
+    return {
+        skill.text: f"{function.name}({'' if argument is None else repr(argument)})"
+        for function in vocabulary.functions.values()
+        for argument, skill in function.skills.items()
+    }

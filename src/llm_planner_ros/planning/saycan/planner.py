@@ -59,11 +59,13 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_planner_ros.kitchen_domain.domain_folder import domain_bank_file
 from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
 from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.base import Embedder, LanguageModel, RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
+from llm_planner_ros.planning.domain_examples import domain_bank, prompt_shows_examples, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
@@ -310,12 +312,23 @@ def dialog_example(example: PlanExample) -> DialogExample:
 
 def build(resources: PlannerResources) -> SayCanPlanner:
     """SayCan from config/planners.yaml's ``saycan`` section (prompt_file, bank_file, ablation, top_k,
-    scene_context, examples, retrieved_examples, terminate_affordance)."""
+    scene_context, examples, retrieved_examples, terminate_affordance). In a domain other than the packaged
+    kitchen, ``bank_file: ""`` is the domain's bank, and ``examples: none`` retrieves from it when there is
+    one, unless the domain has a SayCan adapter of its own (planning.domain_examples)."""
     options = resources.options_for("saycan")
     if options.get("ablation") == "paper":
         options.update(PAPER_SETUP)
     prompt = SayCanPrompt.from_yaml(_config_path(options.pop("prompt_file", ""), "saycan_prompt.yaml"))
-    bank_file = options.pop("bank_file", "") or BANK_FILE
+    bank_file = options.pop("bank_file", "")
+    if not uses_packaged_examples(resources.kitchen):
+        # The adapter that lets the kitchen's prompt show no example was trained on kitchen plans. Without
+        # a bank SayCan still plans, scoring the domain's skills after the request alone.
+        shows = prompt_shows_examples(resources.kitchen, "saycan") and domain_bank_file(resources.kitchen).is_file()
+        if options.get("examples") == "none" and shows:
+            options["examples"] = "retrieved"
+        if options.get("examples") == "retrieved" and not bank_file:
+            bank_file = domain_bank(resources.kitchen)[0]
+    bank_file = bank_file or BANK_FILE
     planner_options = SayCanOptions(**options)
     embedder = resources.embedder if planner_options.ablation == "generative" else None
     retriever = None

@@ -9,7 +9,9 @@ model gains more from being told the state in words. One line, fixed order of pl
     table: nothing. trash can: nothing. you: nothing.
 
 The person's place (``user``) reads "you", as the skill "bring it to you" does; the drawer's contents read
-"drawer (closed): ...".
+"drawer (closed): ...". A domain that declares facts (docs/domains.md) ends the line with the atoms that
+hold, "facts: door_open, table_clean(desk)." ("facts: none." when none does): a closed door is a fact
+left out. The kitchen declares none, so its lines are unchanged.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def describe_scene(world: World) -> str:
     if drawer is not None and world.has_drawer:
         state = "open" if world.drawer_open else "closed"
         parts.append(f"drawer ({state}): {_labels(world, drawer.contents_at)}.")
+    if world.kitchen.config.facts:
+        parts.append(f"facts: {', '.join(sorted(world.facts)) or 'none'}.")
     return "Scene: " + " ".join(parts)
 
 

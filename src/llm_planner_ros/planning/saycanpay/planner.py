@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llm_planner_ros.babyai_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
+from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
@@ -292,9 +294,13 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
         raise ValueError(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(DOMAINS)}")
     options = resources.options_for("saycanpay")
     count = int(options.pop("examples", 3))
+    packaged = uses_packaged_examples(resources.kitchen)
+    kitchen_examples = options.pop("kitchen_examples", "")
+    if not kitchen_examples and not packaged and "kitchen" in domains:
+        kitchen_examples = str(domain_bank(resources.kitchen)[0])
     examples = {
         "babyai": options.pop("examples_file", "") or DEFAULT_EXAMPLES,
-        "kitchen": options.pop("kitchen_examples", "") or DEFAULT_KITCHEN_EXAMPLES,
+        "kitchen": kitchen_examples or DEFAULT_KITCHEN_EXAMPLES,
     }
     kitchen_prompt = options.pop("kitchen_prompt", "retrieved")
     if kitchen_prompt not in KITCHEN_PROMPTS:
@@ -315,9 +321,25 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     planner_options = SayCanPayOptions(**options)
     used = {"can": planner_options.score != "say", "pay": planner_options.score == "say_can_pay"}
     served = {kind: resources.served_scorer(kind, name) for kind, name in services.items() if name and used[kind]}
+    skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
+    if not packaged and "kitchen" in domains:
+        packaged_models = [
+            kind
+            for kind in KINDS
+            if used[kind]
+            and kind not in served
+            and ("kitchen", kind) not in skip
+            and files["kitchen", kind] == DEFAULT_MODELS["kitchen", kind]
+        ]
+        if packaged_models:
+            raise ValueError(
+                f"saycanpay's kitchen {' and '.join(packaged_models)} model(s) were trained for {PACKAGED_WORLD} "
+                f"only, not for {resources.kitchen.config.world!r}: plan with `score: say_can` and "
+                "`kitchen_can: rules` (the domain's preconditions), or give kitchen_can_model / kitchen_pay_model "
+                "trained for this domain, or serve them (can_service, pay_service)"
+            )
     # Prompts load after every option is checked: a retrieved kitchen prompt embeds the bank first.
     prompts = {domain: loaders[domain](examples[domain]) for domain in domains}
-    skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
     scorers = {
         (domain, kind): served[kind]
         if kind in served

@@ -47,6 +47,7 @@ from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
+from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, step_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
@@ -210,10 +211,16 @@ class ZeroShotPlanner:
 
 def build(resources: PlannerResources) -> ZeroShotPlanner:
     """The zero-shot planner from config/planners.yaml's ``zero_shot`` section (examples_file, samples,
-    beta, epsilon, ...). Every step of every demonstration must be a kitchen skill (ValueError lists them)."""
+    beta, epsilon, ...). Every step of every demonstration must be a skill of the domain (ValueError lists
+    them). In a domain other than the packaged kitchen, ``examples_file: ""`` is the domain's bank."""
     options = resources.options_for("zero_shot")
-    path = resolve_config(options.pop("examples_file", None), EXAMPLES_FILE)
-    demonstrations = load_demonstrations(path)
+    examples_file = options.pop("examples_file", None)
+    if not examples_file and not uses_packaged_examples(resources.kitchen):
+        path, bank = domain_bank(resources.kitchen)
+        demonstrations = [Demonstration(example.instruction, example.steps) for example in bank]
+    else:
+        path = resolve_config(examples_file, EXAMPLES_FILE)
+        demonstrations = load_demonstrations(path)
     require_skill_texts((s for d in demonstrations for s in d.steps), resources.kitchen, str(path))
     retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, resources.embedder)
     return ZeroShotPlanner(resources.model, retriever, SkillProjector(resources.embedder), ZeroShotOptions(**options))

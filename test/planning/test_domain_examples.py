@@ -1,0 +1,183 @@
+"""Every method plans in a domain other than the kitchen from that domain's own bank (planning.domain_examples):
+its first prompt shows the office's examples, never the kitchen's; a domain without a bank is refused with
+the command that builds it; an adapter of the domain's own makes the prompt show none, as in the kitchen."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from support.language_model_doubles import RecordingModel, WordEmbedder
+from support.repo_paths import REPO_ROOT
+
+from llm_planner_ros.kitchen_domain.domain_folder import load_domain
+from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.llm.factory import method_llm_config
+from llm_planner_ros.planning.domain_examples import MissingDomainBankError, diverse_examples
+from llm_planner_ros.planning.progprompt.examples import task_function_name
+from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+from llm_planner_ros.planning.saycan.bank import load_bank
+from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+
+OFFICE = REPO_ROOT / "domains" / "office"
+METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
+KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
+
+
+def first_prompt(folder: Path, method: str, episode_id: str = "deliver-01", **options: object) -> str:
+    """The first prompt ``method`` sends for an episode of the office's evaluation file, planning in the
+    domain of ``folder`` (RecordingModel records it, then fails the request, which ends the step)."""
+    kitchen = load_domain(folder)
+    all_options = load_planner_options()
+    all_options[method].update(options)
+    model = RecordingModel()
+    planner = build_planner(method, PlannerResources(model, kitchen, WordEmbedder, all_options))
+    episode = load_episodes(OFFICE / "episodes.yaml", kitchen).episode(episode_id)
+    planner.reset(episode.instruction)
+    with pytest.raises(AssertionError, match="RecordingModel only"):
+        planner.next_step(SimulatedEnvironment(episode.world(kitchen)), [])
+    return model.prompts[0]
+
+
+def copy_domain(tmp_path: Path, bank: bool) -> Path:
+    """The shipped office in a folder of the test's own (retrieval caches its vectors beside the bank)."""
+    folder = tmp_path / "office"
+    folder.mkdir()
+    for name in ("world.yaml", "skills.yaml", "episodes.yaml", "train.yaml", *(("bank.jsonl",) if bank else ())):
+        shutil.copy(OFFICE / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def office(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_domain(tmp_path_factory.mktemp("shipped"), bank=True)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_prompts_with_the_domains_own_examples(office: Path, method: str) -> None:
+    prompt = first_prompt(office, method)
+    bank = load_bank(OFFICE / "bank.jsonl")
+    # ProgPrompt names each example program after its request: def put_the_mug_on_the_desk():
+    shown = [e for e in bank if e.instruction in prompt or f"def {task_function_name(e.instruction)}():" in prompt]
+    assert shown, f"{method}'s prompt shows no example of the office bank:\n{prompt}"
+    assert not any(word in prompt for word in KITCHEN_WORDS), f"{method} shows kitchen examples:\n{prompt}"
+    # The bank's plans, in the method's own form: the prompt carries skills of the office.
+    assert "hall" in prompt or "printer" in prompt or "stapler" in prompt
+
+
+def test_saycans_retrieved_examples_are_the_nearest_bank_requests(office: Path) -> None:
+    request = "I left my phone in the meeting room, can you bring it to me?"
+    prompt = first_prompt(office, "saycan", "door-03")
+    bank = load_bank(OFFICE / "bank.jsonl")
+    vectors = WordEmbedder().embed([request, *(e.instruction for e in bank)])
+    nearest = sorted(range(len(bank)), key=lambda i: -float(vectors[0] @ vectors[i + 1]))
+    count = load_planner_options()["saycan"]["retrieved_examples"]
+    shown = [e.instruction for e in bank if f"Human: {e.instruction}\n" in prompt]
+    assert sorted(shown) == sorted(bank[i].instruction for i in nearest[:count])
+    assert prompt.count("Human: ") == count + 1
+
+
+def test_the_scene_line_ends_with_the_facts_that_hold(office: Path) -> None:
+    prompt = first_prompt(office, "saycan", "door-04")
+    assert "facts: door_open, printer_on, table_clean(desk), table_clean(kitchenette), table_clean(meeting room)." in (
+        prompt
+    )
+
+
+def test_saycan_plans_without_examples_in_a_domain_without_a_bank(tmp_path: Path) -> None:
+    prompt = first_prompt(copy_domain(tmp_path, bank=False), "saycan")
+    assert prompt.count("Human: ") == 1 and "Could you get me the notepad from the printer?" in prompt
+
+
+@pytest.mark.parametrize("method", ("zero_shot", "llm_planner", "progprompt"))
+def test_a_domain_without_a_bank_is_refused_with_the_command_that_builds_it(tmp_path: Path, method: str) -> None:
+    folder = copy_domain(tmp_path, bank=False)
+    kitchen = load_domain(folder)
+    with pytest.raises(MissingDomainBankError, match=f"llm-planner domain build {folder}"):
+        build_planner(method, PlannerResources(RecordingModel(), kitchen, WordEmbedder, load_planner_options()))
+
+
+def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path: Path) -> None:
+    folder = copy_domain(tmp_path, bank=True)
+    with_examples = first_prompt(folder, "saycan")
+    (folder / "adapters").mkdir()
+    (folder / "adapters" / "saycan.safetensors").write_bytes(b"")
+    without = first_prompt(folder, "saycan")
+    assert with_examples.count("Human: ") == 3 and without.count("Human: ") == 1
+    assert method_llm_config({}, "saycan", load_domain(folder)) == {
+        "adapter": str(folder / "adapters" / "saycan.safetensors")
+    }
+
+
+def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen() -> None:
+    office = load_domain(OFFICE)
+    assert method_llm_config({}, "progprompt", load_kitchen()) == {"adapter": "progprompt"}
+    assert method_llm_config({}, "progprompt") == {"adapter": "progprompt"}
+    assert method_llm_config({}, "progprompt", office) == {"adapter": "none"}
+    assert method_llm_config({}, "saycan", office) == {"adapter": "none"}
+    # What the user names wins; another model has no packaged adapter anyway.
+    assert method_llm_config({"adapter": "x.safetensors"}, "saycan", office) == {"adapter": "x.safetensors"}
+    assert method_llm_config({"model": "m"}, "saycan", office) == {"model": "m"}
+
+
+def test_saycanpay_refuses_the_kitchens_models_in_another_domain_and_plans_on_its_rules() -> None:
+    from llm_planner_ros.planning.saycanpay import planner as saycanpay
+
+    office = load_domain(OFFICE)
+    options = load_planner_options()
+    with pytest.raises(ValueError, match="trained for saycan_kitchen only.*score: say_can"):
+        saycanpay.build(PlannerResources(RecordingModel(), office, WordEmbedder, options), ("kitchen",))
+    options["saycanpay"].update(score="say_can", kitchen_can="rules")
+    saycanpay.build(PlannerResources(RecordingModel(), office, WordEmbedder, options), ("kitchen",))
+
+
+def test_progprompts_fixed_examples_cover_several_families(office: Path) -> None:
+    bank = load_bank(OFFICE / "bank.jsonl")
+    chosen = diverse_examples(bank, 3)
+    assert len({example.family for example in chosen}) == 3
+    assert [e.id for e in diverse_examples(bank, 3)] == [e.id for e in chosen]  # the same every time
+    prompt = first_prompt(office, "progprompt")
+    for example in chosen:
+        assert f"def {task_function_name(example.instruction)}():" in prompt
+
+
+def test_the_shipped_bank_is_what_domain_build_writes(tmp_path: Path) -> None:
+    from llm_planner_ros.cli.main import main
+
+    out = tmp_path / "bank.jsonl"
+    assert main(["domain", "build", str(OFFICE), "--out", str(out)]) == 0
+    assert out.read_text() == (OFFICE / "bank.jsonl").read_text()
+    assert len(out.read_text().splitlines()) == len(load_episodes(OFFICE / "train.yaml", load_domain(OFFICE)))
+
+
+def test_domain_build_leaves_out_a_training_request_that_is_evaluated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm_planner_ros.cli.main import main
+
+    folder = copy_domain(tmp_path, bank=False)
+    train = (folder / "train.yaml").read_text()
+    # An evaluated request, reworded only in case and punctuation, as a training episode's.
+    (folder / "train.yaml").write_text(
+        train.replace("Can you bring me the stapler?", "could you get me the NOTEPAD from the printer")
+    )
+    assert main(["domain", "build", str(folder)]) == 0
+    output = capsys.readouterr().out
+    assert "t-deliver-01" in output and "left out" in output and "deliver-01" in output
+    ids = [json.loads(line)["id"] for line in (folder / "bank.jsonl").read_text().splitlines()]
+    assert "t-deliver-01" not in ids and len(ids) == 23
+    assert "1 training request(s) equal an evaluated one" in " ".join(output.split())
+
+
+def test_domain_build_without_training_episodes_names_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from llm_planner_ros.cli.main import main
+
+    folder = copy_domain(tmp_path, bank=False)
+    (folder / "train.yaml").unlink()
+    assert main(["domain", "build", str(folder)]) == 2
+    assert f"no training episodes at {folder / 'train.yaml'}" in capsys.readouterr().err
