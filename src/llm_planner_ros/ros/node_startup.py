@@ -21,6 +21,7 @@ line, exit status 1.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import signal
 import sys
@@ -35,6 +36,7 @@ from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.logging import get_logger
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import get_default_context
 
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 from llm_planner_ros.ros.stop_request import StopRequest
@@ -111,7 +113,10 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
     use_project_profiles()
     shutdown = _ShutdownRequest()
     rclpy.init(args=args if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
+    context = get_default_context()
     node: Node | None = None
+    executor: MultiThreadedExecutor | None = None
+    spinner: _Spinner | None = None
     status = 0
     try:
         node = make_node()
@@ -139,6 +144,12 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
         if node is not None:
             node.destroy_node()
         rclpy.try_shutdown()
+        # The DDS participant leaves the graph only when the context is finalized, which os._exit below
+        # would skip: peers would keep seeing this node's servers until its lease ran out (Fast DDS: 20 s).
+        # Nothing may hold the context any more for it to be finalized now.
+        node = executor = spinner = None
+        gc.collect()
+        context.destroy()
         # Nothing is left to stop: a second Ctrl-C arriving now (`ros2 launch` passes on the one the
         # terminal already sent to the whole group) must not turn the exit into a KeyboardInterrupt.
         for signum in SHUTDOWN_SIGNALS:
