@@ -9,9 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.language_model_doubles import RecordingModel, WordEmbedder
-from support.repo_paths import REPO_ROOT
+from language_model_doubles import RecordingModel, WordEmbedder
+from repo_paths import REPO_ROOT
 
+from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
 from llm_planner_ros.kitchen_domain.domain_folder import load_domain
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
@@ -20,7 +21,9 @@ from llm_planner_ros.planning.domain_examples import MissingDomainBankError, div
 from llm_planner_ros.planning.progprompt.examples import task_function_name
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.saycan.bank import load_bank
+from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+from llm_planner_ros.training.domain_tasks import generate_examples
 
 OFFICE = REPO_ROOT / "domains" / "office"
 METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
@@ -75,8 +78,8 @@ def test_saycans_retrieved_examples_are_the_nearest_bank_requests(office: Path) 
     vectors = WordEmbedder().embed([request, *(e.instruction for e in bank)])
     nearest = sorted(range(len(bank)), key=lambda i: -float(vectors[0] @ vectors[i + 1]))
     count = load_planner_options()["saycan"]["retrieved_examples"]
-    shown = [e.instruction for e in bank if f"Human: {e.instruction}\n" in prompt]
-    assert sorted(shown) == sorted(bank[i].instruction for i in nearest[:count])
+    shown = {e.instruction for e in bank if f"Human: {e.instruction}\n" in prompt}
+    assert shown == {bank[i].instruction for i in nearest[:count]}
     assert prompt.count("Human: ") == count + 1
 
 
@@ -148,9 +151,12 @@ def test_the_shipped_bank_is_what_domain_build_writes(tmp_path: Path) -> None:
     from llm_planner_ros.cli.main import main
 
     out = tmp_path / "bank.jsonl"
-    assert main(["domain", "build", str(OFFICE), "--out", str(out)]) == 0
-    assert out.read_text() == (OFFICE / "bank.jsonl").read_text()
-    assert len(out.read_text().splitlines()) == len(load_episodes(OFFICE / "train.yaml", load_domain(OFFICE)))
+    # The generated tasks come one after the other from the seed: the first 20 of the shipped 1,500.
+    assert main(["domain", "build", str(OFFICE), "--out", str(out), "--generate", "20", "--seed", "0"]) == 0
+    written = out.read_text().splitlines()
+    train = len(load_episodes(OFFICE / "train.yaml", load_domain(OFFICE)))
+    assert len(written) == train + 20
+    assert written == (OFFICE / "bank.jsonl").read_text().splitlines()[: train + 20]
 
 
 def test_domain_build_leaves_out_a_training_request_that_is_evaluated(
@@ -181,3 +187,31 @@ def test_domain_build_without_training_episodes_names_the_file(
     (folder / "train.yaml").unlink()
     assert main(["domain", "build", str(folder)]) == 2
     assert f"no training episodes at {folder / 'train.yaml'}" in capsys.readouterr().err
+
+
+def test_generated_tasks_are_solvable_worded_from_the_domain_and_the_same_for_a_seed() -> None:
+    office = load_domain(OFFICE)
+    held_out = [e.instruction for e in load_episodes(OFFICE / "episodes.yaml", office)]
+    examples = list(generate_examples(office, 30, seed=7, exclude=held_out))
+    assert [e.instruction for e in examples] == [e.instruction for e in generate_examples(office, 30, 7, held_out)]
+    assert {e.kind for e in examples} >= {"deliver", "move", "fact"}
+    skills = {skill.text for skill in office.library.skills()}
+    for example in examples:
+        world = office.world(example.initial)
+        goal = condition_from_yaml(example.goal, office.config, example.id)
+        assert not goal.holds(world)
+        for step in example.steps[:-1]:
+            assert step in skills
+            world.apply(step)
+        assert goal.holds(world) and example.steps[-1] == "done", example
+        assert example.scene == describe_scene(office.world(example.initial))
+    # A fact request is the text of the skill that sets or clears the fact.
+    facts = [e for e in examples if e.kind == "fact"]
+    assert facts and all(any(s in e.instruction.lower() for s in skills) for e in facts)
+
+
+def test_a_generated_request_never_equals_an_excluded_one() -> None:
+    office = load_domain(OFFICE)
+    first = [e.instruction for e in generate_examples(office, 20, seed=1)]
+    again = [e.instruction for e in generate_examples(office, 20, seed=1, exclude=first[:5])]
+    assert not set(first[:5]) & set(again) and len(again) == 20

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 from language_model_doubles import WordEmbedder
+from repo_paths import REPO_ROOT
 from saycan_doubles import tiny_llama, word_tokenizer
 
 from llm_planner_ros.kitchen_domain.paths import config_file
@@ -157,6 +158,25 @@ def test_one_adapter_trains_on_programs_and_dialogs_together(tmp_path: Path) -> 
     assert (tmp_path / "both.safetensors").stat().st_size > 0
     with pytest.raises(SystemExit, match="one per --method \\(3\\), got 2"):
         main([*common, "--examples", "3", "2", "--out", str(tmp_path / "never.safetensors")])
+
+
+@pytest.mark.model
+def test_a_domains_adapter_trains_on_its_bank_in_its_own_prompts(tmp_path: Path) -> None:
+    """``--domain``: ProgPrompt's programs and LLM-Planner's plans are written in the office's vocabulary
+    (its skills, the default introduction); zero-shot, whose prompt would show the kitchen's set, is
+    refused."""
+    from llm_planner_ros.training.saycan_adapter import main
+
+    office = REPO_ROOT / "domains" / "office"
+    common = ["--validation", "2", "--layers", "1", "--rank", "2", "--batch", "2", "--threads", "1"]
+    common += ["--domain", str(office), "--bank", str(office / "bank.jsonl"), "--scene-context"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        methods = ["--method", "progprompt", "llm_planner", "--program-examples", "none", "--examples", "2"]
+        assert main([*common, *methods, "--out", str(tmp_path / "office.safetensors")]) == 0
+    assert "4 training dialogs" in out.getvalue(), out.getvalue()
+    with pytest.raises(SystemExit, match="--domain trains saycan, llm_planner and progprompt"):
+        main([*common, "--method", "zero_shot", "--examples", "2", "--out", str(tmp_path / "never.safetensors")])
 
 
 @pytest.mark.model

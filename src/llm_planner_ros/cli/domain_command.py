@@ -1,21 +1,28 @@
-r"""``llm-planner domain build DIR``: the example bank of a domain folder (``training.domain_bank``).
+r"""``llm-planner domain build DIR``: the example bank of a domain folder (``training.domain_bank``) and
+its SayCan adapter.
 
-    llm-planner domain build domains/office [--train FILE] [--exclude FILE ...] [--out FILE]
+    llm-planner domain build domains/office [--train FILE] [--exclude FILE ...] [--out FILE] \
+        [--generate N --seed S] [--adapter [METHOD ...] --adapter-examples N --max-minutes M [--resume FILE]]
 
-Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml``, leaving out any training request that an evaluation file
-(``DIR/episodes.yaml``, each ``--exclude``) holds; exit status 1 when an episode has no plan or nothing
-was written.
+Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml`` and ``--generate`` tasks written from the domain's files
+(``training.domain_tasks``), leaving out any request that an evaluation file (``DIR/episodes.yaml``, each
+``--exclude``) holds. ``--adapter`` then trains one adapter on the bank for the methods it names (saycan,
+progprompt, llm_planner; none named: saycan) and writes it as ``DIR/adapters/<method>.safetensors`` for each
+(``training.saycan_adapter``). Exit status 1 when an episode has no plan or nothing was written.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from llm_planner_ros.kitchen_domain.domain_folder import (
+    ADAPTERS_FOLDER,
     BANK_FILE,
     EPISODES_FILE,
     TRAIN_FILE,
@@ -24,9 +31,15 @@ from llm_planner_ros.kitchen_domain.domain_folder import (
 )
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER
 from llm_planner_ros.planning.saycan.bank import PlanExample, save_bank
 from llm_planner_ros.training.domain_bank import bank_example, held_out_requests
+from llm_planner_ros.training.domain_tasks import generate_examples
 from llm_planner_ros.training.saycan_bank import normalized
+
+# The methods whose prompt the adapter trainer writes in any domain (zero-shot's shows the kitchen's set).
+ADAPTER_METHODS = ("saycan", "progprompt", "llm_planner")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +53,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"an evaluation episode file whose requests the bank must not hold (DIR/{EPISODES_FILE} always is)",
     )
     parser.add_argument("--out", type=Path, help=f"the bank to write (default: DIR/{BANK_FILE})")
+    parser.add_argument("--generate", type=int, default=0, help="tasks generated from the domain's files (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated tasks and of the adapter's training")
+    parser.add_argument(
+        "--adapter",
+        nargs="*",
+        choices=ADAPTER_METHODS,
+        help="also train one adapter on the bank for these methods (none named: saycan), written as "
+        "DIR/adapters/<method>.safetensors for each",
+    )
+    parser.add_argument("--adapter-examples", type=int, default=1200, help="training dialogs of the adapter")
+    parser.add_argument("--max-minutes", type=float, default=45.0, help="the adapter's training stops after this long")
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        help=f"adapter to continue (default: the domain's SayCan adapter for other methods, else {EMBEDDED_ADAPTER})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,10 +109,46 @@ def run(args: argparse.Namespace) -> int:
                 examples.append(example)
                 progress.say(f"{episode.id:<24} {', '.join(example.steps)}")
             progress.advance()
+    if args.generate:
+        known = [*excluded, *(normalized(example.instruction) for example in examples)]
+        with progress_bar(console, "generated tasks", args.generate) as progress:
+            for example in generate_examples(kitchen, args.generate, args.seed, known):
+                examples.append(example)
+                progress.advance()
     written = save_bank(examples, out)
     console.print(
         f"wrote {written} examples to {out} in {time.perf_counter() - started:.1f} s; "
         f"{len(overlap)} training request(s) equal an evaluated one (checked against "
         f"{len(excluded)} held-out request(s)), {len(unsolved)} without a plan"
     )
-    return 1 if unsolved or not written else 0
+    if unsolved or not written:
+        return 1
+    if args.adapter is not None:
+        return train_domain_adapter(folder.path, out, args.adapter or ["saycan"], args, console)
+    return 0
+
+
+def train_domain_adapter(folder: Path, bank: Path, methods: list[str], args: argparse.Namespace, console: Any) -> int:
+    """One adapter trained on ``bank`` for ``methods`` (``training.saycan_adapter``), written for each of
+    them. It continues ``--resume``, else the domain's SayCan adapter for the other methods (as the
+    kitchen's method adapters continue its SayCan adapter), else the packaged one, which knows the format."""
+    from llm_planner_ros.training.saycan_adapter import main as train  # loads torch
+
+    adapters = folder / ADAPTERS_FOLDER
+    adapters.mkdir(exist_ok=True)
+    out = adapters / f"{methods[0]}.safetensors"
+    own = adapters / "saycan.safetensors"
+    start = args.resume or (own if methods != ["saycan"] and own.is_file() else repo_path(EMBEDDED_ADAPTER))
+    console.print(f"training {out} for {', '.join(methods)} on {bank}, from {start}")
+    status = train(
+        [
+            *("--bank", str(bank), "--domain", str(folder), "--method", *methods, "--out", str(out)),
+            *("--resume", str(start), "--examples", str(args.adapter_examples), "--seed", str(args.seed)),
+            *("--max-minutes", str(args.max_minutes), "--lr", "4e-4"),
+            # As the planners run with an adapter of their own: no examples shown, the scene in the prompt.
+            *("--program-examples", "none", "--scene-context"),
+        ]
+    )
+    for method in methods[1:]:
+        shutil.copyfile(out, adapters / f"{method}.safetensors")
+    return status

@@ -58,7 +58,8 @@ from typing import Any
 
 import torch
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.domain_folder import is_packaged_world, load_domain
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
@@ -67,7 +68,7 @@ from llm_planner_ros.llm.training_sequences import TrainingSequence
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
 from llm_planner_ros.planning.llm_planner.prompt import EXAMPLES_FILE as PLAN_EXAMPLES_FILE
-from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
+from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, load_plan_examples
 from llm_planner_ros.planning.llm_planner.training import encode_plan
 from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
 from llm_planner_ros.planning.progprompt.training import encode_program
@@ -323,10 +324,16 @@ def _method_sequences(
     chosen: Sequence[PlanExample],
     console: Any,
 ) -> list[TrainingSequence]:
+    kitchen = load_domain(args.domain) if args.domain else load_kitchen()
+    if args.domain and (method == ZERO_SHOT or (method == PROGPROMPT and args.program_examples == "file")):
+        raise SystemExit(
+            f"--domain trains saycan, llm_planner and progprompt (with --program-examples none) only: {method}'s "
+            "prompt would show the kitchen's examples"
+        )
     if method == PROGPROMPT:
-        return program_sequences(tokenizer, chosen, args.program_examples == "file", args.scene_context)
+        return program_sequences(tokenizer, chosen, args.program_examples == "file", args.scene_context, kitchen)
     if method == LLM_PLANNER:
-        return plan_sequences(tokenizer, chosen, args.replan_share, random.Random(args.seed))
+        return plan_sequences(tokenizer, chosen, args.replan_share, random.Random(args.seed), kitchen)
     if method == ZERO_SHOT:
         return step_sequences(tokenizer, chosen, args.scene_context)
     return _dialog_sequences(args, tokenizer, bank, chosen, console)
@@ -347,23 +354,36 @@ def _dialog_sequences(
 
 
 def program_sequences(
-    tokenizer: Any, chosen: Sequence[PlanExample], show_examples: bool = True, scene_context: bool = False
+    tokenizer: Any,
+    chosen: Sequence[PlanExample],
+    show_examples: bool = True,
+    scene_context: bool = False,
+    kitchen: Kitchen | None = None,
 ) -> list[TrainingSequence]:
     """ProgPrompt: each chosen example as the planner's program prompt (with or without the example
-    programs, with or without the scene comment) and the oracle plan as a program."""
-    kitchen = load_kitchen()
+    programs, with or without the scene comment) and the oracle plan as a program, in ``kitchen``'s domain
+    (default the packaged kitchen)."""
+    kitchen = kitchen or load_kitchen()
     examples = load_examples(resolve_config(None, EXAMPLES_FILE)) if show_examples else None
     return [encode_program(tokenizer, kitchen, examples, example, scene_context) for example in chosen]
 
 
 def plan_sequences(
-    tokenizer: Any, chosen: Sequence[PlanExample], replan_share: float, rng: random.Random
+    tokenizer: Any,
+    chosen: Sequence[PlanExample],
+    replan_share: float,
+    rng: random.Random,
+    kitchen: Kitchen | None = None,
 ) -> list[TrainingSequence]:
     """LLM-Planner: each chosen example as the planner's plan prompt (the introduction of its examples
     file, no examples, the scene line) and the rest of the oracle plan; a ``replan_share`` of those with
-    three steps or more are cut after a random number of completed steps (a re-plan's prompt)."""
-    kitchen = load_kitchen()
-    prompt, _ = load_plan_examples(resolve_config(None, PLAN_EXAMPLES_FILE))
+    three steps or more are cut after a random number of completed steps (a re-plan's prompt). In another
+    domain than the packaged kitchen (``kitchen``) the prompt has the default introduction, as the planner's."""
+    if kitchen is None or is_packaged_world(kitchen):
+        kitchen = kitchen or load_kitchen()
+        prompt, _ = load_plan_examples(resolve_config(None, PLAN_EXAMPLES_FILE))
+    else:
+        prompt = LlmPlannerPrompt()
     sequences = []
     for example in chosen:
         cut = 0
@@ -471,6 +491,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0,
         help="retrieved examples shown before each dialog (default 0, for examples: none; "
         "else match the planner's retrieved_examples)",
+    )
+    parser.add_argument(
+        "--domain", type=Path, help="a domain folder whose bank this is (default: the packaged kitchen)"
     )
     parser.add_argument("--validation", type=int, default=64, help="held-out dialogs for the validation loss")
     parser.add_argument("--epochs", type=int, default=1)

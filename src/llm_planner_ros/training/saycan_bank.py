@@ -23,13 +23,14 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.oracle import shortest_plan
 from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import FIND
+from llm_planner_ros.kitchen_domain.skill import FIND, Skill
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, save_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
@@ -87,13 +88,10 @@ def generate_examples(
         if task is None or normalized(task.instruction) in excluded:
             continue
         initial = task.initial.to_initial()
-        world = kitchen.world(initial)
-        goal = condition_from_yaml(task.goal, kitchen.config, f"{task.kind} goal")
-        if goal.holds(world):
+        solved = solve_task(kitchen, initial, task.goal, task.kind, MAX_PLAN)
+        if solved is None:
             continue
-        plan = shortest_plan(world, goal, max_depth=MAX_PLAN)
-        if plan is None:
-            continue
+        world, plan = solved
         steps = _worded(world, [skill.text for skill in plan], task.mentions)
         yield PlanExample(
             f"{task.kind}-{produced:05d}",
@@ -106,6 +104,20 @@ def generate_examples(
             task.goal,
         )
         produced += 1
+
+
+def solve_task(
+    kitchen: Kitchen, initial: dict[str, Any], goal: dict[str, Any], kind: str, max_plan: int
+) -> tuple[World, list[Skill]] | None:
+    """The world of a drawn task's ``initial`` block and a shortest plan (``done`` included) to its ``goal``
+    (goal-language YAML); None when the goal holds already or no plan of at most ``max_plan`` skills
+    reaches it: such a task is drawn again."""
+    world = kitchen.world(initial, f"generated {kind} task")
+    condition = condition_from_yaml(goal, kitchen.config, f"generated {kind} goal")
+    if condition.holds(world):
+        return None
+    plan = shortest_plan(world, condition, max_depth=max_plan)
+    return None if plan is None else (world, plan)
 
 
 def _worded(world: World, steps: list[str], mentions: Sequence[str]) -> list[str]:

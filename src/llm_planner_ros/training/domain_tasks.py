@@ -1,0 +1,204 @@
+"""Requests any domain's own files can say, with the scenes they start from: the generated part of a
+domain's example bank (``llm-planner domain build DIR --generate N``).
+
+The kitchen's bank comes from a request writer made for the kitchen (``saycan_tasks`` and its lexicon).
+Another domain has only its files, so its tasks are written from them alone: a random scene (the robot
+at one of its places, some of its objects on places, maybe one in the gripper, each fact a skill can
+change true or false), then a goal of one of these kinds, worded from a few plain templates:
+
+- ``deliver``: an object to the person ("Bring me the mug."), ``move``: to a place ("Move the mug to
+  the desk."), ``go``: the robot to a place, ``pick``: an object into the gripper;
+- ``fact``: a fact a skill sets or clears, worded as that skill's own text ("Please open the door.");
+- ``two``: two of the above in one request ("Open the door, then bring me the mug.").
+
+No synonym or paraphrase of the domain is known here (a "lift" for the elevator), so the requests are
+plainer than people's; the training episodes a user writes (``train.yaml``) carry those.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.kitchen_domain.skill import FactChange
+from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.planning.saycan.scene import describe_scene
+from llm_planner_ros.training.saycan_bank import normalized, solve_task
+
+PERSON = "user"  # the place "bring it to you" goes to (docs/domains.md)
+MAX_PLAN = 12  # longest plan kept, done included
+KIND_WEIGHTS = {"deliver": 0.25, "move": 0.2, "go": 0.08, "pick": 0.07, "fact": 0.25, "two": 0.15}
+TEMPLATES = {
+    "deliver": (
+        "Bring me the {o}.",
+        "Can you bring me the {o}?",
+        "Could you get me the {o}?",
+        "I need the {o}.",
+        "Please fetch the {o} for me.",
+        "Get me the {o}, please.",
+    ),
+    "move": (
+        "Put the {o} at the {p}.",
+        "Move the {o} to the {p}.",
+        "Take the {o} to the {p}.",
+        "Leave the {o} at the {p}.",
+        "Carry the {o} over to the {p}.",
+    ),
+    "go": ("Go to the {p}.", "Head over to the {p}.", "Please go to the {p}."),
+    "pick": ("Pick up the {o}.", "Grab the {o}.", "Take the {o} in your gripper."),
+    "fact": ("{S}.", "Please {s}.", "Could you {s}?", "Can you {s} for me?", "{S}, please."),
+}
+JOINS = ("{a} and {b}", "{a}, then {b}", "First {a}, then {b}")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A request, the episode-file ``initial`` block it starts from and its goal (goal-language YAML)."""
+
+    kind: str
+    instruction: str
+    initial: dict[str, Any]
+    goal: dict[str, Any]
+
+
+class TaskWriter:
+    """Draws tasks of one domain with one random generator (the same seed gives the same tasks)."""
+
+    def __init__(self, kitchen: Kitchen, rng: random.Random) -> None:
+        self.kitchen = kitchen
+        self.rng = rng
+        places = kitchen.config.places(with_drawer=False)
+        self.places = [p for p in places if p != PERSON]
+        self.labels = list(kitchen.config.labels)
+        changes = [
+            (rule.skill.text, effect)
+            for skill in kitchen.library.skills()
+            if (rule := kitchen.library.find(skill.text)) is not None
+            for effect in rule.effects
+            if isinstance(effect, FactChange)
+        ]
+        self.fact_skills: list[tuple[str, FactChange]] = changes
+        self.atoms = sorted({effect.atom for _, effect in changes})
+
+    def scene(self) -> dict[str, Any]:
+        """A random ``initial`` block: 2 to 5 objects, the gripper holding one of them one time in five."""
+        labels = self.rng.sample(self.labels, k=self.rng.randint(min(2, len(self.labels)), min(5, len(self.labels))))
+        objects = [
+            {"id": f"{label.replace(' ', '_')}_1", "label": label, "at": self.rng.choice(self.places)}
+            for label in labels
+        ]
+        holding = None
+        if self.rng.random() < 0.2:
+            held = self.rng.choice(objects)
+            held["at"], holding = "robot", held["id"]
+        initial: dict[str, Any] = {
+            "robot": {"at": self.rng.choice(self.places), "holding": holding},
+            "objects": objects,
+        }
+        if self.kitchen.config.facts:
+            initial["facts"] = [atom for atom in self.atoms if self.rng.random() < 0.5]
+        return initial
+
+    def part(self, kind: str, initial: dict[str, Any], plain: bool = False) -> tuple[str, dict[str, Any]] | None:
+        """One request and its goal of ``kind`` in the scene ``initial``; None when the scene offers none.
+        ``plain``: the first, imperative template of the kind (a part of a two-part request)."""
+        objects = initial["objects"]
+
+        def pick(choices: Any) -> Any:
+            return choices[0] if plain and choices and isinstance(choices[0], str) else self.rng.choice(choices)
+
+        if kind == "deliver" and objects:
+            label = self.rng.choice(objects)["label"]
+            return pick(TEMPLATES["deliver"]).format(o=label), {"at": {"label": label, "location": PERSON}}
+        if kind == "move" and objects:
+            obj = self.rng.choice(objects)
+            place = self.rng.choice([p for p in self.places if p != obj["at"]])
+            text = pick(TEMPLATES["move"]).format(o=obj["label"], p=place)
+            return text, {"at": {"label": obj["label"], "location": place}}
+        if kind == "go":
+            place = self.rng.choice([p for p in self.places if p != initial["robot"]["at"]])
+            return pick(TEMPLATES["go"]).format(p=place), {"robot_at": place}
+        if kind == "pick" and objects:
+            label = self.rng.choice(objects)["label"]
+            return pick(TEMPLATES["pick"]).format(o=label), {"holding": label}
+        if kind == "fact" and self.fact_skills:
+            holding = set(initial.get("facts", ()))
+            changes = [(text, effect) for text, effect in self.fact_skills if (effect.atom in holding) != effect.value]
+            if not changes:
+                return None
+            text, effect = self.rng.choice(changes)
+            self._bring_what_it_needs(text, initial)
+            request = pick(TEMPLATES["fact"]).format(S=text[0].upper() + text[1:], s=text)
+            return request, {"fact": effect.atom} if effect.value else {"not": {"fact": effect.atom}}
+        return None
+
+    def _bring_what_it_needs(self, text: str, initial: dict[str, Any]) -> None:
+        """Put each object a written precondition of skill ``text`` names ({holding: sponge}) into the scene
+        where it lacks one, on a random place: without it the task has no plan, and proving that costs the
+        oracle a search of every state within MAX_PLAN skills."""
+        rule = self.kitchen.library.find(text)
+        named = " ".join(str(c) for c in (rule.preconditions if rule else ()) if not isinstance(c, str))
+        present = {obj["label"] for obj in initial["objects"]}
+        for label in self.labels:
+            if label not in present and re.search(rf"\b{re.escape(label)}\b", named):
+                identifier = f"{label.replace(' ', '_')}_1"
+                initial["objects"].append({"id": identifier, "label": label, "at": self.rng.choice(self.places)})
+
+    def write(self) -> Task | None:
+        """One task, or None when the drawn kind does not fit the drawn scene."""
+        kinds, weights = zip(*KIND_WEIGHTS.items(), strict=True)
+        kind = self.rng.choices(kinds, weights)[0]
+        initial = self.scene()
+        if kind != "two":
+            part = self.part(kind, initial)
+            return None if part is None else Task(kind, part[0], initial, part[1])
+        first, second = (self.part(self.rng.choice(("deliver", "move", "fact")), initial, plain=True) for _ in range(2))
+        if first is None or second is None or _labels(first[1]) & _labels(second[1]) or first[1] == second[1]:
+            return None
+        a, b = (part[0].rstrip(".?!") for part in (first, second))
+        text = self.rng.choice(JOINS).format(a=a[0].lower() + a[1:], b=b[0].lower() + b[1:]) + "."
+        return Task(kind, text[0].upper() + text[1:], initial, {"all": [first[1], second[1]]})
+
+
+def _labels(goal: dict[str, Any]) -> set[str]:
+    """The object label a one-part goal moves (none for a fact): two parts on one object fight."""
+    at = goal.get("at")
+    return {at["label"]} if isinstance(at, dict) else set()
+
+
+def generate_examples(kitchen: Kitchen, count: int, seed: int, exclude: Iterable[str] = ()) -> Iterator[PlanExample]:
+    """``count`` solvable examples of ``kitchen``'s domain drawn with ``seed``. A task whose goal holds
+    already, that the oracle cannot solve within MAX_PLAN skills, or whose request is in ``exclude``
+    (compared ``normalized``) is drawn again."""
+    rng = random.Random(seed)
+    writer = TaskWriter(kitchen, rng)
+    excluded = {normalized(text) for text in exclude}
+    produced = 0
+    attempts = 0
+    while produced < count:
+        attempts += 1
+        if attempts > 50 * count + 1000:
+            raise ValueError(f"the domain {kitchen.config.world!r} gave {produced} solvable tasks in {attempts} draws")
+        task = writer.write()
+        if task is None or normalized(task.instruction) in excluded:
+            continue
+        solved = solve_task(kitchen, task.initial, task.goal, task.kind, MAX_PLAN)
+        if solved is None:
+            continue
+        world, plan = solved
+        steps = tuple(skill.text for skill in plan)
+        yield PlanExample(
+            f"gen-{task.kind}-{produced:05d}",
+            task.kind,
+            task.kind,
+            task.instruction,
+            describe_scene(world),
+            steps,
+            task.initial,
+            task.goal,
+        )
+        produced += 1
