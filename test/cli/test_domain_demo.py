@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from repo_paths import TEST_DATA
+from repo_paths import REPO_ROOT, TEST_DATA
 from ros_harness import allocate_domain_id
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
@@ -113,3 +113,28 @@ def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_
     assert "action backend: control_msgs/action/GripperCommand goals on presser/gripper_cmd" in logs["presser_executor"]
     assert "elevator_called" in outcome["final_state"]["facts"], outcome["final_state"]
     assert "episode call-elevator goal holds: fact(elevator_called)" in completed.stdout, completed.stdout
+
+
+def test_the_shipped_office_plans_through_the_door_with_its_own_adapter(tmp_path: Path) -> None:
+    """The README's ``llm-planner demo --domain domains/office --id door-03``: the model service merges the
+    office's own SayCan adapter (adapter: auto never loads the kitchen's outside the kitchen), the planner
+    opens the meeting room's door before it fetches the phone behind it, and the episode's goal holds."""
+    office = REPO_ROOT / "domains" / "office"
+    out = tmp_path / "outcome.json"
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "demo",
+        *("--domain", str(office), "--id", "door-03", "--planner", "saycan", "--time-scale", "0"),
+        *("--json", str(out), "--log-dir", str(tmp_path / "logs")),
+    ]
+    env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
+    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
+    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
+    plan = [step["skill"] for step in json.loads(out.read_text())["steps"]]
+    assert plan[:2] == ["go to the hall", "open the door"], plan
+    assert plan.index("open the door") < plan.index("pick up the phone"), plan
+    assert f"merged the adapter {office / 'adapters' / 'saycan.safetensors'}" in logs["llm_service"], logs[
+        "llm_service"
+    ]
+    assert "episode door-03 goal holds" in completed.stdout, completed.stdout

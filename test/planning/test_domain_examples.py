@@ -115,15 +115,19 @@ def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path:
     }
 
 
-def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen() -> None:
-    office = load_domain(OFFICE)
+def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen(tmp_path: Path) -> None:
+    bare = load_domain(copy_domain(tmp_path, bank=True))
     assert method_llm_config({}, "progprompt", load_kitchen()) == {"adapter": "progprompt"}
     assert method_llm_config({}, "progprompt") == {"adapter": "progprompt"}
-    assert method_llm_config({}, "progprompt", office) == {"adapter": "none"}
-    assert method_llm_config({}, "saycan", office) == {"adapter": "none"}
+    assert method_llm_config({}, "progprompt", bare) == {"adapter": "none"}
+    assert method_llm_config({}, "saycan", bare) == {"adapter": "none"}
+    # The shipped office has its own SayCan adapter (llm-planner domain build --adapter).
+    assert method_llm_config({}, "saycan", load_domain(OFFICE)) == {
+        "adapter": str(OFFICE / "adapters" / "saycan.safetensors")
+    }
     # What the user names wins; another model has no packaged adapter anyway.
-    assert method_llm_config({"adapter": "x.safetensors"}, "saycan", office) == {"adapter": "x.safetensors"}
-    assert method_llm_config({"model": "m"}, "saycan", office) == {"model": "m"}
+    assert method_llm_config({"adapter": "x.safetensors"}, "saycan", bare) == {"adapter": "x.safetensors"}
+    assert method_llm_config({"model": "m"}, "saycan", bare) == {"model": "m"}
 
 
 def test_saycanpay_refuses_the_kitchens_models_in_another_domain_and_plans_on_its_rules() -> None:

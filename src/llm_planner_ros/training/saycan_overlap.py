@@ -7,6 +7,8 @@ the largest word-set Jaccard similarity, and how many episodes per family have o
 threshold.
 
     python -m llm_planner_ros.training.saycan_overlap --bank /tmp/bank5.jsonl --episodes benchmarks/kitchen/dev.yaml
+    python -m llm_planner_ros.training.saycan_overlap --domain domains/office --bank domains/office/bank.jsonl \
+        --episodes domains/office/episodes.yaml
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_planner_ros.kitchen_domain.domain_folder import load_domain
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.planning.saycan.bank import load_bank
@@ -65,8 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bank", type=Path, action="append", required=True, help="training bank JSONL (repeatable)")
     parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
     parser.add_argument("--threshold", type=float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
+    parser.add_argument("--domain", type=Path, help="the domain folder of the episodes (default: the SayCan kitchen)")
     args = parser.parse_args(argv)
-    suite = load_episodes(args.episodes, load_kitchen())
+    suite = load_episodes(args.episodes, load_domain(args.domain) if args.domain else load_kitchen())
     training = [example.instruction for path in args.bank for example in load_bank(path)]
     found = nearest_requests(((e.id, e.family, e.instruction) for e in suite.episodes), training)
     close: dict[str, list[Nearest]] = defaultdict(list)
