@@ -258,3 +258,16 @@ def test_look_alike_letters_are_refused(vocabulary: ObjectVocabulary, world: Wor
 @pytest.mark.parametrize("text", ["принеси мне сок", "给我拿一罐可乐", "Bring me a café au lait"])
 def test_other_alphabets_in_their_own_words_are_planned(vocabulary: ObjectVocabulary, world: World, text: str) -> None:
     assert check(text, vocabulary, world).refusal is None
+
+
+def test_in_another_domain_the_packaged_other_objects_give_way_to_its_own_labels() -> None:
+    """The packaged list of objects the kitchen lacks names a phone; in the office, which has one, "phone"
+    is the office's label, not an absent object (the planner would refuse to start otherwise)."""
+    from llm_planner_ros.kitchen_domain.domain_folder import load_domain
+
+    office = load_domain(REPO_ROOT / "domains" / "office")
+    vocabulary = ObjectVocabulary.of_kitchen(office.config)
+    assert vocabulary.named("Bring me my phone and a banana.") == ("phone", "banana")
+    # A list the user gives is still checked.
+    with pytest.raises(ValueError, match="other object 'phone' shares the word"):
+        ObjectVocabulary.of_kitchen(office.config, ["phone"])

@@ -34,6 +34,7 @@ from pathlib import Path
 import yaml
 
 from llm_planner_ros.kitchen_domain.config import HELD, KitchenConfig
+from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
 from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.kitchen_domain.world import World
@@ -132,12 +133,17 @@ class ObjectVocabulary:
     def of_kitchen(cls, config: KitchenConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
         """The kitchen's labels and ``other_objects`` (default: config/other_objects.yaml), each with its
         plurals. ValueError for another object that shares a word with a kitchen label or place: it would
-        be found inside the kitchen's own names ("lime" in "lime soda")."""
+        be found inside the kitchen's own names ("lime" in "lime soda"). The packaged list was written
+        for the SayCan kitchen: in another domain its names that share a word with the domain's own
+        ("phone" in an office that has a phone) are the domain's, and are left out."""
+        packaged = other_objects is None
         others = load_other_objects() if other_objects is None else tuple(other_objects)
         kitchen_words = {word for name in (*config.labels, *config.places(with_drawer=True)) for word in _words(name)}
         forms: dict[str, str] = {}
         for name in others:
             shared = sorted(kitchen_words.intersection(_words(name)))
+            if shared and packaged and config.world != PACKAGED_WORLD:
+                continue
             if shared:
                 raise ValueError(
                     f"other object {name!r} shares the word(s) {', '.join(shared)} with the kitchen's "
