@@ -49,6 +49,8 @@ setup(
         # the SayCan adapter, bank, its vectors and the lexicon; the episode suites and soak recording
         *tree("data"),
         *tree("benchmarks"),
+        # the shipped domain folders (llm-planner demo --domain domains/office, domain:=...)
+        *tree("domains"),
     ],
     zip_safe=False,
     maintainer="llm_planner_ros maintainers",

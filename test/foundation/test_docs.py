@@ -18,7 +18,18 @@ from llm_planner_ros.kitchen_domain import load_episodes, load_kitchen
 from llm_planner_ros.kitchen_domain.conditions import CONDITION_KINDS
 
 # Where the patterns are searched: the shipped code, configuration and prose (not out/, where runs write).
-SEARCHED = ("src", "config", "launch", "msg", "package", "robot_interfaces", "scripts", "benchmarks/kitchen", ".ci")
+SEARCHED = (
+    "src",
+    "config",
+    "launch",
+    "msg",
+    "package",
+    "robot_interfaces",
+    "scripts",
+    "benchmarks/kitchen",
+    "domains",
+    ".ci",
+)
 SEARCHED_FILES = ("README.md", "Makefile", "pyproject.toml")
 SUFFIXES = {".py", ".yaml", ".yml", ".md", ".msg", ".srv", ".action", ".txt", ".xml", ".cfg", ".toml"}
 

@@ -219,3 +219,18 @@ def test_a_generated_request_never_equals_an_excluded_one() -> None:
     first = [e.instruction for e in generate_examples(office, 20, seed=1)]
     again = [e.instruction for e in generate_examples(office, 20, seed=1, exclude=first[:5])]
     assert not set(first[:5]) & set(again) and len(again) == 20
+
+
+def test_a_shipped_domain_is_found_by_its_packaged_path_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llm_planner_ros.kitchen_domain.domain_folder import DomainFolderError, domain_folder
+
+    monkeypatch.chdir(tmp_path)
+    assert domain_folder("domains/office").path == OFFICE
+    with pytest.raises(DomainFolderError, match=f"domain {tmp_path / 'nowhere'} is not a folder"):
+        domain_folder("nowhere")
+    # A folder of that name here is the user's, and wins.
+    (tmp_path / "domains").mkdir()
+    mine = copy_domain(tmp_path / "domains", bank=False)
+    assert domain_folder("domains/office").path == mine

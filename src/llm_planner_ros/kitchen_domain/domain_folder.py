@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.kitchen_domain.paths import PackagedFileNotFoundError, packaged_path
 from llm_planner_ros.kitchen_domain.validation import InputError
 
 WORLD_FILE = "world.yaml"
@@ -42,8 +43,9 @@ class DomainFolder:
 
 
 def domain_folder(path: str | Path) -> DomainFolder:
-    """The domain folder at ``path``; DomainFolderError says what is missing."""
-    folder = Path(path).expanduser().resolve()
+    """The domain folder at ``path`` (a relative one not found here may be a packaged one, such as
+    ``domains/office`` in an install); DomainFolderError says what is missing."""
+    folder = _packaged_or_given(Path(path).expanduser())
     if not folder.is_dir():
         raise DomainFolderError(
             f"domain {folder} is not a folder: give the folder that holds {WORLD_FILE} and {SKILLS_FILE}"
@@ -60,6 +62,16 @@ def domain_folder(path: str | Path) -> DomainFolder:
 
     world, skills = folder / WORLD_FILE, folder / SKILLS_FILE
     return DomainFolder(folder, world, skills, optional(PARAMS_FILE), optional(EPISODES_FILE))
+
+
+def _packaged_or_given(path: Path) -> Path:
+    if path.is_absolute() or path.exists():
+        return path.resolve()
+    try:
+        packaged = packaged_path(path)
+    except PackagedFileNotFoundError:
+        return path.resolve()
+    return packaged.resolve() if packaged.is_dir() else path.resolve()
 
 
 def load_domain(path: str | Path) -> Kitchen:
