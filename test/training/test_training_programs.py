@@ -15,8 +15,9 @@ from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner
 from llm_planner_ros.planning.progprompt.prompt import program_text
-from llm_planner_ros.planning.progprompt.training import encode_program, program_example, scene_vocabulary
+from llm_planner_ros.planning.progprompt.training import encode_program, program_example
 from llm_planner_ros.planning.progprompt.validator import parse_program
+from llm_planner_ros.planning.progprompt.vocabulary import scene_vocabulary
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, program_sequences
