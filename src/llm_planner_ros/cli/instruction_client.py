@@ -185,5 +185,9 @@ class InstructionClient:
 
     def close(self) -> None:
         self._executor.shutdown(timeout_sec=5)
+        # The spinning thread leaves rclpy before the node and context go: a daemon thread still inside a
+        # wait while the interpreter exits can end the process in std::terminate (SIGABRT, once in CI
+        # under load) instead of with its status.
+        self._spin.join(timeout=5)
         self.node.destroy_node()
         rclpy.shutdown(context=self._context)
