@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -22,6 +23,23 @@ pytestmark = [pytest.mark.graph, pytest.mark.model]
 OFFICE = TEST_DATA / "office_corner"
 # The packaged allow-list names the kitchen's skills: a domain lists its own.
 ALLOWED = ["find *", "pick up the *", "put down the *", "go to the *", "bring it to you", "open the door", "wipe the *"]
+
+
+def run_demo(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> tuple[Any, dict[str, str], dict]:
+    """``llm-planner demo --planner saycan --time-scale 0`` with ``options``, its JSON outcome and node logs
+    under ``tmp_path``: (the finished process, each node's log by name, the outcome)."""
+    out = tmp_path / "outcome.json"
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "demo",
+        *options,
+        *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
+    ]
+    env = env or dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
+    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
+    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
+    return completed, logs, json.loads(out.read_text())
 
 
 @pytest.mark.parametrize(
@@ -38,20 +56,12 @@ def test_the_embedded_model_runs_a_skill_of_a_domain_given_by_files(
     domain = {"world_file": str(OFFICE / "world.yaml"), "skills_file": str(OFFICE / "skills.yaml")}
     planner = {"allowed_skills": [*ALLOWED, "done"]}
     params.write_text(yaml.safe_dump({"/**": {"ros__parameters": domain}, "planner": {"ros__parameters": planner}}))
-    out = tmp_path / "outcome.json"
-    argv = [
-        str(Path(sys.executable).parent / "llm-planner"),
-        "demo",
+    completed, logs, outcome = run_demo(
+        tmp_path,
         *("--params-file", str(params), "--episode", str(OFFICE / "episodes.yaml"), "--id", episode),
-        *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
         # The shipped SayCan adapter was trained on the kitchen's skills only: the base model here.
         *("--llm", "adapter=none"),
-    ]
-    env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
-    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
-    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
-    outcome = json.loads(out.read_text())
+    )
 
     first = outcome["steps"][0]
     assert (first["skill"], first["status"]) == (skill, "succeeded"), completed.stdout
@@ -87,21 +97,15 @@ def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_
         # The folder's params.yaml sets the allow-list and the presser's backend; this file adds the simulator.
         params = tmp_path / "in_sim.yaml"
         params.write_text(yaml.safe_dump({"presser_executor": {"ros__parameters": {"apply_in_sim": True}}}))
-        out = tmp_path / "outcome.json"
-        argv = [
-            str(Path(sys.executable).parent / "llm-planner"),
-            "demo",
+        completed, logs, outcome = run_demo(
+            tmp_path,
             *("--domain", str(LOBBY), "--params-file", str(params), "--id", "call-elevator"),
-            *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
             *("--llm", "adapter=none"),
-        ]
-        completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+            env=env,
+        )
     finally:
         devices.terminate()
         devices.wait(timeout=10)
-    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
-    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
-    outcome = json.loads(out.read_text())
     first = outcome["steps"][0]
     assert (first["skill"], first["status"]) == ("press the elevator button", "succeeded"), completed.stdout
     scored = {candidate["skill"]: candidate["affordance"] for candidate in first["candidates"]}
@@ -120,18 +124,8 @@ def test_the_shipped_office_plans_through_the_door_with_its_own_adapter(tmp_path
     office's own SayCan adapter (adapter: auto never loads the kitchen's outside the kitchen), the planner
     opens the meeting room's door before it fetches the phone behind it, and the episode's goal holds."""
     office = REPO_ROOT / "domains" / "office"
-    out = tmp_path / "outcome.json"
-    argv = [
-        str(Path(sys.executable).parent / "llm-planner"),
-        "demo",
-        *("--domain", str(office), "--id", "door-03", "--planner", "saycan", "--time-scale", "0"),
-        *("--json", str(out), "--log-dir", str(tmp_path / "logs")),
-    ]
-    env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
-    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
-    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
-    plan = [step["skill"] for step in json.loads(out.read_text())["steps"]]
+    completed, logs, outcome = run_demo(tmp_path, "--domain", str(office), "--id", "door-03")
+    plan = [step["skill"] for step in outcome["steps"]]
     assert plan[:2] == ["go to the hall", "open the door"], plan
     assert plan.index("open the door") < plan.index("pick up the phone"), plan
     assert f"merged the adapter {office / 'adapters' / 'saycan.safetensors'}" in logs["llm_service"], logs[
