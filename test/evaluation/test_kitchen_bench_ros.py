@@ -1,4 +1,5 @@
-"""`llm-planner bench kitchen` plans the same in-process and through the real node graph (--ros).
+"""`llm-planner bench kitchen` plans the same in-process and through the real node graph (--ros), in the
+packaged kitchen and in a domain folder (the shipped office, with its own adapter).
 
 The in-process run records the embedded model's answers; the --ros run replays them through
 llm_service_node, so any difference comes from the graph (state topics, affordance servers,
@@ -14,51 +15,41 @@ import sys
 from pathlib import Path
 
 import pytest
-from repo_paths import TEST_DATA
+from repo_paths import REPO_ROOT, TEST_DATA
 from ros_harness import allocate_domain_id
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
 EPISODES = TEST_DATA / "sample_episodes.yaml"
 IDS = "nl-verb-03,already-holding"
+KITCHEN = ("--episodes", str(EPISODES), "--ids", IDS)
+OFFICE_IDS = "door-01,wipe-01"
+OFFICE = ("--domain", str(REPO_ROOT / "domains" / "office"), "--ids", OFFICE_IDS)
 
 
-def bench(tmp_path: Path, name: str, *extra: str) -> dict:
+def bench(tmp_path: Path, name: str, *extra: str, episodes: tuple[str, ...] = KITCHEN) -> dict:
+    """``llm-planner bench kitchen`` on ``episodes`` (the file or domain and the ids) with ``extra``: its JSON."""
     out = tmp_path / f"{name}.json"
-    argv = [
-        str(Path(sys.executable).parent / "llm-planner"),
-        "bench",
-        "kitchen",
-        "--episodes",
-        str(EPISODES),
-        "--ids",
-        IDS,
-        "--json",
-        str(out),
-        *extra,
-    ]
+    argv = [str(Path(sys.executable).parent / "llm-planner"), "bench", "kitchen", *episodes, "--json", str(out), *extra]
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()))
     completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1200)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return json.loads(out.read_text())
 
 
-def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["kitchen", "office"])
+def test_ros_and_in_process_runs_give_the_same_plans(tmp_path: Path, where: str) -> None:
     recording = tmp_path / "bench.jsonl"
-    local = bench(
-        tmp_path,
-        "local",
-        "--llm",
-        "backend=replay",
-        "--llm",
-        "replay_mode=record",
-        "--llm",
-        "record_backend=hf",
-        "--llm",
-        f"recording={recording}",
-    )
-    graph = bench(tmp_path, "ros", "--ros", "--llm", "backend=replay", "--llm", f"recording={recording}")
-    assert [run["id"] for run in graph["runs"]] == IDS.split(",")
+    episodes = OFFICE if where == "office" else KITCHEN
+    record = ("--llm", "replay_mode=record", "--llm", "record_backend=hf")
+    replay = ("--llm", "backend=replay", "--llm", f"recording={recording}")
+    local = bench(tmp_path, "local", *record, *replay, episodes=episodes)
+    graph = bench(tmp_path, "ros", "--ros", *replay, episodes=episodes)
+    assert [run["id"] for run in graph["runs"]] == (OFFICE_IDS if where == "office" else IDS).split(",")
+    if where == "office":
+        # the office's own skills ran through the graph and reached their goals
+        assert all(run["plan_success"] for run in local["runs"]), local["runs"]
+        assert any("wipe the desk" in run["plan"] for run in graph["runs"]), graph["runs"]
     for mine, theirs in zip(local["runs"], graph["runs"], strict=True):
         assert theirs["plan"] == mine["plan"], (mine["id"], mine["plan"], theirs["plan"])
         assert theirs["plan_success"] == mine["plan_success"] and theirs["gcr"] == mine["gcr"]

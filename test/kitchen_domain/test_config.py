@@ -89,3 +89,22 @@ def test_a_missing_key_names_the_line_of_its_entry(tmp_path: Path) -> None:
     (problem,) = raised.value.problems
     assert problem.field == "locations.table.y"
     assert problem.line == world.splitlines().index("  table: {x: 2.5}") + 1
+
+
+def test_synonyms_load_and_every_clash_is_named_with_its_field(tmp_path: Path) -> None:
+    world = yaml.safe_load(config_file("kitchen_world.yaml").read_text())
+    world["objects"]["sponge"]["synonyms"] = ["dish sponge", "scrubber"]
+    world["locations"]["table"]["synonyms"] = ["dining table"]
+    config = load_kitchen_config(_write(tmp_path, "good.yaml", world))
+    assert config.synonyms == {"table": ("dining table",), "sponge": ("dish sponge", "scrubber")}
+    world["objects"]["coke"]["synonyms"] = ["scrubber", "pepsi"]
+    world["objects"]["7up"]["synonyms"] = ["seven up", ""]
+    world["objects"]["apple"]["synonyms"] = "fruit"
+    with pytest.raises(ConfigError) as raised:
+        load_kitchen_config(_write(tmp_path, "bad.yaml", world))
+    message = str(raised.value)
+    # the file's first claim to a word stands; the later one is named
+    assert "objects.sponge.synonyms[1]: 'scrubber' is also a synonym of 'coke'" in message, message
+    assert "objects.coke.synonyms[1]: 'pepsi' is itself an object label or location" in message, message
+    assert "objects.7up.synonyms[1]: must be a non-empty string" in message, message
+    assert "objects.apple.synonyms: must be a non-empty list" in message, message

@@ -67,6 +67,19 @@ def test_the_embedded_detector_labels_held_out_instances_and_synonyms() -> None:
             assert {t.place for t in result.tracks} == {frame.spec.place}  # type: ignore[attr-defined]
 
 
+@pytest.mark.model
+def test_a_synonyms_detections_are_tracked_under_its_label() -> None:
+    """A world's synonyms are queries of their own (perception_node adds them); what they find is tracked,
+    and published, under the label the planner knows."""
+    detector = make_detector("embedded", BackendOptions())
+    aliases = {"coca-cola": "coke", "dish sponge": "sponge", "apple fruit": "apple"}
+    view, frame = _view(1, labels=list(aliases.values()), min_objects=3, max_objects=3)
+    perception = ScenePerception(detector, PlaceAssigner(kitchen_places(), 1.0), PerceptionConfig())
+    result = perception.process(view, list(aliases), 0.0, aliases=aliases)
+    assert {item.detection.label for item in result.lifted} == set(aliases)  # the detector answers in queries
+    assert {track.label for track in result.tracks} == {obj.label for obj in frame.spec.objects}  # type: ignore[attr-defined]
+
+
 def test_the_embedded_detector_asks_for_training_when_the_encoder_is_missing(tmp_path: Path) -> None:
     with pytest.raises(DetectorError, match="python -m llm_planner_ros.perception.training"):
         make_detector("embedded", BackendOptions(encoder_path=str(tmp_path / "none.safetensors")))

@@ -5,6 +5,7 @@ the command that builds it; an adapter of the domain's own makes the prompt show
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -212,6 +213,28 @@ def test_generated_tasks_are_solvable_worded_from_the_domain_and_the_same_for_a_
     # A fact request is the text of the skill that sets or clears the fact.
     facts = [e for e in examples if e.kind == "fact"]
     assert facts and all(any(s in e.instruction.lower() for s in skills) for e in facts)
+
+
+def test_a_generated_request_may_name_an_object_or_place_by_its_synonym() -> None:
+    """The office's world file gives synonyms: some requests say them ("Bring me the cup."), and their
+    goals and plans name the thing itself (the mug)."""
+    office = load_domain(OFFICE)
+    synonyms = office.config.synonyms
+    examples = list(generate_examples(office, 60, seed=3))
+    said = {
+        (example.id, name)
+        for example in examples
+        for name, words in synonyms.items()
+        for word in words
+        if re.search(rf"\b{re.escape(word)}\b", example.instruction.lower())
+        and not re.search(rf"\b{re.escape(name)}\b", example.instruction.lower())
+    }
+    assert 3 < len(said) < len(examples), said
+    by_id = {example.id: example for example in examples}
+    for identifier, name in said:
+        goal = json.dumps(by_id[identifier].goal)
+        assert name in goal or any(name in step for step in by_id[identifier].steps), by_id[identifier]
+        assert not any(word in goal for word in synonyms[name] if word not in name)
 
 
 def test_a_generated_request_never_equals_an_excluded_one() -> None:

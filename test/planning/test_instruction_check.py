@@ -271,3 +271,17 @@ def test_in_another_domain_the_packaged_other_objects_give_way_to_its_own_labels
     # A list the user gives is still checked.
     with pytest.raises(ValueError, match="other object 'phone' shares the word"):
         ObjectVocabulary.of_kitchen(office.config, ["phone"])
+
+
+def test_a_synonym_the_world_declares_names_its_label() -> None:
+    """``synonyms`` of an object in the world file: "cup" asks for the mug, in the singular and the plural;
+    without them it names nothing the check knows."""
+    from dataclasses import replace
+
+    from llm_planner_ros.kitchen_domain.domain_folder import load_domain
+
+    office = load_domain(REPO_ROOT / "domains" / "office").config
+    assert ObjectVocabulary.of_kitchen(replace(office, synonyms={})).named("Bring me a cup.") == ()
+    vocabulary = ObjectVocabulary.of_kitchen(replace(office, synonyms={"mug": ("cup", "coffee cup")}))
+    assert vocabulary.named("Bring me a cup.") == ("mug",)
+    assert vocabulary.named("Wash the coffee cups and the phone.") == ("mug", "phone")

@@ -162,9 +162,9 @@ def test_one_adapter_trains_on_programs_and_dialogs_together(tmp_path: Path) -> 
 
 @pytest.mark.model
 def test_a_domains_adapter_trains_on_its_bank_in_its_own_prompts(tmp_path: Path) -> None:
-    """``--domain``: ProgPrompt's programs and LLM-Planner's plans are written in the office's vocabulary
-    (its skills, the default introduction); zero-shot, whose prompt would show the kitchen's set, is
-    refused."""
+    """``--domain``: ProgPrompt's programs, LLM-Planner's plans and zero-shot's steps (after the bank's
+    demonstrations) are written in the office's vocabulary; ProgPrompt showing the kitchen's example
+    programs is refused."""
     from llm_planner_ros.training.saycan_adapter import main
 
     office = REPO_ROOT / "domains" / "office"
@@ -172,11 +172,13 @@ def test_a_domains_adapter_trains_on_its_bank_in_its_own_prompts(tmp_path: Path)
     common += ["--domain", str(office), "--bank", str(office / "bank.jsonl"), "--scene-context"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        methods = ["--method", "progprompt", "llm_planner", "--program-examples", "none", "--examples", "2"]
-        assert main([*common, *methods, "--out", str(tmp_path / "office.safetensors")]) == 0
-    assert "4 training dialogs" in out.getvalue(), out.getvalue()
-    with pytest.raises(SystemExit, match="--domain trains saycan, llm_planner and progprompt"):
-        main([*common, "--method", "zero_shot", "--examples", "2", "--out", str(tmp_path / "never.safetensors")])
+        methods = ["--method", "progprompt", "llm_planner", "zero_shot", "--program-examples", "none"]
+        assert (
+            main([*common, *methods, "--examples", "2", "2", "2", "--out", str(tmp_path / "office.safetensors")]) == 0
+        )
+    assert "6 training dialogs" in out.getvalue(), out.getvalue()
+    with pytest.raises(SystemExit, match="--program-examples none only"):
+        main([*common, "--method", "progprompt", "--examples", "2", "--out", str(tmp_path / "never.safetensors")])
 
 
 @pytest.mark.model

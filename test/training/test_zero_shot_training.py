@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
+from repo_paths import REPO_ROOT
 from saycan_doubles import word_tokenizer
 
+from llm_planner_ros.kitchen_domain.domain_folder import load_domain
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycan.bank import PlanExample
@@ -17,7 +20,7 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector
 from llm_planner_ros.planning.zero_shot.planner import ZeroShotOptions, ZeroShotPlanner
 from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE, Demonstration, load_demonstrations
-from llm_planner_ros.planning.zero_shot.training import encode_steps, initial_scene, step_text
+from llm_planner_ros.planning.zero_shot.training import encode_steps, initial_scene, nearest_other, step_text
 from llm_planner_ros.training.saycan_bank import generate_examples
 
 
@@ -71,3 +74,23 @@ def test_only_the_step_tokens_are_targets(
         assert list(sequence.targets) == scored
         # "Step N:" and the prompt before the first step are never targets.
         assert not any(text[offsets[i][0] : offsets[i][1]].startswith("Step") for i in sequence.targets)
+
+
+def test_in_a_domain_an_example_follows_the_nearest_demonstration_of_another_request() -> None:
+    """In a domain the demonstrations are its bank, which holds the training examples themselves: each
+    follows the nearest bank example that is not itself, as a new request at planning time does."""
+    office = load_domain(REPO_ROOT / "domains" / "office")
+    _, bank = domain_bank(office)
+    demonstrations = KnnRetriever(
+        [Demonstration(e.instruction, e.steps) for e in bank[:60]], lambda d: d.task, WordEmbedder()
+    )
+    for example in bank[:60]:
+        ranked = demonstrations.ranked(example.instruction)
+        assert ranked[0][0].task == example.instruction  # the example itself is the nearest
+        shown = nearest_other(demonstrations, example.instruction)
+        others = [similarity for demonstration, similarity in ranked if demonstration.task != example.instruction]
+        assert shown.task != example.instruction
+        assert dict((d.task, s) for d, s in ranked)[shown.task] == max(others)
+    lonely = KnnRetriever([Demonstration("open the door", ("open the door", "done"))], lambda d: d.task, WordEmbedder())
+    with pytest.raises(ValueError, match="no demonstration of another task"):
+        nearest_other(lonely, "open the door")

@@ -7,7 +7,7 @@ its SayCan adapter.
 Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml`` and ``--generate`` tasks written from the domain's files
 (``training.domain_tasks``), leaving out any request that an evaluation file (``DIR/episodes.yaml``, each
 ``--exclude``) holds. ``--adapter`` then trains one adapter on the bank for the methods it names (saycan,
-progprompt, llm_planner; none named: saycan) and writes it as ``DIR/adapters/<method>.safetensors`` for each
+progprompt, llm_planner, zero_shot; none named: saycan) and writes it as ``DIR/adapters/<method>.safetensors`` for each
 (``training.saycan_adapter``). Exit status 1 when an episode has no plan or nothing was written.
 """
 
@@ -38,8 +38,8 @@ from llm_planner_ros.training.domain_bank import bank_example, held_out_requests
 from llm_planner_ros.training.domain_tasks import generate_examples
 from llm_planner_ros.training.saycan_bank import normalized
 
-# The methods whose prompt the adapter trainer writes in any domain (zero-shot's shows the kitchen's set).
-ADAPTER_METHODS = ("saycan", "progprompt", "llm_planner")
+# The methods whose prompt the adapter trainer writes in any domain.
+ADAPTER_METHODS = ("saycan", "progprompt", "llm_planner", "zero_shot")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

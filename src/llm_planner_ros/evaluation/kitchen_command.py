@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--domain",
         type=Path,
         default=None,
-        help="a domain folder (docs/domains.md): plan in its world and skills (in-process only)",
+        help="a domain folder (docs/domains.md): plan in its world and skills (in-process or with --ros)",
     )
     parser.add_argument("--planner", default="saycan", help="saycan | zero_shot | llm_planner | progprompt")
     parser.add_argument("--ablation", default=None, help="saycan only: no_affordance | generative")
@@ -109,10 +109,10 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("--scene perceived needs --sim physics (only the physics kitchen renders camera images)")
     if args.affordances == "learned" and not (args.ros or args.sim == "physics"):
         raise SystemExit("--affordances learned needs --ros or --sim physics (the affordance server serves it)")
-    if args.domain is not None and (args.ros or args.sim == "physics"):
+    if args.domain is not None and args.sim == "physics":
         raise SystemExit(
-            "--domain runs in-process only; run a domain through the graph with "
-            "`llm-planner demo --domain DIR --id EPISODE` or `ros2 launch llm_planner_ros sim.launch.py domain:=DIR`"
+            "--sim physics simulates the packaged kitchen only: run --domain in-process or with --ros "
+            "(the symbolic simulator's graph)"
         )
     console = Console()
     kitchen, args.episodes = _domain_and_episodes(args)
@@ -277,6 +277,7 @@ class _runner:
     def _ros(self) -> Any:
         import yaml
 
+        from llm_planner_ros.bringup import GraphOptions
         from llm_planner_ros.evaluation.ros_runner import RosKitchenRunner
 
         work = Path(tempfile.mkdtemp(prefix="kitchen-bench-"))
@@ -295,6 +296,7 @@ class _runner:
                 self._args.sim,
                 self._args.scene,
                 self._args.affordances,
+                GraphOptions.parse(domain=self._args.domain),
             )
         return self._closer
 

@@ -36,7 +36,7 @@ from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, NodeSpec
+from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, GraphOptions, NodeSpec
 from llm_planner_ros.evaluation.ground_truth import GroundTruthState
 from llm_planner_ros.evaluation.metrics import RecordedPlanResult
 from llm_planner_ros.kitchen_domain.episodes import Episode
@@ -84,7 +84,8 @@ class SimGraph:
     ``perceived``: the planner side reads the scene from perception, so each episode starts with the
     demo's look around (``ros.survey``: perception sees every place) and the reset it ends with.
     ``affordances``: the affordance server's backend (analytic | learned), which the readiness check
-    evaluates in-process on the client's own view of the planner-side topics.
+    evaluates in-process on the client's own view of the planner-side topics. ``options``: the graph
+    options every node starts under (a domain folder), as ``llm-planner up`` takes them.
     """
 
     def __init__(
@@ -97,13 +98,14 @@ class SimGraph:
         physics: bool = False,
         perceived: bool = False,
         affordances: str = "analytic",
+        options: GraphOptions | None = None,
     ) -> None:
         env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
         self._kitchen = kitchen
         self._log_dir = log_dir
         self._step_log = log_dir / "steps.jsonl" if physics else None
         self._step_worlds: dict[int, World | None] = {}
-        self.processes: list[NodeProcess] = start_graph(specs, log_dir, env, overrides)
+        self.processes: list[NodeProcess] = start_graph(specs, log_dir, env, overrides, options)
         self.context = Context()
         rclpy.init(context=self.context, domain_id=domain_id)
         self.node = rclpy.create_node("kitchen_bench_client", context=self.context)
@@ -327,7 +329,8 @@ class RosKitchenRunner:
     planner node's per-method options (e.g. with an ablation); ``planner`` its default method. On the
     physics graph ``scene`` picks what the planner side reads: ``truth`` (PHYSICS_GRAPH, the simulator's
     ground truth) or ``perceived`` (PHYSICS_PERCEPTION_GRAPH, perception_node on the head camera);
-    ``affordances`` is the affordance server's backend (analytic | learned) on either graph.
+    ``affordances`` is the affordance server's backend (analytic | learned) on either graph; ``options``
+    the graph options (a domain folder: ``kitchen`` must then be that domain's).
     """
 
     def __init__(
@@ -343,6 +346,7 @@ class RosKitchenRunner:
         sim: str = "symbolic",
         scene: str = "truth",
         affordances: str = "analytic",
+        options: GraphOptions | None = None,
     ) -> None:
         # The graphs take this process's ROS_DOMAIN_ID and the next one, so concurrent runs set apart by
         # their domain (as the tests do) never see each other's nodes.
@@ -378,6 +382,7 @@ class RosKitchenRunner:
                 physics=physics,
                 perceived=perceived,
                 affordances=affordances,
+                options=options,
             )
         try:
             for graph in self._graphs.values():

@@ -51,6 +51,9 @@ class KitchenConfig:
     ``locations`` are the places of every scene; the drawer's location exists only in scenes that have
     the drawer (``drawer`` is None when the world has no drawer extension at all). ``facts`` are the
     named facts the world declares (llm_planner_ros.kitchen_domain.facts; none in the SayCan kitchen).
+    ``synonyms`` maps an object label or a location to the other words people use for it ("cup" for a
+    mug): what perception also looks for and what generated requests sometimes say; plans and skills
+    always use the name itself.
     """
 
     world: str
@@ -62,6 +65,7 @@ class KitchenConfig:
     default_scene: Mapping[str, Any] = field(repr=False)
     source: str = ""
     facts: Mapping[str, FactSpec] = field(default_factory=dict)
+    synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -105,8 +109,9 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
     )
     if top is None:
         return None
-    locations = _positions(top["locations"], "locations", check)
-    articles = _articles(top["objects"], check)
+    synonyms: dict[str, tuple[str, ...]] = {}
+    locations = _positions(top["locations"], "locations", check, synonyms)
+    articles = _articles(top["objects"], check, synonyms)
     drawer = _drawer(top["drawer"], check) if "drawer" in top else None
     size = _size(top.get("object_size", {"x": 0.07, "y": 0.07, "z": 0.12}), check)
     world = check.string(top["world"], "world")
@@ -119,6 +124,8 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
     if "facts" in top and locations is not None and articles is not None:
         places = [*locations, *((drawer.location,) if drawer is not None else ())]
         facts = parse_fact_specs(top["facts"], places, tuple(articles), check)
+    if locations is not None and articles is not None:
+        _check_synonyms(synonyms, locations, check, articles)
     if None in (locations, articles, size, world, frame_id, facts) or check.problems:
         return None
     return KitchenConfig(
@@ -131,40 +138,73 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
         default_scene=top["default_scene"],
         source=source,
         facts=facts,
+        synonyms=synonyms,
     )
 
 
-def _positions(value: Any, where: str, check: Checker) -> dict[str, Position] | None:
+def _positions(
+    value: Any, where: str, check: Checker, synonyms: dict[str, tuple[str, ...]]
+) -> dict[str, Position] | None:
     entries = check.named_entries(value, where, "location")
     if entries is None:
         return None
-    positions = {name: _position(xy, join(where, name), check) for name, xy in entries.items()}
+    positions = {name: _position(xy, join(where, name), check, synonyms, name) for name, xy in entries.items()}
     if any(position is None for position in positions.values()):
         return None
     return positions  # type: ignore[return-value]
 
 
-def _position(value: Any, where: str, check: Checker) -> Position | None:
-    xy = check.mapping(value, where, required=("x", "y"))
+def _position(
+    value: Any, where: str, check: Checker, synonyms: dict[str, tuple[str, ...]] | None = None, name: str = ""
+) -> Position | None:
+    """A point ``{x, y}``; a location's (``synonyms`` given) may add its ``synonyms``."""
+    xy = check.mapping(value, where, required=("x", "y"), optional=("synonyms",) if synonyms is not None else ())
     if xy is None:
         return None
+    if synonyms is not None and "synonyms" in xy:
+        _add_synonyms(xy["synonyms"], join(where, "synonyms"), name, check, synonyms)
     x, y = check.number(xy["x"], join(where, "x")), check.number(xy["y"], join(where, "y"))
     return None if x is None or y is None else Position(x, y)
 
 
-def _articles(value: Any, check: Checker) -> dict[str, str] | None:
+def _articles(value: Any, check: Checker, synonyms: dict[str, tuple[str, ...]]) -> dict[str, str] | None:
     labels = check.named_entries(value, "objects", "object label")
     if labels is None:
         return None
     articles: dict[str, str] = {}
     for label, spec in labels.items():
         where = join("objects", label)
-        entry = check.mapping(spec, where, required=("article",))
+        entry = check.mapping(spec, where, required=("article",), optional=("synonyms",))
         if entry is not None:
+            if "synonyms" in entry:
+                _add_synonyms(entry["synonyms"], join(where, "synonyms"), label, check, synonyms)
             article = check.one_of(entry["article"], join(where, "article"), ("a", "an"), "article")
             if article is not None:
                 articles[label] = article
     return articles if len(articles) == len(labels) else None
+
+
+def _add_synonyms(value: Any, where: str, name: str, check: Checker, synonyms: dict[str, tuple[str, ...]]) -> None:
+    words = check.list_of(value, where)
+    if words is None:
+        return
+    texts = [check.string(word, join(where, i)) for i, word in enumerate(words)]
+    if None not in texts:
+        synonyms[name] = tuple(text.strip() for text in texts if text is not None)
+
+
+def _check_synonyms(
+    synonyms: Mapping[str, tuple[str, ...]], locations: Mapping[str, Any], check: Checker, labels: Mapping[str, Any]
+) -> None:
+    """A synonym must name one thing only: not a label or location, not another one's synonym."""
+    owner: dict[str, str] = {}
+    for name, words in synonyms.items():
+        where = join(join("locations" if name in locations else "objects", name), "synonyms")
+        for index, word in enumerate(words):
+            if word in locations or word in labels:
+                check.add(join(where, index), f"{word!r} is itself an object label or location: remove it")
+            elif owner.setdefault(word, name) != name:
+                check.add(join(where, index), f"{word!r} is also a synonym of {owner[word]!r}: keep it on one of them")
 
 
 def _drawer(value: Any, check: Checker) -> DrawerConfig | None:

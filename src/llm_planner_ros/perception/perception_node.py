@@ -45,7 +45,7 @@ from visualization_msgs.msg import MarkerArray
 
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import ClearScene
-from llm_planner_ros.kitchen_domain.config import ConfigError, load_kitchen_config
+from llm_planner_ros.kitchen_domain.config import ConfigError, KitchenConfig, load_kitchen_config
 from llm_planner_ros.kitchen_domain.robot_state import RobotState
 from llm_planner_ros.perception.backends import BACKENDS, BackendOptions, make_detector
 from llm_planner_ros.perception.detection import DetectorError, View
@@ -84,7 +84,7 @@ PARAMETERS = {
     ),
     "box_threshold": Parameter(0.1, "OWL box score floor before non-maximum suppression", minimum=0.0, maximum=1.0),
     "min_score": Parameter(0.3, "detections scoring less are dropped", minimum=0.0, maximum=1.0),
-    "vocabulary": Parameter("", "comma-separated text queries (empty: the world file's object labels)"),
+    "vocabulary": Parameter("", "comma-separated text queries (empty: the world file's labels and their synonyms)"),
     "world_file": Parameter("", "world YAML for places, labels and the map frame (empty: config/kitchen_world.yaml)"),
     "place_radius_m": Parameter(
         DEFAULT_PLACE_RADIUS_M, "objects farther from every place get location ''", minimum=0.0
@@ -134,7 +134,9 @@ class PerceptionNode(Node):
         places = PlaceAssigner.of_world(world, p["place_radius_m"])
         self._perception = ScenePerception(detector, places, config)
         self._frame_id = world.frame_id
-        self._vocabulary = [q.strip() for q in p["vocabulary"].split(",") if q.strip()] or list(world.labels)
+        self._vocabulary = [q.strip() for q in p["vocabulary"].split(",") if q.strip()] or _queries(world)
+        # A synonym's detections are reported under the label the planner knows.
+        self._aliases = {word: label for label in world.labels for word in world.synonyms.get(label, ())}
         self._extra: list[str] = []
         self._camera = pose
         self._poses = PoseHistory()
@@ -273,7 +275,7 @@ class PerceptionNode(Node):
             self._report_once(str(error))
             return
         not_held = _not_held(None if holding is None else holding[1:], self._reach)
-        result = self._perception.process(view, queries, _seconds(rgb.header.stamp), not_held)
+        result = self._perception.process(view, queries, _seconds(rgb.header.stamp), not_held, self._aliases)
         if released is not None and self._perception.put_down(*released, self._reach, known):
             self.get_logger().info(f"{released[0]} ({released[1]}) put down by the robot: seen again")
             with self._lock:
@@ -339,6 +341,11 @@ def _not_held(holding: tuple[str, tuple[float, float]] | None, reach: float) -> 
         return None
     label, (x, y) = holding
     return lambda obs: obs.label != label or math.hypot(obs.centre[0] - x, obs.centre[1] - y) > reach
+
+
+def _queries(world: KitchenConfig) -> list[str]:
+    """The world's object labels, each followed by its synonyms."""
+    return [text for label in world.labels for text in (label, *world.synonyms.get(label, ()))]
 
 
 def _seconds(stamp: object) -> float:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,9 +55,12 @@ class ScenePerception:
         queries: Sequence[str],
         stamp_s: float,
         may_start: Callable[[Observation], bool] | None = None,
+        aliases: Mapping[str, str] | None = None,
     ) -> FrameResult:
-        """Run one frame; ``queries`` are the texts to label regions with (labels are these texts);
+        """Run one frame; ``queries`` are the texts to label regions with (labels are these texts, or the
+        label ``aliases`` maps a query to: a synonym's detections are tracked under its label);
         ``may_start``: which unmatched observations start a track (None: all; ``Tracker.update``)."""
+        aliases = aliases or {}
         started = time.perf_counter()
         detections = [d for d in self.detector.detect(view, queries) if d.score >= self._config.min_score]
         detected = time.perf_counter()
@@ -68,7 +71,11 @@ class ScenePerception:
                 lifted.append(result)
         observations = [
             Observation(
-                item.detection.label, item.detection.score, item.centre, item.extent, self._places.assign(item.centre)
+                aliases.get(item.detection.label, item.detection.label),
+                item.detection.score,
+                item.centre,
+                item.extent,
+                self._places.assign(item.centre),
             )
             for item in lifted
         ]

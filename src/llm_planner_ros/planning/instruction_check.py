@@ -131,14 +131,17 @@ class ObjectVocabulary:
 
     @classmethod
     def of_kitchen(cls, config: KitchenConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
-        """The kitchen's labels and ``other_objects`` (default: config/other_objects.yaml), each with its
-        plurals. ValueError for another object that shares a word with a kitchen label or place: it would
-        be found inside the kitchen's own names ("lime" in "lime soda"). The packaged list was written
-        for the SayCan kitchen: in another domain its names that share a word with the domain's own
-        ("phone" in an office that has a phone) are the domain's, and are left out."""
+        """The kitchen's labels, their synonyms (reported as the label) and ``other_objects`` (default:
+        config/other_objects.yaml), each with its plurals. ValueError for another object that shares a
+        word with a kitchen label, synonym or place: it would be found inside the kitchen's own names
+        ("lime" in "lime soda"). The packaged list was written for the SayCan kitchen: in another domain
+        its names that share a word with the domain's own ("phone" in an office that has a phone) are
+        the domain's, and are left out."""
         packaged = other_objects is None
         others = load_other_objects() if other_objects is None else tuple(other_objects)
-        kitchen_words = {word for name in (*config.labels, *config.places(with_drawer=True)) for word in _words(name)}
+        synonyms = [word for label in config.labels for word in config.synonyms.get(label, ())]
+        own = (*config.labels, *synonyms, *config.places(with_drawer=True))
+        kitchen_words = {word for name in own for word in _words(name)}
         forms: dict[str, str] = {}
         for name in others:
             shared = sorted(kitchen_words.intersection(_words(name)))
@@ -151,7 +154,8 @@ class ObjectVocabulary:
                 )
             forms.update(dict.fromkeys(_spellings(name), name))
         for label in config.labels:
-            forms.update(dict.fromkeys(_spellings(label), label))
+            for name in (*config.synonyms.get(label, ()), label):
+                forms.update(dict.fromkeys(_spellings(name), label))
         return cls(forms)
 
     def named(self, text: str) -> tuple[str, ...]:

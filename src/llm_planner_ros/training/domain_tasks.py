@@ -11,8 +11,10 @@ change true or false), then a goal of one of these kinds, worded from a few plai
 - ``fact``: a fact a skill sets or clears, worded as that skill's own text ("Please open the door.");
 - ``two``: two of the above in one request ("Open the door, then bring me the mug.").
 
-No synonym or paraphrase of the domain is known here (a "lift" for the elevator), so the requests are
-plainer than people's; the training episodes a user writes (``train.yaml``) carry those.
+Objects and places are named by their name or, one time in three, by one of the ``synonyms`` the world
+file gives them ("cup" for the mug); the plan always uses the name. Other paraphrases (a "lift" for the
+elevator button) are unknown here, so the requests are plainer than people's; the training episodes a
+user writes (``train.yaml``) carry those.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ TEMPLATES = {
     "fact": ("{S}.", "Please {s}.", "Could you {s}?", "Can you {s} for me?", "{S}, please."),
 }
 JOINS = ("{a} and {b}", "{a}, then {b}", "First {a}, then {b}")
+SYNONYM_SHARE = 1 / 3  # requests naming an object or place that has synonyms by one of them
 
 
 @dataclass(frozen=True)
@@ -113,18 +116,18 @@ class TaskWriter:
 
         if kind == "deliver" and objects:
             label = self.rng.choice(objects)["label"]
-            return pick(TEMPLATES["deliver"]).format(o=label), {"at": {"label": label, "location": PERSON}}
+            return pick(TEMPLATES["deliver"]).format(o=self.say(label)), {"at": {"label": label, "location": PERSON}}
         if kind == "move" and objects:
             obj = self.rng.choice(objects)
             place = self.rng.choice([p for p in self.places if p != obj["at"]])
-            text = pick(TEMPLATES["move"]).format(o=obj["label"], p=place)
+            text = pick(TEMPLATES["move"]).format(o=self.say(obj["label"]), p=self.say(place))
             return text, {"at": {"label": obj["label"], "location": place}}
         if kind == "go":
             place = self.rng.choice([p for p in self.places if p != initial["robot"]["at"]])
-            return pick(TEMPLATES["go"]).format(p=place), {"robot_at": place}
+            return pick(TEMPLATES["go"]).format(p=self.say(place)), {"robot_at": place}
         if kind == "pick" and objects:
             label = self.rng.choice(objects)["label"]
-            return pick(TEMPLATES["pick"]).format(o=label), {"holding": label}
+            return pick(TEMPLATES["pick"]).format(o=self.say(label)), {"holding": label}
         if kind == "fact" and self.fact_skills:
             holding = set(initial.get("facts", ()))
             changes = [(text, effect) for text, effect in self.fact_skills if (effect.atom in holding) != effect.value]
@@ -135,6 +138,12 @@ class TaskWriter:
             request = pick(TEMPLATES["fact"]).format(S=text[0].upper() + text[1:], s=text)
             return request, {"fact": effect.atom} if effect.value else {"not": {"fact": effect.atom}}
         return None
+
+    def say(self, name: str) -> str:
+        """How a request names the object or place ``name``: itself, or SYNONYM_SHARE of the time one of
+        its synonyms."""
+        synonyms = self.kitchen.config.synonyms.get(name, ())
+        return self.rng.choice(synonyms) if synonyms and self.rng.random() < SYNONYM_SHARE else name
 
     def _bring_what_it_needs(self, text: str, initial: dict[str, Any]) -> None:
         """Put each object a written precondition of skill ``text`` names ({holding: sponge}) into the scene

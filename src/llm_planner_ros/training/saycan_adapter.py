@@ -65,6 +65,7 @@ from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.llm.training_sequences import TrainingSequence
+from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
 from llm_planner_ros.planning.llm_planner.prompt import EXAMPLES_FILE as PLAN_EXAMPLES_FILE
@@ -78,7 +79,7 @@ from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycan.training import encode
 from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
-from llm_planner_ros.planning.zero_shot.prompt import load_demonstrations
+from llm_planner_ros.planning.zero_shot.prompt import Demonstration, load_demonstrations
 from llm_planner_ros.planning.zero_shot.training import encode_steps
 
 PROMPT_FILE = Path("config/saycan_grounded_prompt.yaml")
@@ -325,17 +326,17 @@ def _method_sequences(
     console: Any,
 ) -> list[TrainingSequence]:
     kitchen = load_domain(args.domain) if args.domain else load_kitchen()
-    if args.domain and (method == ZERO_SHOT or (method == PROGPROMPT and args.program_examples == "file")):
+    if args.domain and method == PROGPROMPT and args.program_examples == "file":
         raise SystemExit(
-            f"--domain trains saycan, llm_planner and progprompt (with --program-examples none) only: {method}'s "
-            "prompt would show the kitchen's examples"
+            "--domain trains progprompt with --program-examples none only: its prompt would show the kitchen's "
+            "example programs"
         )
     if method == PROGPROMPT:
         return program_sequences(tokenizer, chosen, args.program_examples == "file", args.scene_context, kitchen)
     if method == LLM_PLANNER:
         return plan_sequences(tokenizer, chosen, args.replan_share, random.Random(args.seed), kitchen)
     if method == ZERO_SHOT:
-        return step_sequences(tokenizer, chosen, args.scene_context)
+        return step_sequences(tokenizer, chosen, args.scene_context, kitchen)
     return _dialog_sequences(args, tokenizer, bank, chosen, console)
 
 
@@ -394,14 +395,20 @@ def plan_sequences(
 
 
 def step_sequences(
-    tokenizer: Any, chosen: Sequence[PlanExample], scene_context: bool = False
+    tokenizer: Any, chosen: Sequence[PlanExample], scene_context: bool = False, kitchen: Kitchen | None = None
 ) -> list[TrainingSequence]:
-    """Zero-shot: each chosen example as the planner's step prompts after its nearest demonstration of the
-    shipped set (with the scene line under the task for ``scene_context``), the oracle's steps as the
-    targets."""
-    demonstrations = load_demonstrations(resolve_config(None, ZERO_SHOT_EXAMPLES_FILE))
+    """Zero-shot: each chosen example as the planner's step prompts after its nearest demonstration (with
+    the scene line under the task for ``scene_context``), the oracle's steps as the targets. The
+    demonstrations are the planner's: the shipped set in the packaged kitchen, the domain's bank in
+    another ``kitchen`` (default the packaged one)."""
+    kitchen = kitchen or load_kitchen()
+    if is_packaged_world(kitchen):
+        demonstrations = load_demonstrations(resolve_config(None, ZERO_SHOT_EXAMPLES_FILE))
+    else:
+        _, bank = domain_bank(kitchen)
+        demonstrations = [Demonstration(example.instruction, example.steps) for example in bank]
     retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, load_embedder({}))
-    return encode_steps(tokenizer, retriever, chosen, load_kitchen() if scene_context else None)
+    return encode_steps(tokenizer, retriever, chosen, kitchen if scene_context else None)
 
 
 def _batches(sequences: Sequence[TrainingSequence], size: int, rng: random.Random) -> list[list[TrainingSequence]]:

@@ -51,16 +51,26 @@ def encode_steps(
     chosen: Sequence[PlanExample],
     kitchen: Kitchen | None = None,
 ) -> list[TrainingSequence]:
-    """Tokenize each chosen example after its nearest demonstration, with its scene line when a
-    ``kitchen`` is given (the planner's ``scene_context``); the targets are the step tokens."""
+    """Tokenize each chosen example after its nearest demonstration of another task, with its scene line
+    when a ``kitchen`` is given (the planner's ``scene_context``); the targets are the step tokens. In a
+    domain the demonstrations are the bank the examples come from: an example shown its own plan would
+    learn to copy, which a new request cannot."""
     return [
         spans_sequence(
             tokenizer,
             *step_text(
-                demonstrations.nearest(example.instruction, 1)[0],
+                nearest_other(demonstrations, example.instruction),
                 example,
                 initial_scene(kitchen, example) if kitchen is not None else "",
             ),
         )
         for example in chosen
     ]
+
+
+def nearest_other(demonstrations: KnnRetriever[Demonstration], task: str) -> Demonstration:
+    """The demonstration nearest ``task`` whose task is another text; ValueError when every one is ``task``."""
+    other = next((d for d, _ in demonstrations.ranked(task) if d.task != task), None)
+    if other is None:
+        raise ValueError(f"no demonstration of another task than {task!r} to show before it")
+    return other
