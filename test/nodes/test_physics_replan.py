@@ -28,11 +28,11 @@ from llm_planner_ros.bringup import PHYSICS_GRAPH
 from llm_planner_ros.kitchen_domain import load_kitchen
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
-from llm_planner_ros.nodes.planner_node import CONFIRM_SERVICE
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
+from llm_planner_ros.ros.topics import CONFIRM_SERVICE
 
 pytestmark = [pytest.mark.graph, pytest.mark.model, pytest.mark.timeout(300)]
 

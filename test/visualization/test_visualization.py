@@ -28,6 +28,25 @@ def test_score_table_lists_candidates_with_their_scores() -> None:
     text = console.export_text()
     assert "step 1: find a coke failed" in text
     assert "go to the table" in text and "0.607" in text  # p_LLM = exp(-0.5)
+    assert " pay " not in text  # SayCan has no payoff: no column of ones
+
+
+def test_score_table_shows_the_payoff_of_a_method_that_has_one() -> None:
+    record = _record(0, "pick up the key", ["go to the door"])
+    record = StepRecord(
+        0,
+        record.skill,
+        tuple(
+            CandidateScore(c.skill, c.llm, c.affordance, combined=c.combined, pay=p)
+            for c, p in zip(record.candidates, (0.8, 0.25), strict=True)
+        ),
+    )
+    console = Console(record=True, width=120)
+    console.print(step_table(record))
+    header, *rows = [
+        line for line in console.export_text().splitlines() if "pay" in line or "0.80" in line or "0.25" in line
+    ]
+    assert "pay" in header and any("0.80" in row for row in rows) and any("0.25" in row for row in rows)
 
 
 def test_decision_chart_is_written_and_refuses_an_empty_plan(tmp_path: Path) -> None:

@@ -65,6 +65,12 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     _namespace_argument(run, "namespace of the planner to address (that of `llm-planner up --namespace`)")
     run.set_defaults(_run="run_instruction")
 
+    confirm = commands.add_parser("confirm", help="approve or refuse each step of a running graph in this terminal")
+    _namespace_argument(
+        confirm, "namespace of the planner whose steps to approve (that of `llm-planner up --namespace`)"
+    )
+    confirm.set_defaults(_module="llm_planner_ros.cli.confirm_command")
+
 
 def _goal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner", default="", help="saycan (default) or another registered method")

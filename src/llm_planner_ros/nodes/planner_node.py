@@ -68,7 +68,13 @@ from llm_planner_ros.ros.qos import action_service_qos
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.scorer_client import ServiceScorer
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
-from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC, full_name
+from llm_planner_ros.ros.topics import (
+    CONFIRM_SERVICE,
+    EXECUTE_INSTRUCTION_ACTION,
+    ROBOT_STATE_TOPIC,
+    SCENE_TOPIC,
+    full_name,
+)
 
 _PARAMETERS = {
     "planner": Parameter("saycan", "default method when a goal's planner field is empty", choices=tuple(PLANNERS)),
@@ -165,7 +171,6 @@ LLM_PREFIX = "llm."
 ACTION = EXECUTE_INSTRUCTION_ACTION
 FEEDBACK_TOPIC = f"{ACTION}/_action/feedback"
 STOP_TOPIC = "llm_planner/stop"
-CONFIRM_SERVICE = "llm_planner/confirm"
 PREEMPTED = "preempted by a newer goal"
 SHUTTING_DOWN = "the planner is shutting down"
 # How long close() lets the running goal wind down (its skill canceled, its result sent): under the 5 s

@@ -16,6 +16,7 @@ APPLY_SKILL_ACTION = "sim/apply_skill"
 LOAD_EPISODE_SERVICE = "sim/load_episode"
 CLEAR_SCENE_SERVICE = "perception/clear_scene"
 EXECUTE_INSTRUCTION_ACTION = "llm_planner/execute_instruction"
+CONFIRM_SERVICE = "llm_planner/confirm"
 # How an executor's ExecuteSkill result begins when the executor stopped the skill because it is shutting
 # down: the planner then ends the plan (the executor is going away) instead of dispatching to it again.
 EXECUTOR_CLOSING = "executor shutting down: "

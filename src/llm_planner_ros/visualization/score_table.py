@@ -17,8 +17,9 @@ _STATUS_STYLE = {
 
 
 def step_table(record: StepRecord) -> Table:
-    """Top candidates of one step with their LLM probability, affordance and combined score; the
-    chosen skill is bold, and the title carries the step's status and message."""
+    """Top candidates of one step with their LLM probability, affordance, payoff (for a method that
+    has one: SayCanPay) and combined score; the chosen skill is bold, and the title carries the step's
+    status and message."""
     label, style = _STATUS_STYLE[record.status]
     title = f"step {record.index + 1}: [bold]{record.skill.text}[/bold] [{style}]{label}[/{style}]"
     if record.message:
@@ -28,6 +29,10 @@ def step_table(record: StepRecord) -> Table:
     table.add_column("p_LLM", justify="right")
     table.add_column("log p_LLM", justify="right")
     table.add_column("affordance", justify="right")
+    # Pay is 1.0 for every candidate of a method without it: a column of ones would only suggest one.
+    with_pay = any(candidate.pay != 1.0 for candidate in record.candidates)
+    if with_pay:
+        table.add_column("pay", justify="right")
     table.add_column("combined", justify="right")
     for candidate in record.candidates:
         chosen = candidate.skill.text == record.skill.text
@@ -36,6 +41,7 @@ def step_table(record: StepRecord) -> Table:
             f"{candidate.llm_probability:.3f}",
             f"{candidate.llm:.2f}",
             f"{candidate.affordance:.2f}",
+            *([f"{candidate.pay:.2f}"] if with_pay else []),
             f"{candidate.combined:.3f}",
             style="bold" if chosen else None,
         )
