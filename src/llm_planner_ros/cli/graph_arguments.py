@@ -71,6 +71,22 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     )
     confirm.set_defaults(_module="llm_planner_ros.cli.confirm_command")
 
+    recording = "llm_planner_ros.cli.recording_commands"
+    record = commands.add_parser("record", help="record a running graph's plans as a rosbag2 bag (MCAP)")
+    record.add_argument("--out", type=Path, required=True, help="the bag folder to write (new or empty)")
+    record.add_argument(
+        "--robot-state-topic",
+        default="sim/robot_state",
+        help="the robot-state record's topic (default sim/robot_state; robot/state on the robot graph)",
+    )
+    record.add_argument("--camera", action="store_true", help="also record the head camera's images")
+    _namespace_argument(record, "namespace of the graph to record (as `llm-planner up --namespace`)")
+    record.set_defaults(_module=recording)
+    replay = commands.add_parser("replay", help="print the plans of a recorded bag and their tables")
+    replay.add_argument("bag", type=Path, help="a bag folder (or its .mcap file)")
+    replay.add_argument("--plot", type=Path, help="write the last goal's decision chart (PNG) here")
+    replay.set_defaults(_module=recording)
+
 
 def _goal_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--planner", default="", help="saycan (default) or another registered method")

@@ -18,7 +18,9 @@ steps than ``max_steps_limit``, a latched e-stop) are likewise accepted and abor
 never rejected silently. The action's services keep ``goal_queue_depth`` requests, so a burst of
 goals is answered in full. A running goal whose client left the graph (killed: it can no longer
 cancel) is canceled after ``client_grace_s`` (goal_control.ClientWatch). Every step is published as
-feedback and on ``/llm_planner/scores`` (PlanStep), and drawn on ``/llm_planner/markers``.
+feedback and on ``/llm_planner/scores`` (PlanStep), and drawn on ``/llm_planner/markers``; each goal's
+start (its instruction, method, plan_only, step budget) and end (reason, message) are published on
+``/llm_planner/goals`` (std_msgs/String, one JSON object each), so a recording holds what was asked.
 With ``planner: saycanpay`` and its ``can_service`` / ``pay_service`` options set, the learned Can and
 Pay models are asked of those ``ScorePlanActions`` services (``ros.scorer_client``, saycanpay_scorer).
 """
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import json
 import threading
 import time
 from collections.abc import Sequence
@@ -35,7 +38,7 @@ from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.action.server import ServerGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
-from std_msgs.msg import Bool
+from std_msgs.msg import Bool, String
 from visualization_msgs.msg import MarkerArray
 
 from llm_planner_interfaces.action import ExecuteInstruction
@@ -71,8 +74,12 @@ from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import (
     CONFIRM_SERVICE,
     EXECUTE_INSTRUCTION_ACTION,
+    GOALS_TOPIC,
+    MARKERS_TOPIC,
     ROBOT_STATE_TOPIC,
     SCENE_TOPIC,
+    SCORES_TOPIC,
+    STOP_TOPIC,
     full_name,
 )
 
@@ -170,7 +177,6 @@ LLM_PREFIX = "llm."
 
 ACTION = EXECUTE_INSTRUCTION_ACTION
 FEEDBACK_TOPIC = f"{ACTION}/_action/feedback"
-STOP_TOPIC = "llm_planner/stop"
 PREEMPTED = "preempted by a newer goal"
 SHUTTING_DOWN = "the planner is shutting down"
 # How long close() lets the running goal wind down (its skill canceled, its result sent): under the 5 s
@@ -216,8 +222,9 @@ class PlannerNode(Node):
             max_scene_age_s=self._float("max_scene_age_s"),
         )
         self._confirm = self.create_client(ConfirmPlan, CONFIRM_SERVICE, callback_group=self._clients_group)
-        self._scores = self.create_publisher(PlanStep, "llm_planner/scores", 10)
-        self._markers = self.create_publisher(MarkerArray, "llm_planner/markers", 10)
+        self._scores = self.create_publisher(PlanStep, SCORES_TOPIC, 10)
+        self._markers = self.create_publisher(MarkerArray, MARKERS_TOPIC, 10)
+        self._goal_events = self.create_publisher(String, GOALS_TOPIC, 10)
         # Built once: a method per goal reloaded the sentence embedder each time (+45-70 MB RSS per goal).
         self._planners = PlannerCache(
             PlannerResources(
@@ -300,6 +307,15 @@ class PlannerNode(Node):
 
     # ----- goals -----------------------------------------------------------------------------------------
     def _execute(self, handle: ServerGoalHandle) -> ExecuteInstruction.Result:
+        goal: ExecuteInstruction.Goal = handle.request
+        self._publish_goal_event(
+            handle,
+            "started",
+            instruction=goal.instruction,
+            planner=goal.planner or self._str("planner"),
+            plan_only=goal.plan_only,
+            max_steps=goal.max_steps,
+        )
         if (refusal := self._refusal(handle.request)) is not None:
             return self._end(handle, refusal)
         preempt = self._str("on_busy") == "preempt"
@@ -441,11 +457,16 @@ class PlannerNode(Node):
         else:
             handle.abort()
         self.get_logger().info(f"goal ended ({result.reason.value}): {result.message}")
+        self._publish_goal_event(handle, "ended", reason=result.reason.value, message=result.message)
         return ExecuteInstruction.Result(
             success=result.success,
             message=f"{result.reason.value}: {result.message}",
             executed=[record_to_msg(step) for step in result.steps],
         )
+
+    def _publish_goal_event(self, handle: ServerGoalHandle, event: str, **fields: object) -> None:
+        goal_id = bytes(handle.goal_id.uuid).hex()
+        self._goal_events.publish(String(data=json.dumps({"goal_id": goal_id, "event": event, **fields})))
 
     # ----- gates -----------------------------------------------------------------------------------------
     def _allowed(self, skill) -> str | None:

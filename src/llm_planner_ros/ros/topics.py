@@ -17,6 +17,10 @@ LOAD_EPISODE_SERVICE = "sim/load_episode"
 CLEAR_SCENE_SERVICE = "perception/clear_scene"
 EXECUTE_INSTRUCTION_ACTION = "llm_planner/execute_instruction"
 CONFIRM_SERVICE = "llm_planner/confirm"
+GOALS_TOPIC = "llm_planner/goals"  # std_msgs/String: one JSON object per goal started or ended
+SCORES_TOPIC = "llm_planner/scores"
+MARKERS_TOPIC = "llm_planner/markers"
+STOP_TOPIC = "llm_planner/stop"
 # How an executor's ExecuteSkill result begins when the executor stopped the skill because it is shutting
 # down: the planner then ends the plan (the executor is going away) instead of dispatching to it again.
 EXECUTOR_CLOSING = "executor shutting down: "
