@@ -129,6 +129,11 @@ def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen(tmp_path: Pat
     # What the user names wins; another model has no packaged adapter anyway.
     assert method_llm_config({"adapter": "x.safetensors"}, "saycan", bare) == {"adapter": "x.safetensors"}
     assert method_llm_config({"model": "m"}, "saycan", bare) == {"model": "m"}
+    # A recording of the embedded model's answers uses the adapter the run would; a replay loads none.
+    record = {"backend": "replay", "replay_mode": "record", "recording": "r.jsonl"}
+    assert method_llm_config(record, "progprompt")["adapter"] == "progprompt"
+    assert "adapter" not in method_llm_config({"backend": "replay", "recording": "r.jsonl"}, "progprompt")
+    assert "adapter" not in method_llm_config({**record, "record_backend": "openai"}, "progprompt")
 
 
 def test_saycanpay_refuses_the_kitchens_models_in_another_domain_and_plans_on_its_rules() -> None:

@@ -196,7 +196,10 @@ def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Kitchen |
     packaged kitchen the method's own where it has one (ProgPrompt, LLM-Planner, zero-shot: their prompts
     were written for it; ``alfred_hlp``, the ALFRED benchmark); in another domain the folder's
     ``adapters/<method>.safetensors``, else none, since every packaged adapter learned kitchen plans."""
-    embedded = config.get("backend", "hf") == "hf" and not config.get("model")
+    # A recording of the embedded model's answers records what the bench runs without one.
+    records_embedded = config.get("replay_mode") == "record" and config.get("record_backend", "hf") == "hf"
+    backend = config.get("backend", "hf")
+    embedded = (backend == "hf" or (backend == "replay" and records_embedded)) and not config.get("model")
     if not embedded or "adapter" in config:
         return dict(config)
     if kitchen is not None and not is_packaged_world(kitchen):
