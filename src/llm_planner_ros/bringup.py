@@ -138,6 +138,7 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
         "comma-separated names of nodes to leave out, for nodes of your own to take their place "
         "(affordance_server,wiper_executor)",
     ),
+    "record": ("false", "true: plan_recorder keeps every plan as a rosbag2 bag (docs/operator.md)"),
 }
 
 T = TypeVar("T")
@@ -158,13 +159,14 @@ class GraphOptions:
     ``use_sim_time``: set on every node when true (false leaves it to the parameter files); ``without``:
     node names the graph does not start (the user runs their own executor or affordance server there);
     ``domain``: a domain folder (its ``params.yaml``, then its world and skills files, apply before
-    ``params_file``)."""
+    ``params_file``); ``record``: the graph also runs plan_recorder (``recorder_spec``)."""
 
     params_file: Path | None = None
     namespace: str = ""
     use_sim_time: bool = False
     without: tuple[str, ...] = ()
     domain: DomainFolder | None = None
+    record: bool = False
 
     def parameter_files(self) -> list[Path]:
         """The user's parameter files in the order they apply: the domain's ``params.yaml``, ``params_file``."""
@@ -210,24 +212,46 @@ class GraphOptions:
         use_sim_time: bool | str = False,
         without: str | Sequence[str] = (),
         domain: str | Path | None = None,
+        record: bool | str = False,
     ) -> GraphOptions:
         """Options from the CLI's or the launch arguments' values (launch passes strings: "true"/"false");
         GraphOptionError says what is wrong and how to fix it."""
         path = Path(params_file).expanduser().resolve() if params_file else None
         if path is not None and not path.is_file():
             raise GraphOptionError(f"params_file {path} not found: give the path of a ROS parameter YAML file")
-        if isinstance(use_sim_time, str):
-            if use_sim_time.lower() not in ("true", "false"):
-                raise GraphOptionError(f"use_sim_time must be true or false, got {use_sim_time!r}")
-            use_sim_time = use_sim_time.lower() == "true"
+        use_sim_time = _flag("use_sim_time", use_sim_time)
+        record = _flag("record", record)
         names = without.split(",") if isinstance(without, str) else without
         try:
             folder = domain_folder(domain) if domain else None
         except DomainFolderError as error:
             raise GraphOptionError(str(error)) from error
-        return cls(
-            path, normalize_namespace(namespace), use_sim_time, tuple(n.strip() for n in names if n.strip()), folder
-        )
+        names = tuple(n.strip() for n in names if n.strip())
+        return cls(path, normalize_namespace(namespace), use_sim_time, names, folder, record)
+
+
+def _flag(name: str, value: bool | str) -> bool:
+    """A launch argument's "true"/"false" (or the CLI's bool); GraphOptionError for anything else."""
+    if isinstance(value, bool):
+        return value
+    if value.lower() not in ("true", "false"):
+        raise GraphOptionError(f"{name} must be true or false, got {value!r}")
+    return value.lower() == "true"
+
+
+def _recorder(graph: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[NodeSpec, ...]:
+    spec = recorder_spec(graph) if options.record else None
+    return (spec,) if spec is not None else ()
+
+
+def recorder_spec(graph: tuple[NodeSpec, ...]) -> NodeSpec | None:
+    """plan_recorder for ``graph``: its packaged file, then the graph's own file of the planner (robot.yaml
+    gives the robot's state topic); None for a part of a graph without the planner."""
+    planner = next((spec for spec in graph if spec.executable == "planner_node"), None)
+    if planner is None:
+        return None
+    own = tuple(name for name in planner.param_files if name != "planner_node.yaml")
+    return NodeSpec("plan_recorder", "plan_recorder", ("plan_recorder.yaml", *own))
 
 
 def normalize_namespace(namespace: str) -> str:
@@ -269,8 +293,8 @@ def node_starts(
     it), by ``check_params_file``: GraphOptionError lists every problem. A ``skill_executor`` is added
     for every executor the domain declares beyond the graph's own (``domain_executors``). The nodes
     ``options.without`` names are left out (GraphOptionError for a name that is no node of the graph)."""
-    extra = domain_executors(specs, options)
-    whole = (*graph, *domain_executors(graph, options)) if graph else (*specs, *extra)
+    extra = (*domain_executors(specs, options), *_recorder(specs, options))
+    whole = (*graph, *domain_executors(graph, options), *_recorder(graph, options)) if graph else (*specs, *extra)
     for path in options.parameter_files():
         check_params_file(path, whole)
     unknown = [name for name in options.without if name not in {spec.name for spec in whole}]

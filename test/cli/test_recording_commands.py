@@ -23,7 +23,7 @@ from language_model_doubles import PreferringModel
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
-from ros_harness import RosGraph, wait_until
+from ros_harness import RosGraph, ros_graph, wait_until
 
 from llm_planner_interfaces.msg import PlanStep
 
@@ -114,3 +114,31 @@ def test_a_recording_never_overwrites_a_bag_and_replay_names_what_is_not_one(tmp
     assert refused.returncode == 2 and "already holds files" in refused.stderr, refused.stderr
     missing = subprocess.run([LLM_PLANNER, "replay", str(tmp_path)], capture_output=True, text=True)
     assert missing.returncode == 2 and "nor a bag folder with metadata.yaml" in missing.stderr, missing.stderr
+
+
+def test_the_graphs_plan_recorder_closes_its_bag_when_the_graph_stops(tmp_path: Path) -> None:
+    """plan_recorder (launch argument record:=true, `up --bag`) is the same recording as a node: what is
+    published while it runs is in the bag it closes when stopped as a launch stops it (SIGINT)."""
+    from std_msgs.msg import String
+
+    from llm_planner_ros.kitchen_domain.paths import config_file
+
+    bag = tmp_path / "bag"
+    with ros_graph(tmp_path / "graph") as graph:
+        recorder = graph.start_node(
+            "plan_recorder", params={"bag_folder": str(bag)}, param_files=[config_file("plan_recorder.yaml")]
+        )
+        graph.ping("plan_recorder")
+        goals = graph.node.create_publisher(String, "/llm_planner/goals", 10)
+        wait_until(lambda: goals.get_subscription_count() >= 1, 30, "plan_recorder's subscription")
+        sent = [json.dumps({"goal_id": "ab", "event": event}) for event in ("started", "ended")]
+        for data in sent:
+            goals.publish(String(data=data))
+        time.sleep(1.0)
+        assert recorder.stop() == 0, recorder.log()
+    info = yaml.safe_load((bag / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    with (bag / info["relative_file_paths"][0]).open("rb") as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        kept = [m.data for _s, c, _m, m in reader.iter_decoded_messages() if c.topic == "/llm_planner/goals"]
+    assert kept == sent
+    assert f"wrote {info['message_count']} messages to {bag}" in recorder.log()

@@ -27,6 +27,7 @@ from llm_planner_ros.bringup import (
     GraphOptions,
     node_starts,
     normalize_namespace,
+    packaged_parameters,
     planner_domain_files,
 )
 from llm_planner_ros.kitchen_domain.paths import config_file
@@ -149,7 +150,7 @@ def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(
         assert files == [yaml.safe_load(path.read_text()) for path in start.param_files]
     defaults = launch_nodes(launch_file, monkeypatch)
     assert all(node["namespace"] == "" and all(isinstance(p, str) for p in node["parameters"]) for node in defaults)
-    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time", "domain", "without"}
+    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time", "domain", "without", "record"}
     left_out = launch_nodes(launch_file, monkeypatch, {"without": "affordance_server, llm_service"})
     assert [node["name"] for node in left_out] == [
         start.name for start in expected if start.name not in ("affordance_server", "llm_service")
@@ -161,6 +162,22 @@ def test_without_leaves_nodes_out_and_refuses_a_name_that_is_no_node(tmp_path: P
     assert [start.name for start in starts] == [spec.name for spec in SIM_GRAPH if spec.name != "affordance_server"]
     with pytest.raises(GraphOptionError, match="affordance_sever is no node of this graph; its nodes are sim_world"):
         node_starts(SIM_GRAPH, GraphOptions.parse(without="affordance_sever"), tmp_path)
+
+
+@pytest.mark.parametrize("graph", ["sim", "robot"])
+def test_record_adds_the_plan_recorder_reading_the_graphs_robot_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graph: str
+) -> None:
+    launch_file = REPO_ROOT / "launch" / f"{graph}.launch.py"
+    nodes = launch_nodes(launch_file, monkeypatch, {"record": "true"})
+    assert [node["name"] for node in nodes] == [*(spec.name for spec in GRAPHS[graph]), "plan_recorder"]
+    files = [yaml.safe_load(Path(path).read_text()) for path in nodes[-1]["parameters"]]
+    topics_of = [f["plan_recorder"]["ros__parameters"].get("robot_state_topic") for f in files if "plan_recorder" in f]
+    planner = packaged_parameters(next(spec for spec in GRAPHS[graph] if spec.name == "planner"))
+    assert topics_of[-1] == planner["robot_state_topic"]  # the record the planner itself reads
+    assert "plan_recorder" not in [node["name"] for node in launch_nodes(launch_file, monkeypatch)]
+    with pytest.raises(GraphOptionError, match="record must be true or false, got 'yes'"):
+        GraphOptions.parse(record="yes")
 
 
 NAMES = [

@@ -146,6 +146,12 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
         help="leave this node out, for a node of your own to take its place (affordance_server, "
         "wiper_executor); repeatable",
     )
+    parser.add_argument(
+        "--bag",
+        action="store_true",
+        help="plan_recorder keeps every plan as a rosbag2 bag under ~/.cache/llm_planner_ros/bags "
+        "(launch argument record:=true; docs/operator.md)",
+    )
 
 
 def _namespace_argument(parser: argparse.ArgumentParser, text: str) -> None:
