@@ -39,6 +39,7 @@ BAD_VALUES: dict[str, tuple[str, Any]] = {
     "mobile_base_executor": ("server_timeout_s", [1.0, 2.0]),
     "skill_executor": ("backend", "teleport"),
     "perception_node": ("rate_hz", -1.0),
+    "plan_recorder": ("robot_state_topic", 3),
 }
 # skill_executor runs the executor its node name says; the kitchen declares manipulator.
 NODE_NAMES = {"skill_executor": "manipulator_executor"}
@@ -56,6 +57,7 @@ INT_FOR_FLOAT: dict[str, tuple[str, dict[str, int]]] = {
     "mobile_base_executor": ("mobile_base_executor", {"silence_timeout_s": 10}),
     "skill_executor": ("manipulator_executor", {"server_timeout_s": 10}),
     "perception_node": ("perception", {"rate_hz": 5, "stale_after_s": 2}),
+    "plan_recorder": ("plan_recorder", {}),  # no float parameter: started with its bag folder only
 }
 
 
@@ -94,6 +96,8 @@ def test_int_for_a_float_parameter_starts_the_node(ros_graph: RosGraph, entry: s
         recording = tmp_path / "empty.jsonl"
         recording.write_text("")
         params |= {"backend": "replay", "recording": str(recording)}  # no real model in this test
+    if entry == "plan_recorder":
+        params |= {"bag_folder": str(tmp_path / "bag")}  # not the user's bag folder
     proc = ros_graph.start_node(entry, params=params, name=NODE_NAMES.get(entry))
     # Nodes that load a model before their first spin (perception: torch and the sentence embedder)
     # can take a minute to answer on a loaded machine.
