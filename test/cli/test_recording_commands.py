@@ -55,23 +55,32 @@ def test_a_recorded_plan_reads_back_with_an_independent_decoder_and_replays(tmp_
             )
         )
 
-    with replaying_sim_graph(
-        tmp_path, recording, "saycan", INSTRUCTION, INITIAL, GOAL, 0.05, start_more=start_recorder
-    ) as graph:
-        process = recorder[0]
-        published: list[PlanStep] = []
-        graph.node.create_subscription(PlanStep, "/llm_planner/scores", published.append, 100)
-        # The recorder has subscribed once the planner's publishers see it.
-        wait_until(lambda: graph.node.count_subscribers("/llm_planner/scores") >= 2, 30, "the recorder's subscription")
-        wait_until(
-            lambda: graph.node.count_subscribers("/llm_planner/goals") >= 1, 30, "the recorder's goal subscription"
-        )
-        response = execute_instruction(graph, INSTRUCTION)
-        assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
-        wait_until(lambda: any(step.skill == "done" for step in published), 10, "the last step's announcement")
-        time.sleep(1.0)  # what the test received has reached the recorder too
-        process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=30)
+    try:
+        with replaying_sim_graph(
+            tmp_path, recording, "saycan", INSTRUCTION, INITIAL, GOAL, 0.05, start_more=start_recorder
+        ) as graph:
+            process = recorder[0]
+            published: list[PlanStep] = []
+            graph.node.create_subscription(PlanStep, "/llm_planner/scores", published.append, 100)
+            # The recorder has subscribed once the planner's publishers see it.
+            wait_until(
+                lambda: graph.node.count_subscribers("/llm_planner/scores") >= 2, 30, "the recorder's subscription"
+            )
+            wait_until(
+                lambda: graph.node.count_subscribers("/llm_planner/goals") >= 1, 30, "the recorder's goal subscription"
+            )
+            response = execute_instruction(graph, INSTRUCTION)
+            assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
+            wait_until(lambda: any(step.skill == "done" for step in published), 10, "the last step's announcement")
+            time.sleep(1.0)  # what the test received has reached the recorder too
+            process.send_signal(signal.SIGINT)
+            output, _ = process.communicate(timeout=30)
+    finally:
+        # A test failing midway must not leave the recorder running (other tests look for stray processes).
+        for leftover in recorder:
+            if leftover.poll() is None:
+                leftover.kill()
+                leftover.wait(timeout=10)
     assert process.returncode == 0, output
 
     info = yaml.safe_load((bag / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
