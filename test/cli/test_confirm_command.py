@@ -14,8 +14,15 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
-from language_model_doubles import PreferringModel
-from replayed_planner_graph import execute_instruction, load_scene, record_plan, replaying_sim_graph
+from replayed_planner_graph import (
+    FETCH_GOAL,
+    FETCH_INITIAL,
+    FETCH_INSTRUCTION,
+    execute_instruction,
+    load_scene,
+    record_fetch,
+    replaying_sim_graph,
+)
 from ros_harness import RosGraph
 
 from llm_planner_interfaces.msg import PlanStep
@@ -23,17 +30,9 @@ from llm_planner_ros.cli.confirm_command import answer
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(300)]
 
-INSTRUCTION = "Bring me the coke, please."
-INITIAL = {
-    "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
-}
-GOAL = {"at": {"label": "coke", "location": "user"}}
-PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
-
 
 def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_plan(tmp_path: Path) -> None:
-    recording = record_plan(tmp_path / "saycan.jsonl", "saycan", PreferringModel(PLAN), INSTRUCTION, INITIAL)
+    recording = record_fetch(tmp_path / "saycan.jsonl")
     terminal: list[subprocess.Popen[str]] = []
 
     def start_confirm(graph: RosGraph) -> None:
@@ -49,9 +48,9 @@ def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_p
         tmp_path,
         recording,
         "saycan",
-        INSTRUCTION,
-        INITIAL,
-        GOAL,
+        FETCH_INSTRUCTION,
+        FETCH_INITIAL,
+        FETCH_GOAL,
         0.05,
         planner_params=planner,
         start_more=start_confirm,
@@ -61,7 +60,7 @@ def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_p
         try:
             person.stdin.write("y\nyes\nn the coke is still warm\n")
             person.stdin.flush()
-            response = execute_instruction(graph, INSTRUCTION)
+            response = execute_instruction(graph, FETCH_INSTRUCTION)
             executed = [(step.skill, step.status) for step in response.result.executed]
             assert response.status == GoalStatus.STATUS_ABORTED, (response.result.message, executed)
             assert executed == [
@@ -75,7 +74,7 @@ def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_p
             # The terminal closes: the next step asked is refused, and the command stops serving.
             person.stdin.close()
             load_scene(graph, tmp_path)  # the recorded first step again
-            again = execute_instruction(graph, INSTRUCTION)
+            again = execute_instruction(graph, FETCH_INSTRUCTION)
             assert "not approved: the operator's terminal closed" in again.result.message, again.result.message
             assert person.wait(timeout=30) == 0
             output = person.stdout.read()

@@ -19,28 +19,28 @@ from pathlib import Path
 import pytest
 import yaml
 from action_msgs.msg import GoalStatus
-from language_model_doubles import PreferringModel
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
-from replayed_planner_graph import execute_instruction, record_plan, replaying_sim_graph
+from replayed_planner_graph import (
+    FETCH_GOAL,
+    FETCH_INITIAL,
+    FETCH_INSTRUCTION,
+    FETCH_PLAN,
+    execute_instruction,
+    record_fetch,
+    replaying_sim_graph,
+)
 from ros_harness import RosGraph, ros_graph, wait_until
 
 from llm_planner_interfaces.msg import PlanStep
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(300)]
 
-INSTRUCTION = "Bring me the coke, please."
-INITIAL = {
-    "robot": {"at": "table", "holding": None},
-    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
-}
-GOAL = {"at": {"label": "coke", "location": "user"}}
-PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
 LLM_PLANNER = str(Path(sys.executable).parent / "llm-planner")
 
 
 def test_a_recorded_plan_reads_back_with_an_independent_decoder_and_replays(tmp_path: Path) -> None:
-    recording = record_plan(tmp_path / "saycan.jsonl", "saycan", PreferringModel(PLAN), INSTRUCTION, INITIAL)
+    recording = record_fetch(tmp_path / "saycan.jsonl")
     bag = tmp_path / "bag"
     recorder: list[subprocess.Popen[str]] = []
 
@@ -57,7 +57,7 @@ def test_a_recorded_plan_reads_back_with_an_independent_decoder_and_replays(tmp_
 
     try:
         with replaying_sim_graph(
-            tmp_path, recording, "saycan", INSTRUCTION, INITIAL, GOAL, 0.05, start_more=start_recorder
+            tmp_path, recording, "saycan", FETCH_INSTRUCTION, FETCH_INITIAL, FETCH_GOAL, 0.05, start_more=start_recorder
         ) as graph:
             process = recorder[0]
             published: list[PlanStep] = []
@@ -69,7 +69,7 @@ def test_a_recorded_plan_reads_back_with_an_independent_decoder_and_replays(tmp_
             wait_until(
                 lambda: graph.node.count_subscribers("/llm_planner/goals") >= 1, 30, "the recorder's goal subscription"
             )
-            response = execute_instruction(graph, INSTRUCTION)
+            response = execute_instruction(graph, FETCH_INSTRUCTION)
             assert response.status == GoalStatus.STATUS_SUCCEEDED, response.result.message
             wait_until(lambda: any(step.skill == "done" for step in published), 10, "the last step's announcement")
             time.sleep(1.0)  # what the test received has reached the recorder too
@@ -103,7 +103,7 @@ def test_a_recorded_plan_reads_back_with_an_independent_decoder_and_replays(tmp_
             (c.skill, c.llm, c.affordance, c.combined) for c in mine.candidates
         ]
     events = [json.loads(m.data) for m in decoded["/llm_planner/goals"]]  # type: ignore[attr-defined]
-    assert [e["event"] for e in events] == ["started", "ended"] and events[0]["instruction"] == INSTRUCTION
+    assert [e["event"] for e in events] == ["started", "ended"] and events[0]["instruction"] == FETCH_INSTRUCTION
     assert events[1]["reason"] == "done", events
 
     chart = tmp_path / "decision.png"
@@ -111,8 +111,8 @@ def test_a_recorded_plan_reads_back_with_an_independent_decoder_and_replays(tmp_
         [LLM_PLANNER, "replay", str(bag), "--plot", str(chart)], capture_output=True, text=True, timeout=120
     )
     assert replay.returncode == 0, replay.stdout + replay.stderr
-    assert INSTRUCTION in replay.stdout and "goal ended (done)" in replay.stdout, replay.stdout
-    assert all(f"{skill} succeeded" in replay.stdout for skill in PLAN[:-1]), replay.stdout
+    assert FETCH_INSTRUCTION in replay.stdout and "goal ended (done)" in replay.stdout, replay.stdout
+    assert all(f"{skill} succeeded" in replay.stdout for skill in FETCH_PLAN[:-1]), replay.stdout
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from language_model_doubles import PreferringModel
 from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_until
 
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
@@ -32,6 +33,16 @@ from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 
 EPISODE_ID = "scene"
 
+# The coke fetch the CLI's graph tests plan (llm-planner confirm, record): its request, scene, goal and
+# the plan a scripted SayCan makes.
+FETCH_INSTRUCTION = "Bring me the coke, please."
+FETCH_INITIAL = {
+    "robot": {"at": "table", "holding": None},
+    "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
+}
+FETCH_GOAL = {"at": {"label": "coke", "location": "user"}}
+FETCH_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down the coke", "done"]
+
 
 def record_plan(
     path: Path, planner: str, scripted: LanguageModel, instruction: str, initial: Mapping[str, Any], max_steps: int = 12
@@ -45,6 +56,11 @@ def record_plan(
     )
     assert result.reason == EndReason.DONE, result.message
     return path
+
+
+def record_fetch(path: Path) -> Path:
+    """The coke fetch recorded to ``path``: SayCan over a model that prefers FETCH_PLAN's next step."""
+    return record_plan(path, "saycan", PreferringModel(FETCH_PLAN), FETCH_INSTRUCTION, FETCH_INITIAL)
 
 
 @contextmanager

@@ -25,7 +25,7 @@ from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.recording.bag import BagWriter
 from llm_planner_ros.recording.bag_reader import read_messages
 from llm_planner_ros.ros.background_spin import BackgroundSpin
-from llm_planner_ros.ros.bag_recorder import CAMERA_TOPICS, PLAN_TOPICS, BagRecorder, robot_state_topic
+from llm_planner_ros.ros.bag_recorder import BagRecorder, recorded_topics
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.stop_request import StopRequest
 from llm_planner_ros.ros.topics import GOALS_TOPIC, SCORES_TOPIC
@@ -48,8 +48,7 @@ def record(args: argparse.Namespace) -> int:
     context = Context()
     rclpy.init(context=context)
     node = rclpy.create_node("llm_planner_recorder", namespace=args.namespace or None, context=context)
-    topics = [*PLAN_TOPICS, robot_state_topic(args.robot_state_topic), *(CAMERA_TOPICS if args.camera else ())]
-    recorder = BagRecorder(node, writer, topics)
+    recorder = BagRecorder(node, writer, recorded_topics(args.robot_state_topic, args.camera))
     executor = SingleThreadedExecutor(context=context)
     executor.add_node(node)
     spin = BackgroundSpin(executor, context).start()

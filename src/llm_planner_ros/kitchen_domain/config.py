@@ -71,6 +71,10 @@ class KitchenConfig:
     def labels(self) -> tuple[str, ...]:
         return tuple(self.articles)
 
+    def names(self, name: str) -> tuple[str, ...]:
+        """An object label or a location, then its synonyms: every word people may use for it."""
+        return (name, *self.synonyms.get(name, ()))
+
     def places(self, with_drawer: bool) -> tuple[str, ...]:
         """Where the robot can stand: the locations, plus the drawer's location in drawer scenes."""
         if with_drawer and self.drawer is not None:

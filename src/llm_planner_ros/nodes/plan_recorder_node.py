@@ -18,7 +18,7 @@ from rclpy.node import Node
 
 from llm_planner_ros.recording.bag import BagWriter
 from llm_planner_ros.recording.message_definitions import DefinitionError
-from llm_planner_ros.ros.bag_recorder import CAMERA_TOPICS, PLAN_TOPICS, BagRecorder, robot_state_topic
+from llm_planner_ros.ros.bag_recorder import BagRecorder, recorded_topics
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 
@@ -45,8 +45,7 @@ class PlanRecorderNode(Node):
             self._writer = BagWriter(folder)
         except (OSError, DefinitionError) as error:
             raise StartupError(f"cannot record to {folder}: {error}") from error
-        topics = [*PLAN_TOPICS, robot_state_topic(p["robot_state_topic"]), *(CAMERA_TOPICS if p["camera"] else ())]
-        recorder = BagRecorder(self, self._writer, topics)
+        recorder = BagRecorder(self, self._writer, recorded_topics(p["robot_state_topic"], p["camera"]))
         self.get_logger().info(f"recording {', '.join(recorder.topics)} to {folder}")
 
     def close(self) -> None:

@@ -316,7 +316,7 @@ class PlannerNode(Node):
             plan_only=goal.plan_only,
             max_steps=goal.max_steps,
         )
-        if (refusal := self._refusal(handle.request)) is not None:
+        if (refusal := self._refusal(goal)) is not None:
             return self._end(handle, refusal)
         preempt = self._str("on_busy") == "preempt"
         ticket = self._slot.preempt() if preempt else self._slot.try_enter()

@@ -136,7 +136,7 @@ class PerceptionNode(Node):
         self._frame_id = world.frame_id
         self._vocabulary = [q.strip() for q in p["vocabulary"].split(",") if q.strip()] or _queries(world)
         # A synonym's detections are reported under the label the planner knows.
-        self._aliases = {word: label for label in world.labels for word in world.synonyms.get(label, ())}
+        self._aliases = {word: label for label in world.labels for word in world.names(label)}
         self._extra: list[str] = []
         self._camera = pose
         self._poses = PoseHistory()
@@ -345,7 +345,7 @@ def _not_held(holding: tuple[str, tuple[float, float]] | None, reach: float) -> 
 
 def _queries(world: KitchenConfig) -> list[str]:
     """The world's object labels, each followed by its synonyms."""
-    return [text for label in world.labels for text in (label, *world.synonyms.get(label, ()))]
+    return [text for label in world.labels for text in world.names(label)]
 
 
 def _seconds(stamp: object) -> float:

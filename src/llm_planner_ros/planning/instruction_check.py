@@ -139,8 +139,7 @@ class ObjectVocabulary:
         the domain's, and are left out."""
         packaged = other_objects is None
         others = load_other_objects() if other_objects is None else tuple(other_objects)
-        synonyms = [word for label in config.labels for word in config.synonyms.get(label, ())]
-        own = (*config.labels, *synonyms, *config.places(with_drawer=True))
+        own = (*(word for label in config.labels for word in config.names(label)), *config.places(with_drawer=True))
         kitchen_words = {word for name in own for word in _words(name)}
         forms: dict[str, str] = {}
         for name in others:
@@ -154,7 +153,7 @@ class ObjectVocabulary:
                 )
             forms.update(dict.fromkeys(_spellings(name), name))
         for label in config.labels:
-            for name in (*config.synonyms.get(label, ()), label):
+            for name in config.names(label):
                 forms.update(dict.fromkeys(_spellings(name), label))
         return cls(forms)
 

@@ -52,9 +52,11 @@ CAMERA_TOPICS: tuple[RecordedTopic, ...] = (
 )
 
 
-def robot_state_topic(name: str) -> RecordedTopic:
-    """The robot-state record (latched JSON), whose name differs between the graphs (sim/robot_state, robot/state)."""
-    return RecordedTopic(name, "std_msgs/msg/String", latched=True)
+def recorded_topics(robot_state_topic: str, camera: bool) -> list[RecordedTopic]:
+    """PLAN_TOPICS, the robot-state record (latched JSON; its name differs between the graphs:
+    sim/robot_state, robot/state) and, with ``camera``, CAMERA_TOPICS."""
+    state = RecordedTopic(robot_state_topic, "std_msgs/msg/String", latched=True)
+    return [*PLAN_TOPICS, state, *(CAMERA_TOPICS if camera else ())]
 
 
 class BagRecorder:

@@ -142,7 +142,7 @@ class TaskWriter:
     def say(self, name: str) -> str:
         """How a request names the object or place ``name``: itself, or SYNONYM_SHARE of the time one of
         its synonyms."""
-        synonyms = self.kitchen.config.synonyms.get(name, ())
+        synonyms = self.kitchen.config.names(name)[1:]
         return self.rng.choice(synonyms) if synonyms and self.rng.random() < SYNONYM_SHARE else name
 
     def _bring_what_it_needs(self, text: str, initial: dict[str, Any]) -> None:
