@@ -40,6 +40,8 @@ setup(
     version=PROJECT["version"],
     package_dir={"": os.path.join(ROOT, "src")},
     packages=find_packages(os.path.join(ROOT, "src")),
+    # the operator console's page, read beside its module
+    package_data={"llm_planner_ros.operator_console": ["static/*"]},
     data_files=[
         # The ament index marker: `ros2 pkg`, `ros2 launch` and `ros2 run` find the package by it.
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),

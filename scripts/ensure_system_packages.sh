@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build needs, only when something is missing (so a set-up
 # machine spends no time here): a C++ toolchain and cmake for the interface package, Python 3.11
-# with venv and headers, and libusb (open3d's import needs it).
+# with venv and headers, libusb (open3d's import needs it), and headless Chromium with its WebDriver (the
+# operator console's browser tests, test/operator_console).
 set -euo pipefail
 
 missing=()
@@ -15,6 +16,8 @@ else
     || missing+=(python3.11-dev)
 fi
 ldconfig -p | grep -q 'libusb-1.0.so.0' || missing+=(libusb-1.0-0)
+command -v chromium >/dev/null || missing+=(chromium)
+command -v chromedriver >/dev/null || missing+=(chromium-driver)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

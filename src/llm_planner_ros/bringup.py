@@ -139,6 +139,11 @@ LAUNCH_ARGUMENTS: dict[str, tuple[str, str]] = {
         "(affordance_server,wiper_executor)",
     ),
     "record": ("false", "true: plan_recorder keeps every plan as a rosbag2 bag (docs/operator.md)"),
+    "console": (
+        "auto",
+        "true | false | auto: the operator console's web page (docs/operator.md); auto starts it where the "
+        "planner waits for a person's approval of each step (require_confirmation: the robot graph)",
+    ),
 }
 
 T = TypeVar("T")
@@ -159,7 +164,8 @@ class GraphOptions:
     ``use_sim_time``: set on every node when true (false leaves it to the parameter files); ``without``:
     node names the graph does not start (the user runs their own executor or affordance server there);
     ``domain``: a domain folder (its ``params.yaml``, then its world and skills files, apply before
-    ``params_file``); ``record``: the graph also runs plan_recorder (``recorder_spec``)."""
+    ``params_file``); ``record``: the graph also runs plan_recorder (``recorder_spec``); ``console``: the
+    graph also runs operator_console (None: when its planner requires confirmation; ``console_spec``)."""
 
     params_file: Path | None = None
     namespace: str = ""
@@ -167,6 +173,7 @@ class GraphOptions:
     without: tuple[str, ...] = ()
     domain: DomainFolder | None = None
     record: bool = False
+    console: bool | None = None
 
     def parameter_files(self) -> list[Path]:
         """The user's parameter files in the order they apply: the domain's ``params.yaml``, ``params_file``."""
@@ -213,6 +220,7 @@ class GraphOptions:
         without: str | Sequence[str] = (),
         domain: str | Path | None = None,
         record: bool | str = False,
+        console: bool | str | None = None,
     ) -> GraphOptions:
         """Options from the CLI's or the launch arguments' values (launch passes strings: "true"/"false");
         GraphOptionError says what is wrong and how to fix it."""
@@ -221,13 +229,14 @@ class GraphOptions:
             raise GraphOptionError(f"params_file {path} not found: give the path of a ROS parameter YAML file")
         use_sim_time = _flag("use_sim_time", use_sim_time)
         record = _flag("record", record)
+        console = None if console is None or console == "auto" else _flag("console", console)
         names = without.split(",") if isinstance(without, str) else without
         try:
             folder = domain_folder(domain) if domain else None
         except DomainFolderError as error:
             raise GraphOptionError(str(error)) from error
         names = tuple(n.strip() for n in names if n.strip())
-        return cls(path, normalize_namespace(namespace), use_sim_time, names, folder, record)
+        return cls(path, normalize_namespace(namespace), use_sim_time, names, folder, record, console)
 
 
 def _flag(name: str, value: bool | str) -> bool:
@@ -235,23 +244,45 @@ def _flag(name: str, value: bool | str) -> bool:
     if isinstance(value, bool):
         return value
     if value.lower() not in ("true", "false"):
-        raise GraphOptionError(f"{name} must be true or false, got {value!r}")
+        choices = "true, false or auto" if name == "console" else "true or false"
+        raise GraphOptionError(f"{name} must be {choices}, got {value!r}")
     return value.lower() == "true"
 
 
-def _recorder(graph: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[NodeSpec, ...]:
-    spec = recorder_spec(graph) if options.record else None
-    return (spec,) if spec is not None else ()
+def _companions(graph: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[NodeSpec, ...]:
+    """The nodes that watch ``graph``'s planner which ``options`` ask for: plan_recorder, operator_console."""
+    planner = _planner(graph)
+    if planner is None:
+        return ()
+    console = options.console
+    if console is None:
+        console = bool(_effective_parameters(planner, _user_parameters(options)).get("require_confirmation"))
+    specs = (recorder_spec(graph) if options.record else None, console_spec(graph) if console else None)
+    return tuple(spec for spec in specs if spec is not None)
 
 
-def recorder_spec(graph: tuple[NodeSpec, ...]) -> NodeSpec | None:
-    """plan_recorder for ``graph``: its packaged file, then the graph's own file of the planner (robot.yaml
+def _planner(graph: tuple[NodeSpec, ...]) -> NodeSpec | None:
+    return next((spec for spec in graph if spec.executable == "planner_node"), None)
+
+
+def _beside_planner(graph: tuple[NodeSpec, ...], executable: str) -> NodeSpec | None:
+    """``executable`` for ``graph``: its packaged file, then the graph's own files of the planner (robot.yaml
     gives the robot's state topic); None for a part of a graph without the planner."""
-    planner = next((spec for spec in graph if spec.executable == "planner_node"), None)
+    planner = _planner(graph)
     if planner is None:
         return None
     own = tuple(name for name in planner.param_files if name != "planner_node.yaml")
-    return NodeSpec("plan_recorder", "plan_recorder", ("plan_recorder.yaml", *own))
+    return NodeSpec(executable, executable, (f"{executable}.yaml", *own))
+
+
+def recorder_spec(graph: tuple[NodeSpec, ...]) -> NodeSpec | None:
+    """plan_recorder for ``graph`` (None for a part of a graph without the planner)."""
+    return _beside_planner(graph, "plan_recorder")
+
+
+def console_spec(graph: tuple[NodeSpec, ...]) -> NodeSpec | None:
+    """operator_console for ``graph`` (None for a part of a graph without the planner)."""
+    return _beside_planner(graph, "operator_console")
 
 
 def normalize_namespace(namespace: str) -> str:
@@ -293,8 +324,8 @@ def node_starts(
     it), by ``check_params_file``: GraphOptionError lists every problem. A ``skill_executor`` is added
     for every executor the domain declares beyond the graph's own (``domain_executors``). The nodes
     ``options.without`` names are left out (GraphOptionError for a name that is no node of the graph)."""
-    extra = (*domain_executors(specs, options), *_recorder(specs, options))
-    whole = (*graph, *domain_executors(graph, options), *_recorder(graph, options)) if graph else (*specs, *extra)
+    extra = (*domain_executors(specs, options), *_companions(specs, options))
+    whole = (*graph, *domain_executors(graph, options), *_companions(graph, options)) if graph else (*specs, *extra)
     for path in options.parameter_files():
         check_params_file(path, whole)
     unknown = [name for name in options.without if name not in {spec.name for spec in whole}]

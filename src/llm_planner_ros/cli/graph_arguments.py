@@ -71,6 +71,27 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     )
     confirm.set_defaults(_module="llm_planner_ros.cli.confirm_command")
 
+    console = commands.add_parser(
+        "console", help="serve the operator console: a web page to watch, approve and stop running graphs"
+    )
+    console.add_argument("--host", default="127.0.0.1", help="address to serve on (not loopback: a token is needed)")
+    console.add_argument("--port", type=int, default=8080, help="TCP port (0: any free port; default 8080)")
+    console.add_argument("--token", default="", help="the token requests need (default: a random one off loopback)")
+    console.add_argument(
+        "--robots",
+        default="",
+        metavar="NS[,NS...]",
+        help="namespaces of the robots to show, e.g. robot1,robot2 (default: --namespace only)",
+    )
+    console.add_argument(
+        "--approval-timeout", type=float, default=30.0, help="seconds a step waits on the page before it is refused"
+    )
+    console.add_argument(
+        "--robot-state-topic", default="sim/robot_state", help="the robot-state record (robot/state on a robot)"
+    )
+    _namespace_argument(console, "namespace of the planner to watch (that of `llm-planner up --namespace`)")
+    console.set_defaults(_module="llm_planner_ros.cli.console_command")
+
     recording = "llm_planner_ros.cli.recording_commands"
     record = commands.add_parser("record", help="record a running graph's plans as a rosbag2 bag (MCAP)")
     record.add_argument("--out", type=Path, required=True, help="the bag folder to write (new or empty)")
@@ -151,6 +172,13 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="plan_recorder keeps every plan as a rosbag2 bag under ~/.cache/llm_planner_ros/bags "
         "(launch argument record:=true; docs/operator.md)",
+    )
+    parser.add_argument(
+        "--console",
+        choices=("auto", "true", "false"),
+        default="auto",
+        help="the operator console's web page (launch argument console:=...); auto: where the planner waits "
+        "for approval of each step (--robot)",
     )
 
 

@@ -128,7 +128,9 @@ def run_instruction(args: argparse.Namespace) -> int:
 
 def _graph_options(args: argparse.Namespace) -> GraphOptions:
     """The bringup options of ``demo``/``up``, as the launch arguments of the same names give them."""
-    return GraphOptions.parse(args.params_file, args.namespace, args.use_sim_time, args.without, args.domain, args.bag)
+    return GraphOptions.parse(
+        args.params_file, args.namespace, args.use_sim_time, args.without, args.domain, args.bag, args.console
+    )
 
 
 def _domain(args: argparse.Namespace) -> Kitchen:
