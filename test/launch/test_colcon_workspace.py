@@ -44,3 +44,13 @@ def test_every_executable_is_installed_in_lib_of_the_package_and_none_in_bin(
     installed = {path.name for path in libexec.iterdir() if path.is_file()} if libexec.is_dir() else set()
     assert installed == console_scripts(repo_root)
     assert not (prefix / "bin").exists(), f"executables in {prefix / 'bin'}: ros2 run and launch_ros never look there"
+
+
+def test_the_operator_consoles_page_is_installed_beside_its_module(colcon_workspace: Workspace) -> None:
+    pages = list(
+        (colcon_workspace.install / "llm_planner_ros").glob(
+            "lib/python3*/site-packages/llm_planner_ros/operator_console/static"
+        )
+    )
+    assert len(pages) == 1, "the console's static/ folder is not in the colcon install (package/setup.py package_data)"
+    assert {path.name for path in pages[0].iterdir()} == {"index.html", "console.js", "console.css"}

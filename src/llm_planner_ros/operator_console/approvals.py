@@ -84,6 +84,12 @@ class ApprovalDesk:
             return f"approval request {request_id} was settled a moment ago"
         return None
 
+    def refuse_pending(self, robot: int, reason: str, who: str) -> bool:
+        """Refuses ``robot``'s pending request, if any (the e-stop was pressed: nothing may start)."""
+        with self._lock:
+            pending = [request_id for request_id, request in self._requests.items() if request.robot == robot]
+        return any([self._settle(request_id, Answer(False, reason), who) for request_id in pending])
+
     def close(self) -> None:
         """Refuses every pending request and every later one (the console is going away)."""
         with self._lock:

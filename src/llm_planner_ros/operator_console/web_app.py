@@ -4,11 +4,12 @@ Reading: ``GET /`` is the page; ``GET /api/state`` the board's snapshot; ``GET /
 server-sent-event stream that sends the snapshot at once and again after every change (and a comment
 every ``KEEP_ALIVE_S`` so proxies keep it open); ``GET /api/robots/{i}/camera.jpg`` the robot's latest
 camera frame. Acting: ``POST /api/robots/{i}/instruction``, ``.../approvals/{id}``, ``.../cancel`` and
-``.../estop``. When the console has a token every ``/api`` request needs it (header ``X-Console-Token``
-or query ``token``; the event stream can only use the query); without it the answer is 401 and the
-refusal is logged. Every action is logged on the board with who (the name typed on the page, and the
-client's address) and when. The application never dispatches a skill: the controls it is given send
-goals to the planner, cancel them, and publish the e-stop.
+``.../estop`` (engaging it also refuses the step waiting for approval). When the console has a token,
+every ``/api`` request needs it (header ``X-Console-Token`` or query ``token``; the event stream can only
+use the query); without it the answer is 401 and the refusal is logged. Every action is logged on the
+board with who (the name typed on the page, and the client's address) and when. The application never
+dispatches a skill: the controls it is given send goals to the planner, cancel them, and publish the
+e-stop.
 """
 
 from __future__ import annotations
@@ -172,6 +173,8 @@ def create_app(board: ConsoleBoard, desk: ApprovalDesk, controls: RobotControls,
     def estop(robot: int, body: EStop, request: Request) -> dict[str, str]:
         action = "e-stop" if body.engaged else "e-stop release"
         person = check(request, robot, action, body)
+        if body.engaged:  # a step waiting for approval must not start once the e-stop is pressed
+            desk.refuse_pending(robot, f"e-stop pressed by {person}", person)
         return act(person, action, robot, lambda: controls.estop(robot, body.engaged))
 
     return app

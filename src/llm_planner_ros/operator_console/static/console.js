@@ -114,7 +114,7 @@ function drawRobot(robot) {
   stop.className = `badge ${robot.estop ? "engaged" : "clear"}`;
   const goal = robot.goal;
   part(panel, "goal").textContent = goal
-    ? `${goal.instruction || ""} [${goal.method || ""}${goal.plan_only ? ", plan only" : ""}] ` +
+    ? `${goal.instruction || ""} [${goal.planner || ""}${goal.plan_only ? ", plan only" : ""}] ` +
       (goal.event === "ended" ? `ended: ${goal.reason}: ${goal.message}` : "running")
     : "";
   drawPending(panel, robot);
@@ -126,7 +126,9 @@ function drawRobot(robot) {
   const scene = part(panel, "scene").tBodies[0];
   scene.replaceChildren(...robot.scene.map((o) => el("tr", {}, el("td", {}, o.id), el("td", {}, o.label),
     el("td", {}, o.location), el("td", {}, fixed(o.confidence, 2)))));
-  part(panel, "robot-state").textContent = robot.robot_state ? JSON.stringify(robot.robot_state, null, 1) : "";
+  // The record's bookkeeping (stamp, revision) changes with every message and says nothing to a person.
+  const { stamp, revision, ...state } = robot.robot_state || {};
+  part(panel, "robot-state").textContent = robot.robot_state ? JSON.stringify(state, null, 1) : "";
   const now = Date.now();
   if (robot.camera.frame && now - (lastCameraLoad[robot.index] || 0) > 300) {
     lastCameraLoad[robot.index] = now;
