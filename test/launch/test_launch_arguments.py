@@ -150,7 +150,15 @@ def test_launch_files_declare_the_arguments_and_build_nodes_with_bringup(
         assert files == [yaml.safe_load(path.read_text()) for path in start.param_files]
     defaults = launch_nodes(launch_file, monkeypatch)
     assert all(node["namespace"] == "" and all(isinstance(p, str) for p in node["parameters"]) for node in defaults)
-    assert set(LAUNCH_ARGUMENTS) == {"params_file", "namespace", "use_sim_time", "domain", "without", "record"}
+    assert set(LAUNCH_ARGUMENTS) == {
+        "params_file",
+        "namespace",
+        "use_sim_time",
+        "domain",
+        "without",
+        "record",
+        "console",
+    }
     left_out = launch_nodes(launch_file, monkeypatch, {"without": "affordance_server, llm_service"})
     assert [node["name"] for node in left_out] == [
         start.name for start in expected if start.name not in ("affordance_server", "llm_service")
@@ -169,7 +177,7 @@ def test_record_adds_the_plan_recorder_reading_the_graphs_robot_state(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graph: str
 ) -> None:
     launch_file = REPO_ROOT / "launch" / f"{graph}.launch.py"
-    nodes = launch_nodes(launch_file, monkeypatch, {"record": "true"})
+    nodes = launch_nodes(launch_file, monkeypatch, {"record": "true", "console": "false"})
     assert [node["name"] for node in nodes] == [*(spec.name for spec in GRAPHS[graph]), "plan_recorder"]
     files = [yaml.safe_load(Path(path).read_text()) for path in nodes[-1]["parameters"]]
     topics_of = [f["plan_recorder"]["ros__parameters"].get("robot_state_topic") for f in files if "plan_recorder" in f]
@@ -178,6 +186,38 @@ def test_record_adds_the_plan_recorder_reading_the_graphs_robot_state(
     assert "plan_recorder" not in [node["name"] for node in launch_nodes(launch_file, monkeypatch)]
     with pytest.raises(GraphOptionError, match="record must be true or false, got 'yes'"):
         GraphOptions.parse(record="yes")
+
+
+def test_the_console_comes_up_where_each_step_waits_for_approval_unless_turned_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def names(graph: str, arguments: dict[str, str]) -> list[str]:
+        return [
+            node["name"] for node in launch_nodes(REPO_ROOT / "launch" / f"{graph}.launch.py", monkeypatch, arguments)
+        ]
+
+    robot = [spec.name for spec in GRAPHS["robot"]]
+    assert names("robot", {}) == [*robot, "operator_console"]  # robot.yaml: require_confirmation
+    assert names("robot", {"console": "false"}) == robot
+    assert names("sim", {}) == [spec.name for spec in GRAPHS["sim"]]
+    assert names("sim", {"console": "true"})[-1] == "operator_console"
+    # A user's file that makes the planner wait for approval brings the console too.
+    confirming = tmp_path / "confirm.yaml"
+    confirming.write_text(yaml.safe_dump({"planner": {"ros__parameters": {"require_confirmation": True}}}))
+    assert names("sim", {"params_file": str(confirming)})[-1] == "operator_console"
+    # On the robot it reads the robot's state record, as the planner does.
+    (console,) = [
+        n
+        for n in launch_nodes(REPO_ROOT / "launch" / "robot.launch.py", monkeypatch)
+        if n["name"] == "operator_console"
+    ]
+    files = [yaml.safe_load(Path(path).read_text()) for path in console["parameters"]]
+    state_topics = [
+        f["operator_console"]["ros__parameters"].get("robot_state_topic") for f in files if "operator_console" in f
+    ]
+    assert state_topics[-1] == "robot/state"
+    with pytest.raises(GraphOptionError, match="console must be true, false or auto, got 'yes'"):
+        GraphOptions.parse(console="yes")
 
 
 NAMES = [

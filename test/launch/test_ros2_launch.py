@@ -5,17 +5,21 @@ exit status 0 and no process left."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from console_browser import approve_until_ended, browser, click, console_url, screenshot, wait_for_text
 from rclpy.qos import QoSProfile
 from robot_graph import INITIAL, start_doubles
 from ros2_cli import Ros2, interrupt_and_wait
 from ros_harness import RosGraph, wait_until
 from rosgraph_msgs.msg import Clock
+from selenium.webdriver.common.by import By
 
+from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.processes import NodeProcess
 
@@ -61,8 +65,14 @@ def test_sim_launch_in_a_namespace_with_a_params_file(ros2: Ros2, ros_graph: Ros
     stop_cleanly(launch)
 
 
-def test_physics_launch_serves_a_goal_on_what_perception_sees(ros2: Ros2, tmp_path: Path) -> None:
-    launch = ros2.start("launch", "llm_planner_ros", "physics.launch.py", label="launch")
+def test_physics_launch_serves_a_goal_on_what_perception_sees_approved_in_the_console(
+    ros2: Ros2, ros_graph: RosGraph, tmp_path: Path
+) -> None:
+    # Every step waits for a person, who approves it on the console's page (port 0: any free port).
+    params = params_file(tmp_path, {"planner": {"require_confirmation": True}, "operator_console": {"port": 0}})
+    launch = ros2.start(
+        "launch", "llm_planner_ros", "physics.launch.py", "console:=true", f"params_file:={params}", label="launch"
+    )
     # As a user would: wait until perception publishes what the head camera sees (its model loads first).
     scene = ros2.run(
         "topic",
@@ -74,7 +84,20 @@ def test_physics_launch_serves_a_goal_on_what_perception_sees(ros2: Ros2, tmp_pa
         timeout=240,
     )
     assert scene.returncode == 0 and "label:" in scene.stdout, scene.stdout + scene.stderr
-    ros2.send_goal(f"/{ACTION}", "go to the table", timeout=400)
+    with browser() as person, ThreadPoolExecutor(1) as goals:
+        person.get(console_url(ros_graph))
+        sent = goals.submit(ros2.send_goal, f"/{ACTION}", "go to the table", 400)
+        approved, goal = approve_until_ended(person)
+        sent.result(timeout=60)  # asserted SUCCEEDED
+        assert approved[0] == "go to the table" and "ended: done" in goal, (approved, goal)
+        # perception's image of the head camera, with its detections drawn
+        wait_until(
+            lambda: person.execute_script("return document.getElementById('camera-0').naturalWidth") > 0,
+            30,
+            "the head camera on the page",
+        )
+        assert person.find_element(By.ID, "camera-0").get_attribute("title") == "/perception/debug_image"
+        screenshot(person, "physics-graph-approved")
     stop_cleanly(launch)
 
 
@@ -115,13 +138,35 @@ def test_robot_launch_on_sim_time_against_the_robot_doubles(ros2: Ros2, ros_grap
     ros_graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", approve)
     clock = SimClock(ros_graph)
     try:
-        launch = ros2.start("launch", "llm_planner_ros", "robot.launch.py", "use_sim_time:=true", label="launch")
+        # The user's own approver instead of the console the robot graph starts by default.
+        launch = ros2.start(
+            "launch", "llm_planner_ros", "robot.launch.py", "use_sim_time:=true", "console:=false", label="launch"
+        )
         ros2.send_goal(f"/{ACTION}", "bring me a coke")
         assert ros2.param("get", "/planner", "use_sim_time").stdout.strip() == "Boolean value is: True"
         stop_cleanly(launch)
     finally:
         clock.stop()
     assert approved[:2] == ["find a coke", "pick up the coke"], approved
+
+
+def test_robot_launch_plans_and_executes_an_instruction_sent_and_approved_in_the_console(
+    ros2: Ros2, ros_graph: RosGraph, tmp_path: Path
+) -> None:
+    start_doubles(ros_graph, tmp_path, INITIAL)
+    params = params_file(tmp_path, {"operator_console": {"port": 0}})
+    launch = ros2.start("launch", "llm_planner_ros", "robot.launch.py", f"params_file:={params}", label="launch")
+    with browser() as person:
+        person.get(console_url(ros_graph))
+        wait_for_text(person, "connection", "live")
+        ros_graph.action_client(ExecuteInstruction, f"/{ACTION}", timeout=120)  # the planner is up
+        person.find_element(By.ID, "instruction-0").send_keys("bring me a coke")
+        click(person, "send-0")
+        approved, goal = approve_until_ended(person)
+        screenshot(person, "robot-graph-approved")
+    assert approved[:2] == ["find a coke", "pick up the coke"], approved
+    assert "ended: done" in goal, goal
+    stop_cleanly(launch)
 
 
 def test_multi_robot_launch_serves_each_robot(ros2: Ros2, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -40,6 +41,7 @@ BAD_VALUES: dict[str, tuple[str, Any]] = {
     "skill_executor": ("backend", "teleport"),
     "perception_node": ("rate_hz", -1.0),
     "plan_recorder": ("robot_state_topic", 3),
+    "operator_console": ("port", 70000),
 }
 # skill_executor runs the executor its node name says; the kitchen declares manipulator.
 NODE_NAMES = {"skill_executor": "manipulator_executor"}
@@ -58,6 +60,7 @@ INT_FOR_FLOAT: dict[str, tuple[str, dict[str, int]]] = {
     "skill_executor": ("manipulator_executor", {"server_timeout_s": 10}),
     "perception_node": ("perception", {"rate_hz": 5, "stale_after_s": 2}),
     "plan_recorder": ("plan_recorder", {}),  # no float parameter: started with its bag folder only
+    "operator_console": ("operator_console", {"approval_timeout_s": 20}),
 }
 
 
@@ -98,6 +101,8 @@ def test_int_for_a_float_parameter_starts_the_node(ros_graph: RosGraph, entry: s
         params |= {"backend": "replay", "recording": str(recording)}  # no real model in this test
     if entry == "plan_recorder":
         params |= {"bag_folder": str(tmp_path / "bag")}  # not the user's bag folder
+    if entry == "operator_console":
+        params |= {"port": 0}  # not the user's console port
     proc = ros_graph.start_node(entry, params=params, name=NODE_NAMES.get(entry))
     # Nodes that load a model before their first spin (perception: torch and the sentence embedder)
     # can take a minute to answer on a loaded machine.
@@ -198,3 +203,17 @@ def test_a_shutdown_still_running_after_4_s_prints_where_every_thread_is() -> No
     assert node.returncode == 0, stderr
     assert "Timeout (0:00:04)!" in stderr, stderr
     assert "in close" in stderr and "in _spin" in stderr, stderr
+
+
+@pytest.mark.graph
+@pytest.mark.timeout(60)
+def test_a_console_whose_port_is_taken_exits_with_the_fix(ros_graph: RosGraph) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = ros_graph.start_node("operator_console", params={"port": port})
+        wait_until(lambda: proc.returncode is not None, EXIT_WAIT_S, "operator_console exiting")
+    fatal = [line for line in proc.log().splitlines() if "[FATAL]" in line]
+    assert proc.returncode == 1 and len(fatal) == 1, proc.log()
+    assert f"cannot listen on 127.0.0.1:{port}" in fatal[0] and "port 0: any free port" in fatal[0], fatal[0]

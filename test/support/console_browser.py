@@ -123,3 +123,21 @@ def screenshot(driver: webdriver.Chrome, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+def approve_until_ended(driver: webdriver.Chrome, timeout: float = 400) -> tuple[list[str], str]:
+    """Approve every step the page asks about until its goal ends; (the approved skills, the goal line)."""
+    approved: list[str] = []
+    answered: set[int] = set()
+
+    def ended() -> bool:
+        pending = driver.execute_script("const s = window.consoleSnapshot; return s && s.robots[0].pending;")
+        if pending and pending["id"] not in answered:
+            answered.add(pending["id"])
+            approved.append(", ".join(step["skill"] for step in pending["steps"]))
+            wait_until(lambda: bool(text_of(driver, "approve-0")), 10, "the approve button")
+            click(driver, "approve-0")
+        return "ended" in text_of(driver, "goal-0")
+
+    wait_until(ended, timeout, "the goal to end with every step approved on the page")
+    return approved, text_of(driver, "goal-0")

@@ -112,7 +112,7 @@ class OperatorConsoleNode(Node):
         self._camera_topics: list[str] = list(p["camera_topics"])
         self._access = Access.for_bind(p["host"], p["token"])
         namespaces = list(dict.fromkeys(p["robots"])) or [""]
-        self._board = ConsoleBoard(namespaces, self._access.required)
+        self._board = ConsoleBoard([self._full_namespace(ns) for ns in namespaces], self._access.required)
         self._desk = ApprovalDesk(self._board, float(p["approval_timeout_s"]))
         self._group = ReentrantCallbackGroup()
         state_topic = p["robot_state_topic"]
@@ -271,6 +271,13 @@ class OperatorConsoleNode(Node):
             return None
         self._robots[robot].jpeg = (frame, encoded.tobytes())
         return encoded.tobytes()
+
+    def _full_namespace(self, namespace: str) -> str:
+        """A robot's namespace as the graph names it (a relative one is inside the console's own)."""
+        if namespace.startswith("/"):
+            return namespace.rstrip("/") or "/"
+        own = self.get_namespace().rstrip("/")
+        return f"{own}/{namespace}" if namespace else own or "/"
 
     def _action_name(self, robot: int) -> str:
         return self.resolve_topic_name(_relative(self._robots[robot].namespace, EXECUTE_INSTRUCTION_ACTION))

@@ -127,8 +127,13 @@ function drawRobot(robot) {
   scene.replaceChildren(...robot.scene.map((o) => el("tr", {}, el("td", {}, o.id), el("td", {}, o.label),
     el("td", {}, o.location), el("td", {}, fixed(o.confidence, 2)))));
   // The record's bookkeeping (stamp, revision) changes with every message and says nothing to a person.
-  const { stamp, revision, ...state } = robot.robot_state || {};
-  part(panel, "robot-state").textContent = robot.robot_state ? JSON.stringify(state, null, 1) : "";
+  const record = robot.robot_state;
+  let shown = record === null ? "" : String(record);
+  if (record !== null && typeof record === "object") {
+    const { stamp, revision, ...state } = record;
+    shown = JSON.stringify(state, null, 1);
+  }
+  part(panel, "robot-state").textContent = shown;
   const now = Date.now();
   if (robot.camera.frame && now - (lastCameraLoad[robot.index] || 0) > 300) {
     lastCameraLoad[robot.index] = now;
