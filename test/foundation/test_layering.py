@@ -26,7 +26,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm_planner_ros.affordance", "llm_planner_ros.perception"),
     ("llm_planner_ros.value_functions",),
     ("llm_planner_ros.planning",),
-    ("llm_planner_ros.training", "llm_planner_ros.visualization", "llm_planner_ros.recording"),
+    (
+        "llm_planner_ros.training",
+        "llm_planner_ros.visualization",
+        "llm_planner_ros.recording",
+        "llm_planner_ros.operator_console",
+    ),
     ("llm_planner_ros.ros", "llm_planner_ros.perception.ros_messages"),
     (
         "llm_planner_ros.nodes",

@@ -107,9 +107,21 @@ def test_two_browsers_approve_and_refuse_steps_and_the_estop_stops_the_robot_and
         for person in (ann, bo):
             wait_for_text(person, "decision-0", "refused by ann@127.0.0.1: the coke is still warm")
             wait_for_text(person, "goal-0", "ended")
-        steps = ann.find_elements(By.CSS_SELECTOR, "#steps-0 li.step")
-        assert [step.get_attribute("data-status") for step in steps] == ["succeeded", "succeeded", "skipped"]
-        assert len(steps[0].find_elements(By.CSS_SELECTOR, "table.chart tbody tr")) >= 2  # the step's candidates
+
+        # Read in one script: the page redraws the plan on every update, so elements found in one call
+        # may be gone by the next.
+        read_plan = (
+            "return [...document.querySelectorAll('#steps-0 li.step')]"
+            ".map((li) => [li.dataset.status, li.querySelectorAll('table.chart tbody tr').length]);"
+        )
+        plan_shown: list[list] = []
+
+        def plan_drawn() -> bool:
+            plan_shown[:] = ann.execute_script(read_plan)
+            return [status for status, _ in plan_shown] == ["succeeded", "succeeded", "skipped"]
+
+        wait_until(plan_drawn, 30, "the plan's statuses on the page")
+        assert all(rows >= 2 for _, rows in plan_shown), plan_shown  # each step's candidate chart
         screenshot(bo, "2-third-step-refused")
 
         # The e-stop while a step waits: that step is refused, the robot stops where it is, later goals

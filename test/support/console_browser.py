@@ -9,8 +9,6 @@ Screenshots are kept under ``out/test-artifacts/operator_console/`` (untracked) 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,23 +19,14 @@ from repo_paths import REPO_ROOT
 from ros_harness import RosGraph, wait_until
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from std_msgs.msg import String
 
+from llm_planner_ros.operator_console.headless_browser import BrowserMissing, chromium_paths, headless_chromium
 from llm_planner_ros.processes import NodeProcess
 from llm_planner_ros.ros.topics import STATE_QOS
 
 ARTIFACTS = REPO_ROOT / "out" / "test-artifacts" / "operator_console"
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=1400,1600",
-)
 
 
 def start_console(graph: RosGraph, **params: Any) -> NodeProcess:
@@ -59,33 +48,17 @@ def console_url(graph: RosGraph, namespace: str = "") -> str:
     return urls[-1]
 
 
-def _chromium() -> tuple[str, str]:
-    chromium, driver = shutil.which("chromium"), shutil.which("chromedriver")
-    if chromium is None or driver is None:
-        reason = (
-            "headless Chromium or its driver is missing (Debian packages chromium and chromium-driver): run "
-            "`make setup`, which installs them (scripts/ensure_system_packages.sh)"
-        )
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true: {reason}")
-        pytest.skip(reason)
-    return chromium, driver
-
-
 @contextmanager
 def browser() -> Iterator[webdriver.Chrome]:
     """A headless Chromium with a fresh profile, closed afterwards."""
-    chromium, driver_path = _chromium()
-    with tempfile.TemporaryDirectory(prefix="console-browser-") as profile:
-        options = webdriver.ChromeOptions()
-        options.binary_location = chromium
-        for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(options=options, service=Service(driver_path))
-        try:
-            yield driver
-        finally:
-            driver.quit()
+    try:
+        chromium_paths()
+    except BrowserMissing as error:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true: {error}")
+        pytest.skip(str(error))
+    with headless_chromium() as driver:
+        yield driver
 
 
 def text_of(driver: webdriver.Chrome, element_id: str) -> str:

@@ -22,4 +22,5 @@ BENCHMARKS: dict[str, str] = {
     "value-reasons": "llm_planner_ros.evaluation.value_reasons_bench",
     "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",
     "domain-load": "llm_planner_ros.evaluation.domain_load_bench",
+    "console": "llm_planner_ros.evaluation.console_latency_bench",
 }

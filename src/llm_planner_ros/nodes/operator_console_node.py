@@ -168,15 +168,24 @@ class OperatorConsoleNode(Node):
 
         def apply(board: RobotBoard) -> None:
             if event.get("event") == "started":
-                board.goal, board.steps, board.decision = event, {}, None
+                # Steps stamped after the start belong to this goal even when they arrived before it.
+                since = float(event.get("stamp", 0.0))
+                board.steps = {index: step for index, step in board.steps.items() if step["stamp"] >= since}
+                board.goal, board.decision = event, None
             elif board.goal is not None and board.goal.get("goal_id") == event.get("goal_id"):
-                board.goal = {**board.goal, **event}
+                # The goal keeps its start's stamp, which tells its steps from a previous goal's.
+                board.goal = {**board.goal, **event, "stamp": board.goal.get("stamp", 0.0)}
 
         self._board.change(robot, apply)
 
     def _on_step(self, robot: int, msg: PlanStep) -> None:
         step = step_json(record_from_msg(msg))
-        self._board.change(robot, lambda board: board.steps.__setitem__(step["index"], step))
+
+        def apply(board: RobotBoard) -> None:
+            if board.goal is None or step["stamp"] >= float(board.goal.get("stamp", 0.0)):  # not a late one
+                board.steps[step["index"]] = step
+
+        self._board.change(robot, apply)
 
     def _on_stop(self, robot: int, msg: Bool) -> None:
         self._board.change(robot, lambda board: setattr(board, "estop", bool(msg.data)))

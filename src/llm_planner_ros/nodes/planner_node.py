@@ -466,7 +466,10 @@ class PlannerNode(Node):
 
     def _publish_goal_event(self, handle: ServerGoalHandle, event: str, **fields: object) -> None:
         goal_id = bytes(handle.goal_id.uuid).hex()
-        self._goal_events.publish(String(data=json.dumps({"goal_id": goal_id, "event": event, **fields})))
+        # stamp: the wall-clock time, as the steps' stamps, so a watcher can tell which steps came after it
+        # (topics are not ordered with each other: a step can arrive before its goal's start).
+        record = {"goal_id": goal_id, "event": event, "stamp": time.time(), **fields}
+        self._goal_events.publish(String(data=json.dumps(record)))
 
     # ----- gates -----------------------------------------------------------------------------------------
     def _allowed(self, skill) -> str | None:
