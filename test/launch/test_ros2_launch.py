@@ -20,7 +20,6 @@ from rosgraph_msgs.msg import Clock
 from selenium.webdriver.common.by import By
 
 from llm_planner_interfaces.action import ExecuteInstruction
-from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.processes import NodeProcess
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(600)]
@@ -125,48 +124,37 @@ class SimClock:
         self._thread.join()
 
 
-def test_robot_launch_on_sim_time_against_the_robot_doubles(ros2: Ros2, ros_graph: RosGraph, tmp_path: Path) -> None:
+def test_robot_launch_on_sim_time_executes_an_instruction_sent_and_approved_in_the_console(
+    ros2: Ros2, ros_graph: RosGraph, tmp_path: Path
+) -> None:
+    # The robot graph starts the operator console (require_confirmation in robot.yaml): a person sends the
+    # instruction and approves each step on its page; the robot is the doubles, time is /clock.
     start_doubles(ros_graph, tmp_path, INITIAL)
-    approved: list[str] = []
-
-    def approve(request: ConfirmPlan.Request, response: ConfirmPlan.Response) -> ConfirmPlan.Response:
-        # The person who approves each step on a robot (require_confirmation in robot.yaml).
-        approved.extend(step.skill for step in request.steps)
-        response.approved = True
-        return response
-
-    ros_graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", approve)
+    params = params_file(tmp_path, {"operator_console": {"port": 0}})
     clock = SimClock(ros_graph)
     try:
-        # The user's own approver instead of the console the robot graph starts by default.
         launch = ros2.start(
-            "launch", "llm_planner_ros", "robot.launch.py", "use_sim_time:=true", "console:=false", label="launch"
+            "launch",
+            "llm_planner_ros",
+            "robot.launch.py",
+            "use_sim_time:=true",
+            f"params_file:={params}",
+            label="launch",
         )
-        ros2.send_goal(f"/{ACTION}", "bring me a coke")
+        with browser() as person:
+            person.get(console_url(ros_graph))
+            wait_for_text(person, "connection", "live")
+            ros_graph.action_client(ExecuteInstruction, f"/{ACTION}", timeout=120)  # the planner is up
+            person.find_element(By.ID, "instruction-0").send_keys("bring me a coke")
+            click(person, "send-0")
+            approved, goal = approve_until_ended(person)
+            screenshot(person, "robot-graph-approved")
         assert ros2.param("get", "/planner", "use_sim_time").stdout.strip() == "Boolean value is: True"
         stop_cleanly(launch)
     finally:
         clock.stop()
     assert approved[:2] == ["find a coke", "pick up the coke"], approved
-
-
-def test_robot_launch_plans_and_executes_an_instruction_sent_and_approved_in_the_console(
-    ros2: Ros2, ros_graph: RosGraph, tmp_path: Path
-) -> None:
-    start_doubles(ros_graph, tmp_path, INITIAL)
-    params = params_file(tmp_path, {"operator_console": {"port": 0}})
-    launch = ros2.start("launch", "llm_planner_ros", "robot.launch.py", f"params_file:={params}", label="launch")
-    with browser() as person:
-        person.get(console_url(ros_graph))
-        wait_for_text(person, "connection", "live")
-        ros_graph.action_client(ExecuteInstruction, f"/{ACTION}", timeout=120)  # the planner is up
-        person.find_element(By.ID, "instruction-0").send_keys("bring me a coke")
-        click(person, "send-0")
-        approved, goal = approve_until_ended(person)
-        screenshot(person, "robot-graph-approved")
-    assert approved[:2] == ["find a coke", "pick up the coke"], approved
     assert "ended: done" in goal, goal
-    stop_cleanly(launch)
 
 
 def test_multi_robot_launch_serves_each_robot(ros2: Ros2, tmp_path: Path) -> None:

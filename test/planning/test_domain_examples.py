@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from language_model_doubles import RecordingModel, WordEmbedder
-from repo_paths import REPO_ROOT
+from office_copy import OFFICE, copy_domain
 
 from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
 from llm_planner_ros.kitchen_domain.domain_folder import load_domain
@@ -26,7 +25,6 @@ from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.training.domain_tasks import generate_examples
 
-OFFICE = REPO_ROOT / "domains" / "office"
 METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
 KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
 
@@ -44,15 +42,6 @@ def first_prompt(folder: Path, method: str, episode_id: str = "deliver-01", **op
     with pytest.raises(AssertionError, match="RecordingModel only"):
         planner.next_step(SimulatedEnvironment(episode.world(kitchen)), [])
     return model.prompts[0]
-
-
-def copy_domain(tmp_path: Path, bank: bool) -> Path:
-    """The shipped office in a folder of the test's own (retrieval caches its vectors beside the bank)."""
-    folder = tmp_path / "office"
-    folder.mkdir()
-    for name in ("world.yaml", "skills.yaml", "episodes.yaml", "train.yaml", *(("bank.jsonl",) if bank else ())):
-        shutil.copy(OFFICE / name, folder / name)
-    return folder
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,18 @@
-r"""``llm-planner domain build DIR``: the example bank of a domain folder (``training.domain_bank``) and
-its SayCan adapter.
+r"""``llm-planner domain build DIR``: the example bank of a domain folder (``training.domain_bank``), its
+adapters and SayCanPay's Can and Pay models.
 
     llm-planner domain build domains/office [--train FILE] [--exclude FILE ...] [--out FILE] \
-        [--generate N --seed S] [--adapter [METHOD ...] --adapter-examples N --max-minutes M [--resume FILE]]
+        [--generate N --seed S] [--adapter [METHOD ...] --adapter-examples N --max-minutes M [--resume FILE]] \
+        [--saycanpay [--saycanpay-epochs N] [--saycanpay-resume]]
 
 Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml`` and ``--generate`` tasks written from the domain's files
 (``training.domain_tasks``), leaving out any request that an evaluation file (``DIR/episodes.yaml``, each
 ``--exclude``) holds. ``--adapter`` then trains one adapter on the bank for the methods it names (saycan,
 progprompt, llm_planner, zero_shot; none named: saycan) and writes it as ``DIR/adapters/<method>.safetensors`` for each
-(``training.saycan_adapter``). Exit status 1 when an episode has no plan or nothing was written.
+(``training.saycan_adapter``). ``--saycanpay`` trains SayCanPay's Can and Pay models on the bank's plans
+(``training.saycanpay_models --domain-folder``) as ``DIR/saycanpay/can.safetensors`` and ``pay.safetensors``,
+which ``planner: saycanpay`` uses in that domain; ``--saycanpay-resume`` continues them from their
+checkpoints. Exit status 1 when an episode has no plan or nothing was written.
 """
 
 from __future__ import annotations
@@ -69,6 +73,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help=f"adapter to continue (default: the domain's SayCan adapter for other methods, else {EMBEDDED_ADAPTER})",
     )
+    parser.add_argument(
+        "--saycanpay", action="store_true", help="also train SayCanPay's Can and Pay models on the bank's plans"
+    )
+    parser.add_argument("--saycanpay-epochs", type=int, default=8, help="epochs of each SayCanPay model (default 8)")
+    parser.add_argument(
+        "--saycanpay-resume", action="store_true", help="continue the SayCanPay models from their checkpoints"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,8 +134,34 @@ def run(args: argparse.Namespace) -> int:
     )
     if unsolved or not written:
         return 1
+    status = 0
     if args.adapter is not None:
-        return train_domain_adapter(folder.path, out, args.adapter or ["saycan"], args, console)
+        status = train_domain_adapter(folder.path, out, args.adapter or ["saycan"], args, console)
+    if args.saycanpay and status == 0:
+        status = train_saycanpay_models(folder.path, out, args, console)
+    return status
+
+
+def train_saycanpay_models(folder: Path, bank: Path, args: argparse.Namespace, console: Any) -> int:
+    """SayCanPay's Can and Pay models trained on the plans of ``bank`` (``training.saycanpay_models``),
+    written where ``planner: saycanpay`` looks for them in the domain (``domain_scorer_file``)."""
+    if bank != folder / BANK_FILE:
+        console.print(f"[red]--saycanpay trains on the domain's own bank {folder / BANK_FILE}[/red]: leave out --out")
+        return 1
+    from llm_planner_ros.training.saycanpay_models import main as train  # loads torch
+
+    for kind in ("can", "pay"):
+        console.print(f"training SayCanPay's {kind} model of {folder} on {bank}")
+        status = train(
+            [
+                *(kind, "--domain-folder", str(folder), "--epochs", str(args.saycanpay_epochs)),
+                *("--seed", str(args.seed), "--patience", "3"),
+                *(["--pay-same-plan-negatives"] if kind == "pay" else []),
+                *(["--resume"] if args.saycanpay_resume else []),
+            ]
+        )
+        if status != 0:
+            return status
     return 0
 
 

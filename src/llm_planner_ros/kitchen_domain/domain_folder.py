@@ -23,6 +23,7 @@ EPISODES_FILE = "episodes.yaml"
 TRAIN_FILE = "train.yaml"
 BANK_FILE = "bank.jsonl"
 ADAPTERS_FOLDER = "adapters"
+SAYCANPAY_FOLDER = "saycanpay"
 # The world the packaged bank, adapters, value functions and SayCanPay kitchen models were built for.
 PACKAGED_WORLD = "saycan_kitchen"
 
@@ -104,6 +105,12 @@ def folder_adapter_file(folder: Path, method: str) -> Path | None:
     """The adapter ``llm-planner domain build`` trained for ``method`` in the domain folder ``folder``."""
     path = folder / ADAPTERS_FOLDER / f"{method}.safetensors"
     return path if path.is_file() else None
+
+
+def domain_scorer_file(folder: Path, kind: str) -> Path:
+    """Where ``llm-planner domain build --saycanpay`` writes SayCanPay's ``kind`` (can | pay) model of the
+    domain folder ``folder`` (it may not exist yet)."""
+    return folder / SAYCANPAY_FOLDER / f"{kind}.safetensors"
 
 
 def build_command(kitchen: Kitchen) -> str:

@@ -6,11 +6,16 @@ r"""Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert
         --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
     python -m llm_planner_ros.training.saycanpay_models can --domain kitchen --plans 2000 \
         --out data/saycanpay/kitchen_can.safetensors [--data-seed 1] [--exclude FILE ...]
+    python -m llm_planner_ros.training.saycanpay_models can --domain-folder domains/office \
+        [--out domains/office/saycanpay/can.safetensors]
 
 The expert plans (``saycanpay_trajectories``): with ``--domain babyai`` the episodes of a split file;
 with ``--domain kitchen`` ``--plans`` requests written by the SayCan bank's generator (seeded by
 ``--data-seed``), none equal to a request of the ``--exclude`` files (default: the kitchen dev suite and
-the held-out instructions), with A* oracle plans. The plans are split by plan into training and
+the held-out instructions), with A* oracle plans; with ``--domain-folder DIR`` (a domain of the
+kitchen's format, docs/domains.md) the plans of the folder's example bank, which ``llm-planner domain
+build`` wrote without any request of its evaluation episodes, and the weights go to
+``DIR/saycanpay/<kind>.safetensors`` unless ``--out`` says otherwise. The plans are split by plan into training and
 validation (``--val-fraction``, seeded): the validation plans are never trained on. Every step t of an
 expert plan is a positive (goal, history a_1..a_{t-1}, next action a_t).
 
@@ -53,7 +58,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
+from llm_planner_ros.kitchen_domain.domain_folder import BANK_FILE, DomainFolderError, domain_folder, domain_scorer_file
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, Scorer, ScorerConfig, model_units, words
@@ -61,6 +68,7 @@ from llm_planner_ros.training.saycanpay_trajectories import (
     KITCHEN_EXCLUDE,
     Trajectory,
     babyai_trajectories,
+    domain_trajectories,
     kitchen_trajectories,
 )
 
@@ -91,6 +99,7 @@ def groups(
     state_negatives: int = 0,
     domain: str = "babyai",
     pay_same_plan: bool = False,
+    library: SkillLibrary | None = None,
 ) -> list[list[Example]]:
     """One group per expert step: the positive first, then its negatives (see the module docstring)."""
     result: list[list[Example]] = []
@@ -102,7 +111,7 @@ def groups(
 
             def text(candidate: str, t: int = t, trajectory: Trajectory = trajectory) -> list[tuple[int, str]]:
                 return model_units(
-                    trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate, domain
+                    trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate, domain, library
                 )
 
             other = _different(rng, [a for o in rng.sample(others, min(5, len(others))) for a in o.plan], action)
@@ -182,6 +191,14 @@ def load_trajectories(args: argparse.Namespace) -> tuple[list[Trajectory], str]:
     """The expert plans of ``--domain`` and a line saying where they came from (for the weight file)."""
     if args.domain == "babyai":
         return babyai_trajectories(args.episodes), str(args.episodes)
+    if args.domain_folder is not None:
+        bank = args.domain_folder.path / BANK_FILE
+        if not bank.is_file():
+            raise SystemExit(
+                f"no example bank at {bank}: build it first with `llm-planner domain build {args.domain_folder.path}`"
+            )
+        trajectories = domain_trajectories(args.kitchen, bank)
+        return trajectories, f"the {len(trajectories)} plans of {bank}"
     started = time.perf_counter()
     exclude = args.exclude or list(KITCHEN_EXCLUDE)
     trajectories = kitchen_trajectories(load_kitchen(), args.plans, args.data_seed, exclude)
@@ -204,6 +221,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     embedder: Embedder = load_embedder({})
     vocabulary = sorted({w for t in training_set for _, text in all_units(t) for w in words(text)})
     input_dim = embedder.embed(["probe"]).shape[1] + len(vocabulary)
+    world = args.kitchen.config.world if args.domain_folder is not None else ""
     config = ScorerConfig(
         input_dim=input_dim,
         dim=args.dim,
@@ -211,16 +229,19 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         heads=args.heads,
         locate=args.kind == "can",
         domain=args.domain,
+        world=world,
     )
-    scorer = Scorer.fresh(args.kind, embedder, vocabulary, config, args.seed)
+    library = args.kitchen.library if args.domain_folder is not None else None
+    scorer = Scorer.fresh(args.kind, embedder, vocabulary, config, args.seed, library)
     started = time.perf_counter()
     scorer.sentences.add(sorted({text for t in trajectories for _, text in all_units(t)}))
     print(f"embedded the sentences of {len(trajectories)} plans in {time.perf_counter() - started:.0f} s", flush=True)
     optimizer = torch.optim.AdamW(scorer.network.parameters(), lr=args.lr, weight_decay=1e-5)
     state_negatives = args.state_negatives if args.kind == "can" else 0
     same_plan = args.kind == "pay" and args.pay_same_plan_negatives
+    rng = random.Random(args.seed)
     validation_groups = groups(
-        args.kind, validation_set, args.delta, random.Random(args.seed), state_negatives, args.domain, same_plan
+        args.kind, validation_set, args.delta, rng, state_negatives, args.domain, same_plan, library
     )
     validation = [e for g in validation_groups for e in g]
     checkpoint = Path(f"{args.out}.ckpt")
@@ -241,7 +262,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         best_epoch = saved.get("best_epoch", first_epoch)
         print(f"resumed from {checkpoint} after epoch {first_epoch} (best {best:.4f})", flush=True)
     record: dict[str, object] = {
-        "command": " ".join(["python -m llm_planner_ros.training.saycanpay_models", *sys.argv[1:]]),
+        "command": " ".join(["python -m llm_planner_ros.training.saycanpay_models", *args.argv]),
         "domain": args.domain,
         "episodes": source,
         "train_trajectories": len(training_set),
@@ -255,7 +276,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     for epoch in range(first_epoch, args.epochs):
         started = time.perf_counter()
         rng = random.Random(args.seed * 1000 + epoch + 1)
-        batches = groups(args.kind, training_set, args.delta, rng, state_negatives, args.domain, same_plan)
+        batches = groups(args.kind, training_set, args.delta, rng, state_negatives, args.domain, same_plan, library)
         rng.shuffle(batches)
         scorer.network.train()
         total = 0.0
@@ -307,6 +328,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("kind", choices=("can", "pay"))
     parser.add_argument("--domain", choices=DOMAINS, default="babyai", help="the world the plans are of")
     parser.add_argument(
+        "--domain-folder",
+        type=Path,
+        help="a domain folder of the kitchen's format: train on the plans of its example bank "
+        "(implies --domain kitchen)",
+    )
+    parser.add_argument(
         "--episodes", type=Path, default=Path("benchmarks/babyai/train.txt"), help="babyai: training split"
     )
     parser.add_argument("--plans", type=int, default=2000, help="kitchen: generated requests with oracle plans")
@@ -319,7 +346,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="kitchen: episode or instruction file whose requests no plan may repeat (repeatable; "
         f"default {', '.join(map(str, KITCHEN_EXCLUDE))})",
     )
-    parser.add_argument("--out", type=Path, required=True, help="weight file (.safetensors)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="weight file (.safetensors; default with --domain-folder: DIR/saycanpay/KIND.safetensors)",
+    )
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=50, help="expert steps per batch (the paper's 50)")
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -341,12 +372,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="continue from OUT.ckpt")
     args = parser.parse_args(argv)
+    args.argv = list(argv if argv is not None else sys.argv[1:])  # the command, recorded in the weight file
     if not 0.0 < args.delta < 1.0:
         parser.error(f"--delta must be in (0, 1), got {args.delta}")
     if not 0.0 < args.val_fraction < 1.0:
         parser.error(f"--val-fraction must be in (0, 1), got {args.val_fraction}")
     if args.plans < 2:
         parser.error(f"--plans must be at least 2 (training and validation plans), got {args.plans}")
+    args.kitchen = None
+    if args.domain_folder is not None:
+        try:
+            args.domain_folder = domain_folder(args.domain_folder)
+        except DomainFolderError as error:
+            parser.error(str(error))
+        args.domain = "kitchen"
+        args.kitchen = load_kitchen(args.domain_folder.world, args.domain_folder.skills)
+        args.out = args.out or domain_scorer_file(args.domain_folder.path, args.kind)
+    elif args.out is None:
+        parser.error("--out is required (it defaults only with --domain-folder)")
     return args
 
 

@@ -2,6 +2,7 @@
 
 - BabyAI: the episodes of a split file (``benchmarks/babyai/train.txt``), their oracle plans, and along
   each plan what ``llm_planner_ros.babyai_domain.world`` allows and rejects (``judged_along_plan``).
+- A domain folder of the kitchen's format: the plans of its example bank (``llm-planner domain build``).
 - Kitchen: requests of every instruction family written by the SayCan bank's generator
   (``saycan_bank.generate_examples``: random scenes, the lexicon's requests, A* oracle plans, requests
   equal to an excluded one dropped), the initial observation as the plan loop gives it
@@ -18,6 +19,7 @@ from pathlib import Path
 from llm_planner_ros.babyai_domain.episodes import load_episodes
 from llm_planner_ros.babyai_domain.world import judged_along_plan
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples
 
 # The evaluation requests no kitchen training plan may repeat (as for the SayCan bank).
@@ -53,8 +55,20 @@ def kitchen_trajectories(
     """``count`` generated kitchen requests (seeded) with their oracle plans and the rules' verdicts
     before each step; no request equals one of ``exclude_files`` (episode files or instruction lists)."""
     exclude = [text for path in exclude_files for text in excluded_instructions(path, kitchen)]
+    return plan_trajectories(kitchen, generate_examples(kitchen, count, seed, exclude))
+
+
+def domain_trajectories(kitchen: Kitchen, bank: Path) -> list[Trajectory]:
+    """The plans of a domain folder's example bank (``llm-planner domain build``: its training episodes
+    and generated tasks, none with a request of its evaluation episodes) with the rules' verdicts."""
+    return plan_trajectories(kitchen, load_bank(bank))
+
+
+def plan_trajectories(kitchen: Kitchen, examples: Iterable[PlanExample]) -> list[Trajectory]:
+    """Each example's request, its initial observation (``World.summary()``) and plan, and before each
+    step the skills ``World.can_apply`` allows and rejects."""
     trajectories = []
-    for example in generate_examples(kitchen, count, seed, exclude):
+    for example in examples:
         world = kitchen.world(example.initial)
         initial_state = world.summary()
         allowed: list[frozenset[str]] = []

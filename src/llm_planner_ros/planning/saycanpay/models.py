@@ -37,6 +37,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
@@ -68,14 +69,21 @@ class ScorerLoadError(RuntimeError):
 
 
 def model_units(
-    goal: str, initial_state: str, history: Sequence[str], action: str, locate: bool = False, domain: str = "babyai"
+    goal: str,
+    initial_state: str,
+    history: Sequence[str],
+    action: str,
+    locate: bool = False,
+    domain: str = "babyai",
+    library: SkillLibrary | None = None,
 ) -> list[tuple[int, str]]:
     """The input as (role, sentence) pairs: goal, each observation sentence, each step, next action;
     with ``locate``, then the observation sentence that names the action's object (``object_sentence``,
-    ``kitchen_sentence`` in the kitchen)."""
+    ``kitchen_sentence`` in the kitchen or a domain of its format, whose skills ``library`` holds)."""
     state = [s.strip() + "." for s in _UNIT_END.split(initial_state) if s.strip()]
-    locator = kitchen_sentence if domain == "kitchen" else object_sentence
-    located = locator(state, action) if locate else None
+    located = None
+    if locate:
+        located = kitchen_sentence(state, action, library) if domain == "kitchen" else object_sentence(state, action)
     return [
         (ROLES.index("goal"), goal.strip()),
         *((ROLES.index("state"), sentence) for sentence in state),
@@ -100,11 +108,12 @@ def object_sentence(state: Sequence[str], action: str) -> str | None:
     return next((sentence for sentence in state if phrase in sentence.lower()), None)
 
 
-def kitchen_sentence(state: Sequence[str], action: str) -> str | None:
+def kitchen_sentence(state: Sequence[str], action: str, library: SkillLibrary | None = None) -> str | None:
     """The first kitchen state line naming the skill's object or place as words ("pick up the coke":
     "far counter: coke (coke_1)." or, when it is held, the robot's line), or None (skills without an
-    argument, and text that is no kitchen skill). The kitchen's counterpart of ``object_sentence``."""
-    rule = _kitchen_skills().find(action)
+    argument, and text that is no skill of ``library``: a domain's skills, None for the SayCan kitchen's).
+    The kitchen's counterpart of ``object_sentence``."""
+    rule = (library or _kitchen_skills()).find(action)
     argument = rule.skill.argument if rule is not None else None
     if argument is None:
         return None
@@ -122,7 +131,8 @@ class ScorerConfig:
     """Architecture of the head over sentence vectors of ``input_dim`` (encoder dimension plus the
     vocabulary's size); ``locate``: the input carries the action's object sentence (``model_units``);
     ``domain``: the world whose texts it reads (one of DOMAINS; files written before the kitchen read
-    BabyAI)."""
+    BabyAI); ``world``: for the kitchen's format, the domain folder's world it was trained in ("": the
+    SayCan kitchen)."""
 
     input_dim: int = 384
     dim: int = 64
@@ -131,6 +141,7 @@ class ScorerConfig:
     max_units: int = 48
     locate: bool = False
     domain: str = "babyai"
+    world: str = ""
 
 
 class ScorerNetwork(nn.Module):
@@ -183,19 +194,35 @@ class Scorer:
     """A Can or Pay model ready to score: ``probabilities(goal, state, history, actions)`` gives one
     value in [0, 1] per action (feasibility for can, payoff for pay)."""
 
-    def __init__(self, kind: str, network: ScorerNetwork, sentences: SentenceCache, meta: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        network: ScorerNetwork,
+        sentences: SentenceCache,
+        meta: dict[str, Any],
+        library: SkillLibrary | None = None,
+    ) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown scorer kind {kind!r}; choose one of {', '.join(KINDS)}")
         self.kind = kind
         self.network = network
         self.sentences = sentences
         self.meta = meta
+        self.library = library  # a domain's skills (kitchen format); None: the SayCan kitchen's
 
     @classmethod
-    def fresh(cls, kind: str, embedder: Embedder, vocabulary: Sequence[str], config: ScorerConfig, seed: int) -> Scorer:
+    def fresh(
+        cls,
+        kind: str,
+        embedder: Embedder,
+        vocabulary: Sequence[str],
+        config: ScorerConfig,
+        seed: int,
+        library: SkillLibrary | None = None,
+    ) -> Scorer:
         """An untrained scorer (the start of training)."""
         torch.manual_seed(seed)
-        return cls(kind, ScorerNetwork(config), SentenceCache(embedder, vocabulary), {})
+        return cls(kind, ScorerNetwork(config), SentenceCache(embedder, vocabulary), {}, library)
 
     def batch(self, inputs: Sequence[list[tuple[int, str]]]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Padded (vectors, roles, padding mask) with the summary slot first; inputs longer than
@@ -224,7 +251,10 @@ class Scorer:
             return []
         self.network.eval()
         config = self.network.config
-        inputs = [model_units(goal, initial_state, history, action, config.locate, config.domain) for action in actions]
+        inputs = [
+            model_units(goal, initial_state, history, action, config.locate, config.domain, self.library)
+            for action in actions
+        ]
         return torch.sigmoid(self.logits(inputs)).tolist()
 
     def save(self, path: str | Path, training: dict[str, Any]) -> None:
@@ -243,17 +273,27 @@ class Scorer:
         save_file(state, str(path), metadata=meta)
 
 
-def load_scorer(path: str | Path, kind: str, embedder: Embedder, domain: str | None = None) -> Scorer:
+def load_scorer(
+    path: str | Path,
+    kind: str,
+    embedder: Embedder,
+    domain: str | None = None,
+    library: SkillLibrary | None = None,
+    world: tuple[str, str] | None = None,
+) -> Scorer:
     """The ``kind`` (can | pay) model saved at ``path``, of ``domain`` when given (None: of any domain, as a
     server of one file reads it), reading sentences with ``embedder``; ScorerLoadError says what is wrong
-    and the fix."""
+    and the fix. In a domain folder of the kitchen's format, ``library`` is its skills and ``world`` its
+    world's name and the command that trains its models: a file trained in another world is refused."""
     from safetensors import safe_open
 
     path = Path(path)
     option = f"{kind}_model" if domain in (None, "babyai") else f"{domain}_{kind}_model"
     retrain = (
-        f"train it with `python -m llm_planner_ros.training.saycanpay_models {kind} --domain {domain or 'DOMAIN'} "
-        "...` (docs/saycanpay.md)"
+        f"train it with `{world[1]}`"
+        if world is not None
+        else f"train it with `python -m llm_planner_ros.training.saycanpay_models {kind} --domain "
+        f"{domain or 'DOMAIN'} ...` (docs/saycanpay.md)"
     )
     if not path.is_file():
         raise ScorerLoadError(f"{kind} model not found at {path}: {retrain}")
@@ -283,12 +323,16 @@ def load_scorer(path: str | Path, kind: str, embedder: Embedder, domain: str | N
             f"{path} holds a {config.domain} {kind} model, not a {domain} one: point the {option} option at "
             f"the {domain} weights, or {retrain}"
         )
+    if world is not None and (config.world or PACKAGED_WORLD) != world[0]:
+        raise ScorerLoadError(
+            f"{path} holds a {kind} model trained in the world {config.world or PACKAGED_WORLD!r}, not in "
+            f"{world[0]!r}: {retrain}"
+        )
     network = ScorerNetwork(config)
     try:
         network.load_state_dict(state)
     except RuntimeError as error:
         raise ScorerLoadError(f"{path}: the weights do not fit the {kind} architecture ({error}): {retrain}") from error
     network.eval()
-    return Scorer(
-        kind, network, SentenceCache(embedder, vocabulary), {"training": json.loads(meta.get("training", "{}"))}
-    )
+    training = {"training": json.loads(meta.get("training", "{}"))}
+    return Scorer(kind, network, SentenceCache(embedder, vocabulary), training, library)

@@ -23,7 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llm_planner_ros.babyai_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
+from llm_planner_ros.kitchen_domain.domain_folder import (
+    PACKAGED_WORLD,
+    build_command,
+    built_files_folder,
+    domain_scorer_file,
+)
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
@@ -322,28 +327,40 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     used = {"can": planner_options.score != "say", "pay": planner_options.score == "say_can_pay"}
     served = {kind: resources.served_scorer(kind, name) for kind, name in services.items() if name and used[kind]}
     skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
+    own_world = None
     if not packaged and "kitchen" in domains:
-        packaged_models = [
-            kind
+        # A domain folder's own models (llm-planner domain build --saycanpay), unless options name others.
+        folder = built_files_folder(resources.kitchen)
+        own_world = (resources.kitchen.config.world, f"{build_command(resources.kitchen)} --saycanpay")
+        for kind in KINDS:
+            if files["kitchen", kind] == DEFAULT_MODELS["kitchen", kind]:
+                files["kitchen", kind] = str(domain_scorer_file(folder, kind))
+        missing = [
+            files["kitchen", kind]
             for kind in KINDS
-            if used[kind]
-            and kind not in served
-            and ("kitchen", kind) not in skip
-            and files["kitchen", kind] == DEFAULT_MODELS["kitchen", kind]
+            if used[kind] and kind not in served and ("kitchen", kind) not in skip
+            if not repo_path(files["kitchen", kind]).is_file()
         ]
-        if packaged_models:
+        if missing:
             raise ValueError(
-                f"saycanpay's kitchen {' and '.join(packaged_models)} model(s) were trained for {PACKAGED_WORLD} "
-                f"only, not for {resources.kitchen.config.world!r}: plan with `score: say_can` and "
-                "`kitchen_can: rules` (the domain's preconditions), or give kitchen_can_model / kitchen_pay_model "
-                "trained for this domain, or serve them (can_service, pay_service)"
+                f"saycanpay in {resources.kitchen.config.world!r} needs the domain's own Can and Pay models "
+                f"({', '.join(missing)} missing; the packaged ones were trained for {PACKAGED_WORLD} only): build "
+                f"them with `{own_world[1]}`, or plan with `score: say_can` and `kitchen_can: rules` (the "
+                "domain's preconditions), or serve them (can_service, pay_service)"
             )
     # Prompts load after every option is checked: a retrieved kitchen prompt embeds the bank first.
     prompts = {domain: loaders[domain](examples[domain]) for domain in domains}
+
+    def scorer(domain: str, kind: str) -> CanPayScorer:
+        if kind in served:
+            return served[kind]
+        if domain == "kitchen" and own_world is not None:
+            library = resources.kitchen.library
+            return load_scorer(repo_path(files[domain, kind]), kind, resources.embedder, domain, library, own_world)
+        return load_scorer(repo_path(files[domain, kind]), kind, resources.embedder, domain)
+
     scorers = {
-        (domain, kind): served[kind]
-        if kind in served
-        else load_scorer(repo_path(files[domain, kind]), kind, resources.embedder, domain)
+        (domain, kind): scorer(domain, kind)
         for domain in domains
         for kind in KINDS
         if used[kind] and ((domain, kind) not in skip or kind in served)
