@@ -76,7 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--saycanpay", action="store_true", help="also train SayCanPay's Can and Pay models on the bank's plans"
     )
-    parser.add_argument("--saycanpay-epochs", type=int, default=8, help="epochs of each SayCanPay model (default 8)")
+    parser.add_argument(
+        "--saycanpay-epochs", type=int, default=20, help="most epochs of each SayCanPay model (default 20; patience 3)"
+    )
     parser.add_argument(
         "--saycanpay-resume", action="store_true", help="continue the SayCanPay models from their checkpoints"
     )

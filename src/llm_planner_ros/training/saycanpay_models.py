@@ -198,7 +198,7 @@ def load_trajectories(args: argparse.Namespace) -> tuple[list[Trajectory], str]:
                 f"no example bank at {bank}: build it first with `llm-planner domain build {args.domain_folder.path}`"
             )
         trajectories = domain_trajectories(args.kitchen, bank)
-        return trajectories, f"the {len(trajectories)} plans of {bank}"
+        return trajectories, f"the {len(trajectories)} plans of {shown_path(bank)}"
     started = time.perf_counter()
     exclude = args.exclude or list(KITCHEN_EXCLUDE)
     trajectories = kitchen_trajectories(load_kitchen(), args.plans, args.data_seed, exclude)
@@ -211,6 +211,15 @@ def load_trajectories(args: argparse.Namespace) -> tuple[list[Trajectory], str]:
         f"{args.plans} generated kitchen requests (seed {args.data_seed}), excluding {', '.join(map(str, exclude))}"
     )
     return trajectories, source
+
+
+def shown_path(path: Path) -> str:
+    """``path`` relative to the current folder when it lies under it (a weight file records no machine's
+    absolute paths), else as it is."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def train(args: argparse.Namespace) -> dict[str, object]:
