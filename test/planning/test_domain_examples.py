@@ -125,12 +125,15 @@ def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen(tmp_path: Pat
     assert "adapter" not in method_llm_config({**record, "record_backend": "openai"}, "progprompt")
 
 
-def test_saycanpay_refuses_the_kitchens_models_in_another_domain_and_plans_on_its_rules() -> None:
+def test_saycanpay_without_the_domains_own_models_is_refused_with_the_command_and_plans_on_its_rules(
+    tmp_path: Path,
+) -> None:
     from llm_planner_ros.planning.saycanpay import planner as saycanpay
 
-    office = load_domain(OFFICE)
+    folder = copy_domain(tmp_path, bank=True)  # no saycanpay/ models: the packaged ones are the kitchen's
+    office = load_domain(folder)
     options = load_planner_options()
-    with pytest.raises(ValueError, match="trained for saycan_kitchen only.*score: say_can"):
+    with pytest.raises(ValueError, match=f"build them with `llm-planner domain build {folder} --saycanpay`.*say_can"):
         saycanpay.build(PlannerResources(RecordingModel(), office, WordEmbedder, options), ("kitchen",))
     options["saycanpay"].update(score="say_can", kitchen_can="rules")
     saycanpay.build(PlannerResources(RecordingModel(), office, WordEmbedder, options), ("kitchen",))

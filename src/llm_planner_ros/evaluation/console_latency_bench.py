@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
+from llm_planner_ros.operator_console.web_app import KEEP_ALIVE_S
 
 TARGET_P95_MS = 200.0
 STEPS_PER_GOAL = 10
@@ -71,6 +72,7 @@ class Watcher:
 
     name: str
     latencies: dict[float, float] = field(default_factory=dict)
+    error: str = ""
 
     def saw(self, snapshot: dict[str, Any], now: float) -> None:
         for step in snapshot["robots"][0]["steps"]:
@@ -79,7 +81,7 @@ class Watcher:
     def summary(self, published: int) -> dict[str, Any]:
         values = np.array(list(self.latencies.values())) * 1000.0
         if not len(values):
-            return {"watcher": self.name, "steps_seen": 0, "steps_published": published}
+            return {"watcher": self.name, "steps_seen": 0, "steps_published": published, "error": self.error}
         return {
             "watcher": self.name,
             "steps_seen": len(values),
@@ -91,18 +93,21 @@ class Watcher:
 
 
 def stream(url: str, watcher: Watcher, stop: threading.Event) -> None:
-    """Reads the console's event stream as a browser's EventSource does, until ``stop``."""
+    """Reads the console's event stream as a browser's EventSource does, until ``stop``; a stream that
+    breaks says why in the report (``watcher.error``)."""
     import requests
 
-    with requests.get(f"{url}api/events", stream=True, timeout=(5, 2)) as reply:
-        lines = reply.iter_lines(decode_unicode=True)
-        while not stop.is_set():
-            try:
-                line = next(lines)
-            except (StopIteration, requests.exceptions.ConnectionError):
-                return
-            if line and line.startswith("data: "):
-                watcher.saw(json.loads(line[6:]), time.time())
+    # The read timeout outlasts the console's keep-alive: a quiet stream is not a broken one.
+    try:
+        with requests.get(f"{url}api/events", stream=True, timeout=(10, KEEP_ALIVE_S + 10)) as reply:
+            for line in reply.iter_lines(decode_unicode=True):
+                if stop.is_set():
+                    return
+                if line and line.startswith("data: "):
+                    watcher.saw(json.loads(line[6:]), time.time())
+    except requests.exceptions.RequestException as error:
+        if not stop.is_set():
+            watcher.error = f"the event stream broke: {error}"
 
 
 def poll(url: str, watcher: Watcher, stop: threading.Event, period_s: float) -> None:
@@ -110,7 +115,10 @@ def poll(url: str, watcher: Watcher, stop: threading.Event, period_s: float) -> 
     import requests
 
     while not stop.wait(period_s):
-        watcher.saw(requests.get(f"{url}api/state", timeout=5).json(), time.time())
+        try:
+            watcher.saw(requests.get(f"{url}api/state", timeout=10).json(), time.time())
+        except requests.exceptions.RequestException as error:
+            watcher.error = f"a poll failed: {error}"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """SayCanPay in a domain folder: `llm-planner domain build DIR --saycanpay` trains the domain's own Can and
 Pay models on the plans of its bank, the planner uses them in that domain (locating objects with the
-domain's skills), a domain without them is refused with the command that builds them, and a model of
-another world is refused."""
+domain's skills), and a model of another world is refused (a domain without its models:
+test_domain_examples.py)."""
 
 from __future__ import annotations
 
@@ -94,15 +94,6 @@ def test_the_planner_in_the_office_plans_with_the_domains_own_can_and_pay(built:
     assert list(planner.plan) == plan
     for step in result.steps:
         assert all(0.0 < c.affordance < 1.0 and 0.0 < c.pay < 1.0 for c in step.candidates), step.candidates
-
-
-def test_a_domain_without_its_models_is_refused_with_the_command_that_builds_them(
-    tmp_path: Path, embedder: Embedder
-) -> None:
-    folder = copy_domain(tmp_path, bank=True)
-    resources = PlannerResources(PlanSay(["done"]), load_domain(folder), lambda: embedder, load_planner_options())
-    with pytest.raises(ValueError, match=f"build them with `llm-planner domain build {folder} --saycanpay`"):
-        build_planner("saycanpay", resources)
 
 
 def test_a_model_of_another_world_is_refused_naming_both_worlds(built: Path, embedder: Embedder) -> None:
