@@ -14,15 +14,7 @@ from pathlib import Path
 
 import pytest
 from action_msgs.msg import GoalStatus
-from replayed_planner_graph import (
-    FETCH_GOAL,
-    FETCH_INITIAL,
-    FETCH_INSTRUCTION,
-    execute_instruction,
-    load_scene,
-    record_fetch,
-    replaying_sim_graph,
-)
+from replayed_planner_graph import FETCH_INSTRUCTION, confirming_fetch_graph, execute_instruction, load_scene
 from ros_harness import RosGraph
 
 from llm_planner_interfaces.msg import PlanStep
@@ -32,7 +24,6 @@ pytestmark = [pytest.mark.graph, pytest.mark.timeout(300)]
 
 
 def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_plan(tmp_path: Path) -> None:
-    recording = record_fetch(tmp_path / "saycan.jsonl")
     terminal: list[subprocess.Popen[str]] = []
 
     def start_confirm(graph: RosGraph) -> None:
@@ -43,18 +34,7 @@ def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_p
             )
         )
 
-    planner = {"require_confirmation": True, "confirm_timeout_s": 60.0}
-    with replaying_sim_graph(
-        tmp_path,
-        recording,
-        "saycan",
-        FETCH_INSTRUCTION,
-        FETCH_INITIAL,
-        FETCH_GOAL,
-        0.05,
-        planner_params=planner,
-        start_more=start_confirm,
-    ) as graph:
+    with confirming_fetch_graph(tmp_path, 60.0, start_confirm) as graph:
         person = terminal[0]
         assert person.stdin is not None and person.stdout is not None
         try:

@@ -20,15 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from action_msgs.msg import GoalStatus
 from console_browser import browser, click, console_url, screenshot, start_console, text_of, wait_for_text
-from replayed_planner_graph import (
-    FETCH_GOAL,
-    FETCH_INITIAL,
-    FETCH_INSTRUCTION,
-    execute_instruction,
-    load_scene,
-    record_fetch,
-    replaying_sim_graph,
-)
+from replayed_planner_graph import FETCH_INSTRUCTION, confirming_fetch_graph, execute_instruction, load_scene
 from ros_harness import RosGraph, wait_until
 from selenium.webdriver.common.by import By
 
@@ -59,19 +51,8 @@ def api(url: str, path: str, body: dict | None = None, token: str | None = None)
 
 def confirming_graph(tmp_path: Path, confirm_timeout_s: float, **console: Any):
     """The replayed fetch with every step waiting for approval, and the console (``console`` parameters)."""
-    planner = {"require_confirmation": True, "confirm_timeout_s": confirm_timeout_s}
     consoles = []
-    graph = replaying_sim_graph(
-        tmp_path,
-        record_fetch(tmp_path / "saycan.jsonl"),
-        "saycan",
-        FETCH_INSTRUCTION,
-        FETCH_INITIAL,
-        FETCH_GOAL,
-        0.05,
-        planner_params=planner,
-        start_more=lambda g: consoles.append(start_console(g, **console)),
-    )
+    graph = confirming_fetch_graph(tmp_path, confirm_timeout_s, lambda g: consoles.append(start_console(g, **console)))
     return graph, consoles
 
 

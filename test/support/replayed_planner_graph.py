@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,25 @@ def replaying_sim_graph(
         load_scene(graph, work)
         wait_for_affordance_state(graph)
         yield graph
+
+
+def confirming_fetch_graph(
+    work: Path, confirm_timeout_s: float, start_approver: Callable[[RosGraph], object]
+) -> AbstractContextManager[RosGraph]:
+    """The coke fetch replayed by SayCan in the sim graph with every step waiting for approval
+    (``require_confirmation``, as on the robot), and ``start_approver(graph)`` starting whoever answers
+    ``llm_planner/confirm`` beside it."""
+    return replaying_sim_graph(
+        work,
+        record_fetch(work / "saycan.jsonl"),
+        "saycan",
+        FETCH_INSTRUCTION,
+        FETCH_INITIAL,
+        FETCH_GOAL,
+        0.05,
+        planner_params={"require_confirmation": True, "confirm_timeout_s": confirm_timeout_s},
+        start_more=start_approver,
+    )
 
 
 def load_scene(graph: RosGraph, work: Path) -> None:
