@@ -229,7 +229,7 @@ class GraphOptions:
             raise GraphOptionError(f"params_file {path} not found: give the path of a ROS parameter YAML file")
         use_sim_time = _flag("use_sim_time", use_sim_time)
         record = _flag("record", record)
-        console = None if console is None or console == "auto" else _flag("console", console)
+        console = None if console is None or console == "auto" else _flag("console", console, "true, false or auto")
         names = without.split(",") if isinstance(without, str) else without
         try:
             folder = domain_folder(domain) if domain else None
@@ -239,12 +239,12 @@ class GraphOptions:
         return cls(path, normalize_namespace(namespace), use_sim_time, names, folder, record, console)
 
 
-def _flag(name: str, value: bool | str) -> bool:
-    """A launch argument's "true"/"false" (or the CLI's bool); GraphOptionError for anything else."""
+def _flag(name: str, value: bool | str, choices: str = "true or false") -> bool:
+    """A launch argument's "true"/"false" (or the CLI's bool); GraphOptionError, naming ``choices``, for
+    anything else."""
     if isinstance(value, bool):
         return value
     if value.lower() not in ("true", "false"):
-        choices = "true, false or auto" if name == "console" else "true or false"
         raise GraphOptionError(f"{name} must be {choices}, got {value!r}")
     return value.lower() == "true"
 
