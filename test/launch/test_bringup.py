@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 from launch_stub import LAUNCH_DIR, launch_nodes
-from ros_harness import RosGraph, wait_until
+from ros_harness import DEFAULT_WAIT_S, RosGraph, wait_until
 
 from llm_planner_ros.bringup import GRAPHS, SIM_GRAPH
 
@@ -63,7 +63,7 @@ def test_up_starts_the_sim_graph_nodes_and_a_second_up_in_the_domain_is_refused(
         )
         assert up.poll() is None, f"llm-planner up ended (rc {up.returncode}): {output.read_text()}"
         expected = {spec.name for spec in SIM_GRAPH}
-        wait_until(lambda: expected <= set(ros_graph.node.get_node_names()), what=f"nodes {sorted(expected)}")
+        ros_graph.wait_for_nodes({(name, "/") for name in expected}, DEFAULT_WAIT_S, f"nodes {sorted(expected)}")
         for spec in SIM_GRAPH:
             log = (tmp_path / "logs" / f"{spec.name}.log").read_text()
             assert "error" not in log.lower(), log

@@ -85,12 +85,7 @@ def test_the_sim_graph_runs_under_a_namespace_with_a_user_params_file(ros_graph:
 
         # "graph up" means the nodes run; this test's client may still be discovering them.
         expected = {(spec.name, "/robot1") for spec in SIM_GRAPH}
-        wait_until(
-            lambda: expected <= set(ros_graph.node.get_node_names_and_namespaces()),
-            timeout=30,
-            what="every node of the graph to be discovered under /robot1",
-        )
-        nodes = set(ros_graph.node.get_node_names_and_namespaces())
+        nodes = ros_graph.wait_for_nodes(expected, 30, "every node of the graph to be discovered under /robot1")
         assert not {spec.name for spec in SIM_GRAPH} & {name for name, namespace in nodes if namespace == "/"}
         served = {
             "/robot1/llm_planner/execute_instruction",

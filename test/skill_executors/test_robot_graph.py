@@ -144,8 +144,8 @@ def test_llm_planner_up_robot_runs_the_robot_graph_for_llm_planner_run(
     )
     wait_until(lambda: "graph up" in up.log(), timeout=120, what="`llm-planner up --robot` to report the graph up")
     expected = {spec.name for spec in ROBOT_GRAPH}
-    wait_until(lambda: expected <= set(ros_graph.node.get_node_names()), 30, f"nodes {sorted(expected)}")
-    assert "sim_world_node" not in ros_graph.node.get_node_names()
+    listed = ros_graph.wait_for_nodes({(name, "/") for name in expected}, 30, f"nodes {sorted(expected)}")
+    assert "sim_world_node" not in {name for name, _ in listed}
     wait_for_affordance_state(ros_graph)
     run = ros_graph.start_process([entry_point("llm-planner"), "run", INSTRUCTION], label="llm-planner-run")
     wait_until(lambda: run.returncode is not None, 180, "`llm-planner run` to finish")

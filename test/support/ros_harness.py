@@ -22,7 +22,6 @@ from typing import Any
 
 import rclpy
 from rcl_interfaces.srv import ListParameters
-from rclpy.action import get_action_server_names_and_types_by_node
 from rclpy.context import Context
 from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
@@ -49,6 +48,10 @@ _HELD_LEASES = 4
 # died without saying goodbye for its lease duration, 20 s by default: a test of one worker once found
 # the root-namespace affordance servers of a graph the other worker had just stopped in its domain.
 COOLDOWN_S = 25.0
+# How long one fresh participant gets to list the graph (discovery took up to 2.5 s here) in wait_for_nodes.
+NODE_LISTING_ROUND_S = 5.0
+# The DDS topic a node's parameter service replies on ends so (rr/<namespace>/<node>/list_parametersReply).
+PARAMETER_REPLY = "/list_parametersReply"
 _LEASE_DIR = Path(tempfile.gettempdir()) / "llm_planner_ros-test-domains"
 _held: deque[int] = deque()
 
@@ -173,27 +176,66 @@ class RosGraph:
         client = RaceFreeActionClient(self.node, action_type, name)
         if not client.wait_for_server(timeout_sec=timeout):
             raise TimeoutError(f"action server {name} not up after {timeout:.0f} s\n{self.logs()}")
-        self._ping_host(name, lambda node, ns: get_action_server_names_and_types_by_node(self.node, node, ns))
+        self._ping_host(name, "rt{}/_action/status")
         return client
 
-    def _ping_host(self, name: str, served_by: Callable[[str, str], list[tuple[str, list[str]]]]) -> None:
-        """Ping the node that serves ``name`` (``served_by(node, namespace)`` lists what a node serves):
-        a client seeing the server does not mean the server sees the client, and an answer sent before
-        that is lost ("failed to send response (timeout)" in the server's log)."""
+    def _ping_host(self, name: str, server_topic: str) -> None:
+        """Ping the node that serves ``name``: a client seeing the server does not mean the server sees
+        the client, and an answer sent before that is lost ("failed to send response (timeout)" in the
+        server's log). ``server_topic`` is the DDS topic only a server of ``name`` writes ("{}" for the name).
+
+        The host is found by its DDS participant, not by node name: rmw_fastrtps (Jazzy) learns which
+        node owns an endpoint from ros_discovery_info, read with a history of one sample across all
+        writers, so the record of one of two nodes that start together can be overwritten before it is
+        read and that node is never listed (ros2/rmw_fastrtps#792; seen here: an executor's action server
+        found, its node unlisted for 20 s). Endpoints and their GIDs come from DDS discovery itself, and
+        a GID's first 12 bytes are its participant's GUID prefix, shared with the node's parameter service.
+        """
         name = self.node.resolve_topic_name(name)  # the project's names are relative (llm_planner_ros.ros.topics)
-        # Node names arrive by their own discovery message, after the endpoints: a server can be up while
-        # its node is not yet listed, so wait for it instead of skipping the ping.
+        writer_topic = server_topic.format(name)
         hosts: list[str] = []
 
-        def host_listed() -> bool:
-            for node, namespace in self.node.get_node_names_and_namespaces():
-                if any(served == name for served, _ in served_by(node, namespace)):
-                    hosts.append(f"{namespace.strip('/')}/{node}".lstrip("/"))
+        def participants(topic: str) -> set[bytes]:
+            return {bytes(info.endpoint_gid[:12]) for info in self.node.get_publishers_info_by_topic(topic, True)}
+
+        def host_found() -> bool:
+            servers = participants(writer_topic)
+            for topic, _ in self.node.get_topic_names_and_types(no_demangle=True):
+                if topic.startswith("rr/") and topic.endswith(PARAMETER_REPLY) and participants(topic) & servers:
+                    hosts.append(topic[len("rr/") : -len(PARAMETER_REPLY)])
                     return True
             return False
 
-        wait_until(host_listed, DEFAULT_WAIT_S, f"the node that serves {name} to be listed")
+        wait_until(host_found, DEFAULT_WAIT_S, f"the parameter service of the node that serves {name}")
         self.ping(hosts[0])
+
+    def wait_for_nodes(self, expected: set[tuple[str, str]], timeout: float, what: str) -> set[tuple[str, str]]:
+        """Wait until every ``(name, namespace)`` of ``expected`` is on the graph; returns what was listed.
+
+        This test's own node can miss a node's record for good (``_ping_host`` says why): each round
+        also asks a participant that joins the domain afresh, which reads every record anew.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            listed = set(self.node.get_node_names_and_namespaces())
+            if expected <= listed:
+                return listed
+            context = Context()
+            rclpy.init(context=context, domain_id=self.domain_id)
+            try:
+                probe = rclpy.create_node(f"test_probe_{os.getpid()}", context=context)
+                round_end = min(deadline, time.monotonic() + NODE_LISTING_ROUND_S)
+                while time.monotonic() < round_end:
+                    listed = set(self.node.get_node_names_and_namespaces()) | set(probe.get_node_names_and_namespaces())
+                    if expected <= listed:
+                        return listed
+                    time.sleep(0.05)
+                probe.destroy_node()
+            finally:
+                rclpy.try_shutdown(context=context)
+            if time.monotonic() >= deadline:
+                missing = sorted(expected - listed)
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; not listed: {missing}")
 
     def ping(self, node_name: str, timeout: float = 60.0) -> None:
         """Block until a service round trip to ``node_name`` succeeds (its parameter service).
@@ -226,7 +268,7 @@ class RosGraph:
         client = self.node.create_client(srv_type, name)
         if not client.wait_for_service(timeout_sec=timeout):
             raise TimeoutError(f"service {name} not up after {timeout:.0f} s\n{self.logs()}")
-        self._ping_host(name, self.node.get_service_names_and_types_by_node)
+        self._ping_host(name, "rr{}Reply")
         return client
 
     def logs(self) -> str:

@@ -132,14 +132,14 @@ def _package() -> Any:
     return virtualhome_eval
 
 
-def _paths() -> tuple[Path, Path, Path]:
+def package_paths() -> tuple[Path, Path, Path]:
     """The package's resources, dataset and evaluation folders."""
     root = Path(_package().__file__).parent
     return root / "resources", root / "dataset", root / "evaluation"
 
 
 @contextlib.contextmanager
-def _quiet() -> Iterator[None]:
+def quiet() -> Iterator[None]:
     """eai-eval logs every action at INFO and prints from its simulator: keep both off the terminal."""
     previous = logging.root.manager.disable
     logging.disable(logging.INFO)
@@ -162,8 +162,8 @@ def planner_for(identifier: str) -> tuple[Any, tuple[str, ...]]:
     as the scorer compares it."""
     from virtualhome_eval.simulation.evolving_graph.eval_utils import construct_planner
 
-    _, dataset, _ = _paths()
-    with _quiet():
+    _, dataset, _ = package_paths()
+    with quiet():
         planner, _, gold, _, _ = construct_planner(
             *_meta(),
             scenegraph_id=SCENE_ID,
@@ -173,11 +173,17 @@ def planner_for(identifier: str) -> tuple[Any, tuple[str, ...]]:
     return planner, tuple(gold)
 
 
+def task_names() -> dict[str, str]:
+    """Each action-sequencing task's identifier and task name (the benchmark's ``id2task.json``)."""
+    resources, _, _ = package_paths()
+    return dict(json.loads((resources / "virtualhome" / "id2task.json").read_text()))
+
+
 def tasks(identifiers: Sequence[str] | None = None) -> list[Task]:
     """The action-sequencing tasks of scene 1 (those of ``identifiers``, default all), in the benchmark's
     order (its ``id2task.json``); KeyError names an identifier that is no task."""
-    resources, _, _ = _paths()
-    id2task = json.loads((resources / "virtualhome" / "id2task.json").read_text())
+    resources, _, _ = package_paths()
+    id2task = task_names()
     goals = json.loads((resources / "virtualhome" / "task_state_LTL_formula_accurate.json").read_text())
     scene = goals[f"scene_{SCENE_ID}"]
     unknown = sorted(set(identifiers or ()) - set(id2task))
@@ -193,7 +199,7 @@ def _task(identifier: str, name: str, goal: Mapping[str, Any]) -> Task:
     planner, gold = planner_for(identifier)
     nodes = tuple(remove_duplicate_dicts([g for g in goal["goal"] if "state" in g]))
     edges = tuple(remove_duplicate_dicts([g for g in goal["goal"] if "relation_type" in g]))
-    with _quiet():
+    with quiet():
         *_, relevant = planner.get_symbolic_goal_nl(list(nodes), list(edges), action_goals=list(goal["actions"]))
         *_, reaches, _, _, _ = scene_evaluate_wID(
             planner.final_state_dict, list(nodes), list(edges), planner.acting_char_id
@@ -226,7 +232,7 @@ def _evaluate(answers: Mapping[str, str], work: Path, model: str) -> tuple[dict[
     """eai-eval's ``evaluate_results`` on ``answers`` (identifier -> answer text): (summary, error info)."""
     from virtualhome_eval.evaluation.action_sequencing.scripts.evaluate_results import evaluate_results
 
-    resources, dataset, evaluation = _paths()
+    resources, dataset, evaluation = package_paths()
     responses = work / "responses"
     folder = responses.joinpath(*RESPONSES)
     folder.mkdir(parents=True, exist_ok=True)
@@ -242,7 +248,7 @@ def _evaluate(answers: Mapping[str, str], work: Path, model: str) -> tuple[dict[
         evaluation_dir=str(evaluation),
         num_workers=1,
     )
-    with _quiet():
+    with quiet():
         summary, errors = evaluate_results(args)[model]
     return summary, errors
 
