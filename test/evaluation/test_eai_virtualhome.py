@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from llm_planner_ros.evaluation.eai_virtualhome import Action, answer_text, parse_script, score_run, tasks
+from llm_planner_ros.evaluation.eai_virtualhome import answer_text, score_run
+from llm_planner_ros.virtualhome_domain.tasks import Action, parse_script, tasks
 
 pytestmark = pytest.mark.timeout(300)
 IDS = ("1027_2", "12_2", "181_1")

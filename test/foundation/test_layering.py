@@ -21,6 +21,7 @@ SRC = REPO_ROOT / "src"
 # Lowest first. A folder is the longest prefix of a module's dotted name listed here.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("llm_planner_ros.kitchen_domain", "llm_planner_ros.babyai_domain"),
+    ("llm_planner_ros.virtualhome_domain",),
     ("llm_planner_ros.options", "llm_planner_ros.llm", "llm_planner_ros.robot_motion"),
     ("llm_planner_ros.physics_sim",),
     ("llm_planner_ros.affordance", "llm_planner_ros.perception"),

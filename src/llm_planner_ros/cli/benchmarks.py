@@ -24,4 +24,5 @@ BENCHMARKS: dict[str, str] = {
     "domain-load": "llm_planner_ros.evaluation.domain_load_bench",
     "console": "llm_planner_ros.evaluation.console_latency_bench",
     "eai-scorer": "llm_planner_ros.evaluation.eai_scorer_check",
+    "virtualhome": "llm_planner_ros.evaluation.virtualhome_bench",
 }

@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
-from llm_planner_ros.evaluation.eai_virtualhome import Action, RunScore, Task
+from llm_planner_ros.evaluation.eai_virtualhome import RunScore
+from llm_planner_ros.virtualhome_domain.tasks import Action, Task
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from llm_planner_ros.evaluation.eai_virtualhome import EaiMissing, score_run, tasks
+    from llm_planner_ros.evaluation.eai_virtualhome import score_run
+    from llm_planner_ros.virtualhome_domain.tasks import EaiMissing, tasks
 
     console = Console()
     started = time.perf_counter()

@@ -91,6 +91,8 @@ def program_grammar(vocabulary: Vocabulary) -> str:
 
 def _predicates(vocabulary: Vocabulary) -> list[str]:
     """The checks a program may assert over this scene's names (validator.PREDICATES and ``in``)."""
+    if not vocabulary.checks:
+        return []
     forms = []
     for name, predicate in PREDICATES.items():
         if all(vocabulary.names(kind) for kind in predicate.kinds):

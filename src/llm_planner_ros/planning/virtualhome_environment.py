@@ -7,6 +7,12 @@ it is the SayCan paper's 0.1 (appendix D.2): the environment does not tell a met
 ``execute`` runs a skill in the simulator the scorer uses and fails, with the simulator's reason, when its
 preconditions do not hold. ``describe_state`` says where the character is, what it is close to and holds,
 and the states of the task's objects. ``goals_reached`` asks the scorer's own goal check.
+
+With ``avoid_revisits`` (on by default) a skill that would bring the task back to a state this plan already
+passed through gets affordance 0: the states of the task's objects and the character, their relations, and
+which kinds of action ran (a task may ask for one that changes nothing, as touching). This is SayCan's
+``avoid_revisits`` of the kitchen (there computed on the kitchen's world state, which a VirtualHome scene
+graph is not): without it a small model turns to the bed again and again, each time possible and useless.
 """
 
 from __future__ import annotations
@@ -14,13 +20,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llm_planner_ros.evaluation.eai_virtualhome import Action, Task, planner_for, quiet
 from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.virtualhome_domain.instruction import STATES, render_instruction
+from llm_planner_ros.virtualhome_domain.tasks import Action, Task, planner_for, quiet
 from llm_planner_ros.virtualhome_domain.vocabulary import ROOMS, TaskVocabulary, scene_objects
 
 DONE_AFFORDANCE = 0.1
+# The relations of the character and the task's objects that make a state (avoid_revisits).
+KEY_RELATIONS = ("INSIDE", "ON", "CLOSE", "FACING", "HOLDS_RH", "HOLDS_LH")
 # The object states describe_state reports, as the instruction words them (others, like CLEAN, never
 # change in a plan).
 STATE_WORDS = {"OPEN": "open", "CLOSED": "closed", "ON": "on", "OFF": "off", **STATES}
@@ -33,18 +41,36 @@ class VirtualHomeEnvironment:
     checked against); ``state`` is the simulator's current ``EnvironmentState``.
     """
 
-    def __init__(self, task: Task, simulator: Any) -> None:
+    domain = "virtualhome"  # SayCanPay's models are chosen by it
+
+    def __init__(
+        self, task: Task, simulator: Any, vocabulary: TaskVocabulary | None = None, avoid_revisits: bool = True
+    ) -> None:
         self.task = task
         self._simulator = simulator
-        self.state = simulator.env_state
-        self.vocabulary = TaskVocabulary(scene_objects(self.state, task.objects))
+        self.state = simulator.env_state  # a state is never changed in place: a skill makes a new one
+        self.vocabulary = vocabulary or TaskVocabulary(scene_objects(self.state, task.objects))
         self.executed: list[Action] = []
         self._character = int(simulator.acting_char_id)
+        self._avoid_revisits = avoid_revisits
+        self._passed = {self._key(self.state, self.executed)}
 
     @classmethod
     def for_task(cls, task: Task) -> VirtualHomeEnvironment:
         simulator, _ = planner_for(task.identifier)
         return cls(task, simulator)
+
+    def at_start(self) -> VirtualHomeEnvironment:
+        """Another environment of this task at its initial scene (this one's state is left as it is)."""
+        return VirtualHomeEnvironment(self.task, self._simulator, self.vocabulary, self._avoid_revisits)
+
+    def after(self, texts: Sequence[str]) -> VirtualHomeEnvironment | None:
+        """Runs the skills named by ``texts`` in order here; self after them, None when one cannot run."""
+        skills = {skill.text: skill for skill in self.vocabulary.skills}
+        for text in texts:
+            if text not in skills or not self.execute(skills[text]).success:
+                return None
+        return self
 
     def instruction(self) -> str:
         """The task's request: its name and goals in words (``virtualhome_domain.instruction``)."""
@@ -66,7 +92,26 @@ class VirtualHomeEnvironment:
         return self.vocabulary.skills
 
     def affordances(self, skills: Sequence[Skill]) -> list[float]:
-        return [DONE_AFFORDANCE if s.family == TERMINATE else float(self._try(s)[0] is not None) for s in skills]
+        return [DONE_AFFORDANCE if skill.family == TERMINATE else self._affordance(skill) for skill in skills]
+
+    def _affordance(self, skill: Skill) -> float:
+        after, _ = self._try(skill)
+        if after is None:
+            return 0.0
+        if self._avoid_revisits and self._key(after, [*self.executed, self.vocabulary.action(skill)]) in self._passed:
+            return 0.0
+        return 1.0
+
+    def _key(self, state: Any, executed: Sequence[Action]) -> tuple[object, ...]:
+        """What makes two states of this task the same for ``avoid_revisits``."""
+        from virtualhome_eval.simulation.evolving_graph.environment import Relation
+
+        ids = [self._character, *self.vocabulary.names]
+        states = tuple(frozenset(s.name for s in state.get_node(index).states) for index in ids)
+        relations = tuple(
+            frozenset(state.get_node_ids_from(index, Relation[name])) for index in ids for name in KEY_RELATIONS
+        )
+        return states, relations, frozenset(action.name for action in executed)
 
     def _try(self, skill: Skill) -> tuple[Any, str]:
         """The state after ``skill`` (None when its preconditions fail) and the simulator's reason."""
@@ -76,7 +121,8 @@ class VirtualHomeEnvironment:
         script = Script([parse_script_line(self.vocabulary.action(skill).script(), 1)])
         info = ExecutionInfo(eval_mode=True)
         with quiet():
-            after = next(self._simulator.executor.call_action_method(script, self.state, info, self._simulator.executor.char_index), None)
+            executor = self._simulator.executor
+            after = next(executor.call_action_method(script, self.state, info, executor.char_index), None)
         return after, info.get_error_string()
 
     def execute(self, skill: Skill) -> SkillOutcome:
@@ -85,8 +131,9 @@ class VirtualHomeEnvironment:
         after, reason = self._try(skill)
         if after is None:
             return SkillOutcome(False, reason.split(" when executing")[0] or f"cannot {skill.text} now")
-        self.state = self._simulator.env_state = after
+        self.state = after
         self.executed.append(self.vocabulary.action(skill))
+        self._passed.add(self._key(self.state, self.executed))
         return SkillOutcome(True)
 
     def observed_objects(self) -> list[str]:

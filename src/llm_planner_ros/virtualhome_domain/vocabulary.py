@@ -13,13 +13,14 @@ an action with no object), ``RUN`` (``WALK``'s twin), ``PUTOBJBACK`` and the ``L
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
-from llm_planner_ros.evaluation.eai_virtualhome import Action
 from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.virtualhome_domain.tasks import Action
 
 DONE = Skill("done", TERMINATE)
 ROOMS = "Rooms"
@@ -29,20 +30,24 @@ CHARACTERS = "Characters"
 @dataclass(frozen=True)
 class ActionSkill:
     """How one VirtualHome action is written as a skill: ``template`` with {0} (and {1}) for the objects'
-    names, and the property each object needs (None: any object that is not a room)."""
+    names, and what each object needs: one of the property names or class names listed (None: any object
+    that is not a room)."""
 
     action: str
     template: str
     needs: tuple[tuple[str, ...] | None, ...]
 
 
-# Each needs-tuple lists alternatives (any one suffices), as the simulator's check_* functions accept them.
+# Each needs-tuple lists alternatives (any one suffices), as the simulator's check_* functions accept them:
+# properties in capitals, the class names the simulator lets through without the property in lower case.
 ANY: tuple[str, ...] | None = None
+SQUEEZABLE = ("cleaning_solution", "tooth_paste", "shampoo", "food_peanut_butter", "dish_soap", "soap", "towel")
+SQUEEZABLE += ("rag", "paper", "sponge", "food_lemon", "check")
 UNARY = (
     ActionSkill("FIND", "find the {0}", (ANY,)),
     ActionSkill("TURNTO", "turn to the {0}", (ANY,)),
     ActionSkill("LOOKAT", "look at the {0}", (ANY,)),
-    ActionSkill("GRAB", "grab the {0}", (("GRABBABLE",),)),
+    ActionSkill("GRAB", "grab the {0}", (("GRABBABLE", "water", "child"),)),
     ActionSkill("OPEN", "open the {0}", (("CAN_OPEN",),)),
     ActionSkill("CLOSE", "close the {0}", (("CAN_OPEN",),)),
     ActionSkill("SWITCHON", "switch on the {0}", (("HAS_SWITCH",),)),
@@ -54,10 +59,10 @@ UNARY = (
     ActionSkill("CUT", "cut the {0}", (("CUTTABLE",),)),
     ActionSkill("READ", "read the {0}", (("READABLE",),)),
     ActionSkill("WATCH", "watch the {0}", (("LOOKABLE",),)),
-    ActionSkill("TYPE", "type on the {0}", (("HAS_SWITCH",),)),
+    ActionSkill("TYPE", "type on the {0}", (("HAS_SWITCH", "keyboard"),)),
     ActionSkill("PUTON", "put on the {0}", (("CLOTHES",),)),
     ActionSkill("PUTOFF", "take off the {0}", (("CLOTHES",),)),
-    ActionSkill("SQUEEZE", "squeeze the {0}", (("CLOTHES",),)),
+    ActionSkill("SQUEEZE", "squeeze the {0}", (("CLOTHES", *SQUEEZABLE),)),
     ActionSkill("TOUCH", "touch the {0}", (ANY,)),
     ActionSkill("POINTAT", "point at the {0}", (ANY,)),
     ActionSkill("PUSH", "push the {0}", (("MOVABLE",),)),
@@ -103,7 +108,7 @@ def display_names(objects: Sequence[SceneObject]) -> dict[int, str]:
 def _allows(obj: SceneObject, need: tuple[str, ...] | None) -> bool:
     if obj.category in (ROOMS, CHARACTERS):
         return False
-    return need is None or any(name in obj.properties for name in need)
+    return need is None or any(name in obj.properties or name == obj.class_name for name in need)
 
 
 class TaskVocabulary:
@@ -160,3 +165,15 @@ def scene_objects(state: Any, objects: Iterable[tuple[str, int]]) -> list[SceneO
         category = node.category if node is not None else ""
         found.append(SceneObject(class_name, index, category, properties))
     return found
+
+
+def skill_from_text(text: str, names: Iterable[str]) -> Skill:
+    """The skill a text of this vocabulary names, its objects among ``names`` (an example's objects);
+    ValueError when no action's wording with those objects gives the text."""
+    known = sorted(names, key=len, reverse=True)
+    for spec in (WALK, *UNARY, *BINARY):
+        pattern = "^" + re.escape(spec.template).replace(r"\{0\}", "(?P<a>.+)").replace(r"\{1\}", "(?P<b>.+)") + "$"
+        match = re.match(pattern, text)
+        if match and all(value in known for value in match.groups()):
+            return Skill(text, spec.action.lower(), tuple(match.groups()))
+    raise ValueError(f"{text!r} is no VirtualHome skill over the objects {', '.join(known)}")

@@ -255,6 +255,8 @@ class _Validator:
         return self._reject(line, advice)
 
     def _check(self, test: ast.expr, recovery_nodes: Sequence[ast.stmt], line: int, depth: int) -> Check | None:
+        if not self.vocabulary.checks:
+            return self._reject(line, "this scene's state cannot be checked: write the plan as skill calls only")
         condition = self._condition(test, line)
         if recovery_nodes and depth + 1 > self.limits.max_depth:
             return self._too_deep(line)

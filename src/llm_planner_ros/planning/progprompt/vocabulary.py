@@ -50,16 +50,23 @@ class SkillFunction:
 class Vocabulary:
     """Skill functions plus the names of the scene (object labels, and the places objects and robot can be).
 
-    A program is validated against one vocabulary: the scene it was written for.
+    A program is validated against one vocabulary: the scene it was written for. ``checks``: whether a
+    program may assert conditions, which the checkers decide on a kitchen world state only.
     """
 
     functions: Mapping[str, SkillFunction]
     objects: tuple[str, ...]
     locations: tuple[str, ...]
+    checks: bool = True
 
     @classmethod
-    def of_scene(cls, skills: Sequence[Skill], world: World, objects: Iterable[str]) -> Vocabulary:
-        """The vocabulary of ``skills`` (the scene's admissible skills) with the scene's objects and places."""
+    def of_scene(cls, skills: Sequence[Skill], world: object, objects: Iterable[str]) -> Vocabulary:
+        """The vocabulary of ``skills`` (the scene's admissible skills) with the scene's objects and places.
+        A state other than a kitchen ``World`` (VirtualHome's scene graph) gives every argument as an
+        object and no asserts: the program is a plain sequence of calls."""
+        if not isinstance(world, World):
+            names = tuple(dict.fromkeys(objects))
+            return cls(skill_functions(skills, ()), names, (), checks=False)
         locations = world.places()
         drawer = world.kitchen.config.drawer
         if world.has_drawer and drawer is not None:

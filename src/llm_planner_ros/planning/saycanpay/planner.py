@@ -10,8 +10,9 @@ Strategies (``strategy``): ``greedy_token`` (the model writes each step, mapped 
 action nearest in edit distance, as the paper's Greedy-Token baseline), ``greedy_action`` and
 ``beam_action`` (``search``); decoding scores (``score``): ``say``, ``say_can``, ``say_can_pay``.
 
-The domain (BabyAI or the kitchen) is read off the environment (``env.snapshot()``: a kitchen
-``World`` or not); each domain has its own prompt examples and Can and Pay models (``DomainModels``).
+The domain is read off the environment: the kitchen when ``env.snapshot()`` is a kitchen ``World``, else
+the environment's ``domain`` ("virtualhome"; BabyAI's when it names none); each domain has its own
+prompt examples and Can and Pay models (``DomainModels``).
 In the kitchen, a missing Can model means the kitchen's precondition rules on the planner's internal
 world state after the partial plan (``kitchen_can: rules``, for comparison with the learned model).
 """
@@ -55,6 +56,9 @@ from llm_planner_ros.planning.saycanpay.search import SCORES, ActionScores, Beam
 STRATEGIES = ("greedy_token", "greedy_action", "beam_action")
 KITCHEN_CAN = ("learned", "rules")
 KITCHEN_PROMPTS = ("retrieved", "fixed")
+# Domains a planner can be given models for: those with weight files (models.DOMAINS), and VirtualHome,
+# whose Can is its simulator's preconditions (planning.virtualhome_planners).
+PLANNING_DOMAINS = (*DOMAINS, "virtualhome")
 
 
 @dataclass(frozen=True)
@@ -115,8 +119,8 @@ class SayCanPayPlanner:
     ) -> None:
         self.options = options or SayCanPayOptions()
         for domain, models in domains.items():
-            if domain not in DOMAINS:
-                raise ValueError(f"unknown domain {domain!r}; choose among {', '.join(DOMAINS)}")
+            if domain not in PLANNING_DOMAINS:
+                raise ValueError(f"unknown domain {domain!r}; choose among {', '.join(PLANNING_DOMAINS)}")
             if self.options.score in ("say_can", "say_can_pay") and models.can is None and domain != "kitchen":
                 raise ValueError(f"score {self.options.score} needs the {domain} Can model: give it a can model")
             if self.options.score == "say_can_pay" and models.pay is None:
@@ -145,7 +149,7 @@ class SayCanPayPlanner:
             return StepDecision(None, note="no admissible action in this scene")
         if self._plan is None:
             snapshot = env.snapshot()
-            domain = "kitchen" if isinstance(snapshot, World) else "babyai"
+            domain = "kitchen" if isinstance(snapshot, World) else getattr(env, "domain", "babyai")
             models = self._domains.get(domain)
             if models is None:
                 return StepDecision(None, note=f"no SayCanPay models for the {domain} domain were given")

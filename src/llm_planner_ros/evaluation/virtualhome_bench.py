@@ -1,0 +1,210 @@
+r"""``llm-planner bench virtualhome``: the project's planners on VirtualHome action sequencing, scored by the
+Embodied Agent Interface's own scorer (eai-eval 1.0.5; arXiv 2410.07166).
+
+    llm-planner bench virtualhome --planner saycan|saycanpay|progprompt|zero_shot|llm_planner \
+        [--tasks 12_2,181_1] [--limit N] [--every K] [--json PATH [--resume]] [--markdown PATH] \
+        [--llm KEY=VALUE] [--option KEY=VALUE] [--max-steps 30]
+
+Each task (342, in the benchmark's order) is planned and executed through the shared plan loop in its
+scene (``VirtualHomeEnvironment``: eai-eval's simulator), from the same request for every method (the
+task's name and its goals in words). The skills the plan dispatched, in order, are the answer handed to
+the scorer in its JSON format; the scorer runs them again in its own simulator and reports task success,
+execution success and its error types. Its number is reported as the published rows were computed, and
+beside it the success rate with plans equal to the gold program counted (the scorer never checks those;
+``eai_virtualhome``). A task the bench cannot set up or plan is failed with the reason (an empty answer,
+which the scorer counts as a parsing error) and the run goes on.
+
+The language model defaults to the embedded SmolLM2 without the kitchen's adapters (``--llm
+adapter=none``; any ``--llm`` replaces it): the adapters learned kitchen plans. Examples come from
+VirtualHome programs that are not evaluated tasks (``data/virtualhome/examples.jsonl``). ``--json`` is
+rewritten after every task; ``--resume`` keeps the tasks a stopped run with the same planner finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file, progress_bar, write_json
+
+PUBLISHED = (("o1-preview", 71.1), ("GPT-4o", 61.6), ("Llama-3-8B", 21.6))
+PUBLISHED_SOURCE = "Embodied Agent Interface (arXiv 2410.07166), VirtualHome action sequencing, task success rate"
+DEFAULT_MAX_STEPS = 30
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from llm_planner_ros.planning.virtualhome_planners import METHODS
+
+    parser.add_argument("--planner", required=True, choices=METHODS, help="the planning method")
+    parser.add_argument("--tasks", default="", help="comma-separated task ids (e.g. 12_2,181_1); default all")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N tasks (0: all)")
+    parser.add_argument("--every", type=int, default=1, help="only every K-th task (a subset spread over all)")
+    parser.add_argument("--resume", action="store_true", help="keep the tasks the --json file already has")
+    parser.add_argument("--markdown", type=Path, default=None, help="write the result table as Markdown here")
+    parser.add_argument("--examples", type=Path, default=None, help="prompt examples (default: the packaged ones)")
+    parser.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="step budget of one task")
+    parser.add_argument(
+        "--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting (repeatable)"
+    )
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="a planner option (repeatable)"
+    )
+    add_json_argument(parser, "the summary and every task")
+
+
+def plan_task(method: Any, task: Any, max_steps: int) -> dict[str, Any]:
+    """Plan and execute one task; its row (plan, answer actions, how the plan ended, own goal check)."""
+    from llm_planner_ros.kitchen_domain.skill import TERMINATE
+    from llm_planner_ros.planning.decision import StepStatus
+    from llm_planner_ros.planning.plan_loop import run_plan
+    from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
+
+    started = time.perf_counter()
+    env = VirtualHomeEnvironment.for_task(task)
+    method.bind(env)
+    instruction = env.instruction()
+    result = run_plan(method.planner, instruction, env, max_steps)
+    dispatched = [
+        step.skill
+        for step in result.steps
+        if step.skill.family != TERMINATE and step.status in (StepStatus.SUCCEEDED, StepStatus.FAILED)
+    ]
+    return {
+        "id": task.identifier,
+        "name": task.name,
+        "instruction": instruction,
+        "plan": [skill.text for skill in dispatched],
+        "answer": [env.vocabulary.action(skill).script() for skill in dispatched],
+        "failed_steps": sum(step.status == StepStatus.FAILED for step in result.steps),
+        "end": f"{result.reason.value}: {result.message}",
+        "goals_reached": env.goals_reached,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+
+
+def unplanned(task_id: str, name: str, reason: str) -> dict[str, Any]:
+    """The row of a task the bench could not set up or plan: failed, with the reason, nothing answered."""
+    row: dict[str, Any] = {"id": task_id, "name": name, "instruction": "", "plan": [], "answer": []}
+    return {**row, "failed_steps": 0, "end": f"error: {reason}", "goals_reached": False, "seconds": 0.0}
+
+
+def summarize(rows: Sequence[Mapping[str, Any]], tasks_by_id: Mapping[str, Any]) -> dict[str, Any]:
+    """The scorer's verdict on the rows' answers, with the bench's own numbers beside it."""
+    from llm_planner_ros.evaluation.eai_virtualhome import score_run
+    from llm_planner_ros.virtualhome_domain.tasks import parse_script
+
+    plans = {row["id"]: [parse_script(line) for line in row["answer"]] for row in rows}
+    score = score_run(plans, tasks_by_id)
+    scored = set(score.scored)
+    return {
+        "tasks": len(rows),
+        "scored": len(score.scored),
+        "task_success": score.success_rate,
+        "task_success_with_gold_equal": round(score.success_with_gold_equal, 2),
+        "execution_success": score.execution_rate,
+        "gold_equal": len(score.gold_equal),
+        "errors": score.error_rates(),
+        "crashed": list(score.crashed),
+        "own_goal_check": round(
+            100.0 * sum(r["goals_reached"] for r in rows if r["id"] in scored) / max(len(scored), 1), 2
+        ),
+        "seconds_per_task": round(sum(r["seconds"] for r in rows) / max(len(rows), 1), 2),
+        "per_task_error": {row["id"]: score.task_error(row["id"]) for row in rows},
+    }
+
+
+def markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
+    """The result table: this run's row, then the published rows."""
+    errors = summary["errors"]
+    lines = [
+        "| model (method) | task success % | with gold-equal plans % | execution success % | tasks scored |",
+        "|---|---|---|---|---|",
+        f"| {model} ({planner}) | {summary['task_success']:.1f} | {summary['task_success_with_gold_equal']:.1f} "
+        f"| {summary['execution_success']:.1f} | {summary['scored']} |",
+        *(f"| {name} (published) | {rate:.1f} | | | 305 |" for name, rate in PUBLISHED),
+        "",
+        "Error types (% of scored tasks): " + ", ".join(f"{k} {v:.1f}" for k, v in errors.items()),
+        f"Published rows: {PUBLISHED_SOURCE}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _resumed(path: Path | None, planner: str) -> dict[str, dict[str, Any]]:
+    """The rows of a previous run of ``planner`` in the --json file, by task id."""
+    if path is None or not path.is_file():
+        return {}
+    report = json.loads(path.read_text())
+    if report.get("planner") != planner:
+        raise SystemExit(f"--resume: {path} holds a run of {report.get('planner')!r}, not {planner!r}")
+    return {row["id"]: row for row in report.get("rows", [])}
+
+
+def run(args: argparse.Namespace) -> int:
+    import yaml
+    from rich.console import Console
+
+    from llm_planner_ros.llm.counting_model import CountingModel
+    from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.planning.virtualhome_planners import build_virtualhome_planner
+    from llm_planner_ros.virtualhome_domain.examples import EXAMPLES_FILE, load_examples
+    from llm_planner_ros.virtualhome_domain.tasks import task_names, tasks
+
+    if args.resume and json_file(args.json) is None:
+        raise SystemExit("--resume needs --json PATH: the file of the run to go on with")
+    names = task_names()
+    wanted = [t for t in args.tasks.split(",") if t] or list(names)
+    unknown = [t for t in wanted if t not in names]
+    if unknown:
+        raise SystemExit(f"--tasks: no VirtualHome action-sequencing task {', '.join(unknown)}; ids are like 27_2")
+    if args.every < 1:
+        raise SystemExit(f"--every must be at least 1, got {args.every}")
+    wanted = wanted[:: args.every][: args.limit or None]
+    console = Console()
+    console.print(f"reading {len(wanted)} tasks from eai-eval ...")
+    tasks_by_id = {task.identifier: task for task in tasks(wanted)}
+    examples = load_examples(args.examples or EXAMPLES_FILE)
+    llm_config = parse_key_values(args.llm) if args.llm else {"adapter": "none"}
+    console.print(f"loading the language model ({llm_config})")
+    model = CountingModel(load_language_model(llm_config))
+    overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
+    method = build_virtualhome_planner(args.planner, model, load_embedder({}), examples, overrides)
+    done = _resumed(json_file(args.json), args.planner) if args.resume else {}
+    rows: list[dict[str, Any]] = []
+
+    def report(summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        base = {"planner": args.planner, "model": model.name, "examples": str(args.examples or EXAMPLES_FILE)}
+        return {**base, "summary": summary, "rows": rows}
+
+    with progress_bar(console, f"{args.planner} on VirtualHome", len(wanted)) as bar:
+        for task_id in wanted:
+            bar.show(f"{args.planner}: {task_id} {names[task_id]}")
+            if task_id in done:
+                rows.append(done[task_id])
+            else:
+                model.reset()
+                try:
+                    row = plan_task(method, tasks_by_id[task_id], args.max_steps)
+                except Exception as error:  # one task that cannot be set up or planned fails, the run goes on
+                    row = unplanned(task_id, names[task_id], f"{type(error).__name__}: {error}")
+                row["llm_calls"] = model.usage.calls
+                rows.append(row)
+                bar.say(
+                    f"  {task_id} {names[task_id]}: {len(row['plan'])} steps, {row['end'][:80]}"
+                    f"{' (goals reached)' if row['goals_reached'] else ''}"
+                )
+            write_json(args.json, report(), partial=True)
+            bar.advance()
+    console.print("scoring with eai-eval's evaluate_results ...")
+    summary = summarize(rows, tasks_by_id)
+    write_json(args.json, report(summary), say=console.print)
+    table = markdown(args.planner, model.name, summary)
+    console.print(table)
+    if args.markdown is not None:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(table)
+    return 0

@@ -1,0 +1,119 @@
+r"""Build the VirtualHome prompt examples from eai-eval's programs that are not evaluated tasks.
+
+    python -m llm_planner_ros.training.virtualhome_examples --out data/virtualhome/examples.jsonl
+
+Each such program (``virtualhome_domain.examples.program_ids``) becomes one example: its request written by
+the same ``render_instruction`` as an evaluated task's, from the goals read off its final scene, and its
+steps its actions as skill texts, ending in ``done``. A program is kept only when every step runs in the
+simulator from its initial scene; actions without objects (``STANDUP``, ``SLEEP``) are left out of the
+steps, since the benchmark's answer format cannot carry them.
+
+The fairness check runs with the build and is printed: no example shares an identifier, a request or a
+plan with an evaluated task (one that does is dropped and counted); how many share a task name is
+reported (VirtualHome reuses task names such as "Turn on light" across different programs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
+from llm_planner_ros.virtualhome_domain.examples import (
+    EXAMPLES_FILE,
+    VirtualHomeExample,
+    program_goals,
+    program_ids,
+    program_name,
+)
+from llm_planner_ros.virtualhome_domain.tasks import Task, parse_script, planner_for, tasks
+
+
+def build_example(identifier: str) -> VirtualHomeExample | str:
+    """The example of one program, or why it is left out."""
+    simulator, gold = planner_for(identifier)
+    actions = [parse_script(line) for line in gold]
+    name = program_name(identifier)
+    nodes, edges, action_goals = program_goals(simulator, actions)
+    objects = sorted({(n, i) for a in actions for n, i in a.objects})
+    task = Task(identifier, name, tuple(objects), tuple(nodes), tuple(edges), tuple(action_goals), tuple(actions), True)
+    env = VirtualHomeEnvironment(task, simulator)
+    initial = env.describe_state()
+    steps = []
+    for action in actions:
+        if not action.objects:
+            continue  # the answer format cannot carry an action without objects (STANDUP, SLEEP)
+        text = env.vocabulary.text(action)
+        if text is None:
+            return f"{action.script()} has no skill"
+        outcome = env.execute(next(s for s in env.vocabulary.skills if s.text == text))
+        if not outcome.success:
+            return f"{action.script()} does not run: {outcome.message}"
+        steps.append(text)
+    if not steps:
+        return "no step with objects"
+    return VirtualHomeExample(
+        identifier, name, env.instruction(), (*steps, "done"), tuple(env.observed_objects()), initial
+    )
+
+
+def fairness_check(examples: Iterable[VirtualHomeExample]) -> tuple[list[VirtualHomeExample], dict[str, int]]:
+    """Drop examples that share an identifier, a request or a plan with an evaluated task; the counts."""
+    evaluated = tasks()
+    requests, plans = set(), set()
+    for task in evaluated:
+        env = VirtualHomeEnvironment.for_task(task)
+        requests.add(env.instruction())
+        plans.add(tuple(text or a.script() for a in task.gold if a.objects for text in [env.vocabulary.text(a)]))
+    names = {task.name for task in evaluated}
+    ids = {task.identifier for task in evaluated}
+    kept, counts = [], {"same_id": 0, "same_request": 0, "same_plan": 0, "same_name_kept": 0}
+    for example in examples:
+        reason = (
+            "same_id"
+            if example.id in ids
+            else "same_request"
+            if example.instruction in requests
+            else "same_plan"
+            if example.steps[:-1] in plans
+            else ""
+        )
+        if reason:
+            counts[reason] += 1
+            continue
+        counts["same_name_kept"] += example.name in names
+        kept.append(example)
+    return kept, counts
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--out", type=Path, default=EXAMPLES_FILE, help="the examples file to write")
+    args = parser.parse_args(argv)
+    identifiers = program_ids()
+    built: list[VirtualHomeExample] = []
+    for number, identifier in enumerate(identifiers, start=1):
+        result = build_example(identifier)
+        if isinstance(result, str):
+            print(f"  {number}/{len(identifiers)} {identifier}: left out ({result})", flush=True)
+        else:
+            built.append(result)
+            print(f"  {number}/{len(identifiers)} {identifier}: {len(result.steps) - 1} steps", flush=True)
+    print("fairness check against the 342 evaluated tasks ...", flush=True)
+    kept, counts = fairness_check(built)
+    out = repo_path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(example.to_json() + "\n" for example in kept))
+    print(
+        f"{len(kept)} examples from {len(identifiers)} programs that are not evaluated tasks -> {out}; dropped: "
+        f"{counts['same_id']} same id, {counts['same_request']} same request, {counts['same_plan']} same plan; "
+        f"{counts['same_name_kept']} kept share a task name with an evaluated task"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
