@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from llm_planner_ros.kitchen_domain.paths import repo_path
@@ -60,32 +61,47 @@ def build_example(identifier: str) -> VirtualHomeExample | str:
     )
 
 
-def fairness_check(examples: Iterable[VirtualHomeExample]) -> tuple[list[VirtualHomeExample], dict[str, int]]:
-    """Drop examples that share an identifier, a request or a plan with an evaluated task; the counts."""
-    evaluated = tasks()
-    requests, plans = set(), set()
-    for task in evaluated:
+@dataclass(frozen=True)
+class Evaluated:
+    """What an evaluated task must not share with an example: id, request, plan (skill texts); and its name."""
+
+    id: str
+    name: str
+    request: str
+    plan: tuple[str, ...]
+
+
+def evaluated(chosen: Iterable[Task]) -> list[Evaluated]:
+    """The evaluated tasks as the fairness check compares them (the plan: the gold program as skill texts,
+    script lines where an action has no skill)."""
+    found = []
+    for task in chosen:
         env = VirtualHomeEnvironment.for_task(task)
-        requests.add(env.instruction())
-        plans.add(tuple(text or a.script() for a in task.gold if a.objects for text in [env.vocabulary.text(a)]))
-    names = {task.name for task in evaluated}
-    ids = {task.identifier for task in evaluated}
+        plan = tuple(env.vocabulary.text(a) or a.script() for a in task.gold if a.objects)
+        found.append(Evaluated(task.identifier, task.name, env.instruction(), plan))
+    return found
+
+
+def fairness_check(
+    examples: Iterable[VirtualHomeExample], against: Sequence[Evaluated]
+) -> tuple[list[VirtualHomeExample], dict[str, int]]:
+    """Drop examples that share an identifier, a request or a plan with an evaluated task; the counts
+    (``same_name_kept``: kept examples whose task name an evaluated task has)."""
+    ids, requests = {e.id for e in against}, {e.request for e in against}
+    plans, names = {e.plan for e in against}, {e.name for e in against}
     kept, counts = [], {"same_id": 0, "same_request": 0, "same_plan": 0, "same_name_kept": 0}
     for example in examples:
-        reason = (
-            "same_id"
-            if example.id in ids
-            else "same_request"
-            if example.instruction in requests
-            else "same_plan"
-            if example.steps[:-1] in plans
-            else ""
-        )
-        if reason:
-            counts[reason] += 1
+        if example.id in ids:
+            reason = "same_id"
+        elif example.instruction in requests:
+            reason = "same_request"
+        elif example.steps[:-1] in plans:
+            reason = "same_plan"
+        else:
+            counts["same_name_kept"] += example.name in names
+            kept.append(example)
             continue
-        counts["same_name_kept"] += example.name in names
-        kept.append(example)
+        counts[reason] += 1
     return kept, counts
 
 
@@ -103,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             built.append(result)
             print(f"  {number}/{len(identifiers)} {identifier}: {len(result.steps) - 1} steps", flush=True)
     print("fairness check against the 342 evaluated tasks ...", flush=True)
-    kept, counts = fairness_check(built)
+    kept, counts = fairness_check(built, evaluated(tasks()))
     out = repo_path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(example.to_json() + "\n" for example in kept))

@@ -1,0 +1,73 @@
+"""``llm-planner bench virtualhome`` on three tasks, as a user runs it: the embedded model plans each task
+with SayCan through the plan loop in eai-eval's simulator, and the benchmark's own scorer scores the
+answers. The three tasks have node, edge and action goals, so the scorer can summarize them alone; two ask
+for SLEEP, an action without objects that the scorer's answer format cannot carry, so only "Pet cat" can
+succeed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from llm_planner_ros.evaluation.virtualhome_bench import summarize, unplanned
+from llm_planner_ros.virtualhome_domain.tasks import parse_script, tasks
+
+pytestmark = pytest.mark.timeout(600)
+IDS = ["1027_2", "12_2", "181_1"]
+CLI = str(Path(sys.executable).parent / "llm-planner")
+
+
+def bench(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [CLI, "bench", "virtualhome", "--planner", "saycan", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=500)
+
+
+def test_saycan_plans_three_tasks_and_the_benchmarks_scorer_scores_them(tmp_path: Path) -> None:
+    report_file, table = tmp_path / "saycan.json", tmp_path / "saycan.md"
+    run = bench("--tasks", ",".join(IDS), "--json", str(report_file), "--markdown", str(table))
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(report_file.read_text())
+    rows = {row["id"]: row for row in report["rows"]}
+    assert list(rows) == IDS
+    summary = report["summary"]
+    assert summary["tasks"] == summary["scored"] == 3
+    # SayCan dispatches only what VirtualHome's preconditions allow: the scorer's simulator runs every step
+    assert summary["execution_success"] == 100.0
+    assert all(row["failed_steps"] == 0 and row["plan"] for row in rows.values())
+    objects = {task.identifier: set(task.objects) for task in tasks(IDS)}
+    for identifier, row in rows.items():  # the answer is the plan, naming only the task's objects
+        actions = [parse_script(line) for line in row["answer"]]
+        assert len(actions) == len(row["plan"]) and all(set(a.objects) <= objects[identifier] for a in actions)
+    # the environment's goal check is the scorer's: the same tasks succeed in both
+    assert summary["own_goal_check"] == summary["task_success"]
+    assert not rows["1027_2"]["goals_reached"] and not rows["181_1"]["goals_reached"]
+    assert rows["12_2"]["instruction"] == "Pet cat. In the end: you are close to the cat. Do at some point: touch."
+    assert "| GPT-4o (published) | 61.6 |" in table.read_text()
+
+    # --resume keeps the tasks the file has and plans only the others
+    report["rows"] = report["rows"][:2]
+    report_file.write_text(json.dumps(report))
+    again = bench("--tasks", ",".join(IDS), "--json", str(report_file), "--resume")
+    assert again.returncode == 0, again.stdout + again.stderr
+    resumed = json.loads(again_text := report_file.read_text())
+    assert [row["id"] for row in resumed["rows"]] == IDS, again_text
+    assert resumed["rows"][:2] == report["rows"]
+
+
+def test_a_task_the_bench_could_not_plan_is_failed_with_its_reason_and_scored_as_such() -> None:
+    rows = [unplanned(task.identifier, task.name, "RuntimeError: simulator lost") for task in tasks(IDS)]
+    assert rows[0]["end"] == "error: RuntimeError: simulator lost"
+    summary = summarize(rows, {task.identifier: task for task in tasks(IDS)})
+    assert summary["task_success"] == 0.0 and summary["execution_success"] == 0.0
+    assert summary["per_task_error"] == {identifier: "parsing" for identifier in IDS}
+
+
+def test_an_unknown_task_or_a_resume_without_a_file_is_refused_before_anything_loads() -> None:
+    run = bench("--tasks", "12_2,0_0")
+    assert run.returncode != 0 and "no VirtualHome action-sequencing task 0_0; ids are like 27_2" in run.stderr
+    run = bench("--resume")
+    assert run.returncode != 0 and "--resume needs --json PATH" in run.stderr

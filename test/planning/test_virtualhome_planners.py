@@ -1,0 +1,82 @@
+"""The five methods set up for VirtualHome (planning.virtualhome_planners): each plans a task through the
+shared plan loop in eai-eval's simulator with a tiny random-weight model (mechanics, not quality), from
+the packaged examples of VirtualHome programs that are not evaluated tasks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from language_model_doubles import WordEmbedder
+from tiny_llm import build_tiny_model
+
+from llm_planner_ros.llm.hf import HFLanguageModel
+from llm_planner_ros.planning.plan_loop import EndReason, run_plan
+from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
+from llm_planner_ros.planning.virtualhome_planners import (
+    METHODS,
+    SimulatorCan,
+    build_virtualhome_planner,
+    diverse,
+    program_body,
+)
+from llm_planner_ros.virtualhome_domain.examples import load_examples
+from llm_planner_ros.virtualhome_domain.tasks import tasks
+
+pytestmark = pytest.mark.timeout(300)
+# Short generations: a random model writes to the end of its budget.
+SHORT = {"llm_planner": {"max_tokens": 24}, "progprompt": {"max_tokens": 24}}
+
+
+@pytest.fixture(scope="module")
+def long_context_lm(tiny_tokenizer: Any) -> HFLanguageModel:
+    """The tiny random-weight model with room for VirtualHome's prompts (ProgPrompt's is the longest)."""
+    return HFLanguageModel(build_tiny_model(tiny_tokenizer, context_window=4096), tiny_tokenizer, "tiny-llama")
+
+
+@pytest.fixture(scope="module")
+def pet_cat():  # type: ignore[no-untyped-def]
+    (task,) = tasks(["12_2"])
+    return task
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_plans_a_virtualhome_task_through_the_plan_loop(method: str, long_context_lm, pet_cat) -> None:  # type: ignore[no-untyped-def]
+    built = build_virtualhome_planner(method, long_context_lm, WordEmbedder(), load_examples(), SHORT.get(method))
+    env = VirtualHomeEnvironment.for_task(pet_cat)
+    built.bind(env)
+    result = run_plan(built.planner, env.instruction(), env, 6)
+    assert result.reason != EndReason.ERROR, result.message
+    vocabulary = {skill.text for skill in env.admissible_skills()}
+    assert all(step.skill.text in vocabulary for step in result.steps)
+    # every action that ran names only the task's objects: the scorer finds no hallucinated object
+    assert all(obj in pet_cat.objects for action in env.executed for obj in action.objects)
+
+
+def test_an_unknown_method_or_option_is_refused(tiny_lm) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="unknown planner 'golog'; choose one of: saycan"):
+        build_virtualhome_planner("golog", tiny_lm, WordEmbedder(), load_examples())
+    with pytest.raises(TypeError, match="beam_width"):
+        build_virtualhome_planner("saycan", tiny_lm, WordEmbedder(), load_examples(), {"beam_width": 3})
+
+
+def test_progprompt_shows_example_programs_as_calls_of_the_skill_functions() -> None:
+    chosen = diverse(load_examples(), 3)
+    assert len({example.name for example in chosen}) == 3
+    example = chosen[0]
+    lines = program_body(example).splitlines()
+    assert len(lines) == len(example.steps) - 1  # every step but done, repeats kept
+    walk = next(step for step in example.steps if step.startswith("walk to the "))
+    assert f"walk_to({walk.removeprefix('walk to the ')!r})" in lines
+
+
+def test_saycanpays_can_is_the_simulators_preconditions_after_the_partial_plan(pet_cat) -> None:  # type: ignore[no-untyped-def]
+    can = SimulatorCan()
+    with pytest.raises(RuntimeError, match="bind it to the task's environment"):
+        can.probabilities("", "", [], ["touch the cat"])
+    env = VirtualHomeEnvironment.for_task(pet_cat)
+    can.bind(env)
+    assert can.probabilities("", "", [], ["touch the cat", "walk to the cat"]) == [0.0, 1.0]
+    assert can.probabilities("", "", ["walk to the cat"], ["touch the cat", "done"]) == [1.0, 0.1]
+    assert can.probabilities("", "", ["touch the cat"], ["walk to the cat"]) == [0.0]  # the history cannot run
+    assert env.executed == []  # planning never moves the task's own scene

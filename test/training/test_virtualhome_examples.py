@@ -1,0 +1,49 @@
+"""VirtualHome's prompt examples: read only from programs that are not evaluated tasks, checked against the
+evaluated tasks, and the packaged file exactly what its command writes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from llm_planner_ros.training.virtualhome_examples import Evaluated, build_example, evaluated, fairness_check
+from llm_planner_ros.virtualhome_domain.examples import load_examples, program_ids
+from llm_planner_ros.virtualhome_domain.tasks import task_names, tasks
+from llm_planner_ros.virtualhome_domain.vocabulary import skill_from_text
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_examples_come_only_from_programs_that_are_not_evaluated_tasks() -> None:
+    programs = program_ids()
+    assert len(programs) == 176 and not set(programs) & set(task_names())
+    examples = load_examples()
+    assert len(examples) == 140 and {e.id for e in examples} <= set(programs)
+    for example in examples:
+        assert example.steps[-1] == "done" and example.instruction.startswith(example.name.rstrip("."))
+        for text in example.steps[:-1]:
+            skill_from_text(text, example.objects)  # every step is a skill of its own vocabulary
+
+
+def test_the_packaged_file_is_what_the_build_writes() -> None:
+    for example in load_examples()[:3]:
+        assert build_example(example.id) == example
+
+
+def test_the_fairness_check_drops_what_an_evaluated_task_shares_and_counts_shared_names() -> None:
+    (pet_cat,) = evaluated(tasks(["12_2"]))
+    assert pet_cat.request == "Pet cat. In the end: you are close to the cat. Do at some point: touch."
+    assert pet_cat.plan[-1] == "touch the cat"
+    example = load_examples()[0]
+    planted = [
+        dataclasses.replace(example, id="12_2"),
+        dataclasses.replace(example, id="x1", instruction=pet_cat.request),
+        dataclasses.replace(example, id="x2", steps=(*pet_cat.plan, "done")),
+        dataclasses.replace(example, id="x3", name="Pet cat"),
+        example,
+    ]
+    kept, counts = fairness_check(planted, [pet_cat])
+    assert [e.id for e in kept] == ["x3", example.id]
+    assert counts == {"same_id": 1, "same_request": 1, "same_plan": 1, "same_name_kept": 1}
+    assert fairness_check([example], [Evaluated("1_1", example.name, "", ())])[1]["same_name_kept"] == 1
