@@ -125,7 +125,7 @@ def markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
         "|---|---|---|---|---|",
         f"| {model} ({planner}) | {summary['task_success']:.1f} | {summary['task_success_with_gold_equal']:.1f} "
         f"| {summary['execution_success']:.1f} | {summary['scored']} |",
-        *(f"| {name} (published) | {rate:.1f} | | | 305 |" for name, rate in PUBLISHED),
+        *(f"| {name} (published) | {rate:.1f} | | | |" for name, rate in PUBLISHED),
         "",
         "Error types (% of scored tasks): " + ", ".join(f"{k} {v:.1f}" for k, v in errors.items()),
         f"Published rows: {PUBLISHED_SOURCE}.",
