@@ -71,3 +71,5 @@ def test_an_unknown_task_or_a_resume_without_a_file_is_refused_before_anything_l
     assert run.returncode != 0 and "no VirtualHome action-sequencing task 0_0; ids are like 27_2" in run.stderr
     run = bench("--resume")
     assert run.returncode != 0 and "--resume needs --json PATH" in run.stderr
+    run = bench("--every", "0")
+    assert run.returncode != 0 and "--every must be at least 1, got 0" in run.stderr

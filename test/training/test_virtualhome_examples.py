@@ -4,6 +4,7 @@ evaluated tasks, and the packaged file exactly what its command writes."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +48,12 @@ def test_the_fairness_check_drops_what_an_evaluated_task_shares_and_counts_share
     assert [e.id for e in kept] == ["x3", example.id]
     assert counts == {"same_id": 1, "same_request": 1, "same_plan": 1, "same_name_kept": 1}
     assert fairness_check([example], [Evaluated("1_1", example.name, "", ())])[1]["same_name_kept"] == 1
+
+
+def test_a_missing_or_malformed_examples_file_is_refused_with_the_command_that_builds_it(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="build them with `python -m llm_planner_ros.training"):
+        load_examples(tmp_path / "none.jsonl")
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(load_examples()[0].to_json() + "\n\n" + '{"id": "1_1", "name": "x"}\n')
+    with pytest.raises(ValueError, match=r"broken.jsonl:3: not a VirtualHome example .*; rebuild with"):
+        load_examples(broken)

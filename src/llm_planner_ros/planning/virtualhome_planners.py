@@ -55,7 +55,10 @@ def build_virtualhome_planner(
         raise ValueError(f"unknown planner {method!r}; choose one of: {', '.join(METHODS)}")
     options = {**VIRTUALHOME_OPTIONS[method], **(overrides or {})}
     if not examples:
-        raise ValueError("no VirtualHome prompt examples: build them (virtualhome_domain.examples says how)")
+        raise ValueError(
+            "no VirtualHome prompt examples: build them with "
+            f"`python -m llm_planner_ros.training.virtualhome_examples --out {EXAMPLES_FILE}`"
+        )
     builder = {
         "saycan": _saycan,
         "saycanpay": _saycanpay,

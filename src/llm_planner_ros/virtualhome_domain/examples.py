@@ -49,14 +49,23 @@ class VirtualHomeExample:
 
 
 def load_examples(path: str | Path = EXAMPLES_FILE) -> list[VirtualHomeExample]:
-    """The examples of ``path``; FileNotFoundError says how to build them."""
+    """The examples of ``path``; FileNotFoundError says how to build them, ValueError names a line that is
+    not an example."""
     resolved = repo_path(path)
+    build = f"`python -m llm_planner_ros.training.virtualhome_examples --out {path}`"
     if not resolved.is_file():
-        raise FileNotFoundError(
-            f"no VirtualHome examples at {resolved}: build them with "
-            f"`python -m llm_planner_ros.training.virtualhome_examples --out {path}`"
-        )
-    return [VirtualHomeExample.from_json(line) for line in resolved.read_text().splitlines() if line.strip()]
+        raise FileNotFoundError(f"no VirtualHome examples at {resolved}: build them with {build}")
+    examples = []
+    for number, line in enumerate(resolved.read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            examples.append(VirtualHomeExample.from_json(line))
+        except (ValueError, TypeError, KeyError) as error:
+            raise ValueError(
+                f"{resolved}:{number}: not a VirtualHome example ({error}); rebuild with {build}"
+            ) from None
+    return examples
 
 
 def program_ids() -> list[str]:
