@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from llm_planner_ros.evaluation.virtualhome_bench import summarize, unplanned
+from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples
 from llm_planner_ros.virtualhome_domain.tasks import parse_script, tasks
 
 pytestmark = pytest.mark.timeout(600)
@@ -73,3 +74,25 @@ def test_an_unknown_task_or_a_resume_without_a_file_is_refused_before_anything_l
     assert run.returncode != 0 and "--resume needs --json PATH" in run.stderr
     run = bench("--every", "0")
     assert run.returncode != 0 and "--every must be at least 1, got 0" in run.stderr
+
+
+def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -> None:
+    _, development = development_split(load_examples())
+    chosen = development[:2]
+    report_file, table = tmp_path / "dev.json", tmp_path / "dev.md"
+    ids = ",".join(example.id for example in chosen)
+    run = bench("--dev", "--tasks", ids, "--json", str(report_file), "--markdown", str(table))
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(report_file.read_text())
+    assert report["tasks_from"] == "development"
+    rows = report["rows"]
+    assert [row["instruction"] for row in rows] == [example.instruction for example in chosen]
+    reached = sum(row["goals_reached"] for row in rows)
+    assert report["summary"]["goal_success"] == 100.0 * reached / 2
+    assert "| development tasks | goals reached % |" in table.read_text() and "published" not in table.read_text()
+
+    # a benchmark run is not resumed as a development run, nor an unknown development task planned
+    run = bench("--tasks", "12_2", "--json", str(report_file), "--resume")
+    assert run.returncode != 0 and "holds a run on the development tasks, not the benchmark ones" in run.stderr
+    run = bench("--dev", "--tasks", "12_2")
+    assert run.returncode != 0 and "no VirtualHome development task (--dev) 12_2" in run.stderr

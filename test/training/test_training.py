@@ -200,3 +200,25 @@ def test_the_alfred_adapter_trains_on_the_alfred_training_set_alone(tmp_path: Pa
     with pytest.raises(SystemExit, match="trains alone"):
         main([*common, "saycan", "--validation", "5", "--out", str(tmp_path / "never.safetensors")])
     assert not (tmp_path / "never.safetensors").exists()
+
+
+@pytest.mark.model
+def test_the_virtualhome_adapter_trains_on_training_examples_and_validates_on_development_ones(tmp_path: Path) -> None:
+    """``--virtualhome``: SayCan's dialogs and ProgPrompt's programs of VirtualHome's training examples, the
+    validation loss on development examples; a method without a VirtualHome encoder is refused."""
+    from llm_planner_ros.training.saycan_adapter import main
+
+    examples = str(REPO_ROOT / "data" / "virtualhome" / "examples.jsonl")
+    common = ["--virtualhome", examples, "--validation", "2", "--layers", "1", "--rank", "2", "--batch", "2"]
+    common += ["--threads", "1", "--examples", "3", "--neighbours", "3", "--program-examples", "none"]
+    for method in ("saycan", "progprompt"):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main([*common, "--method", method, "--out", str(tmp_path / f"{method}.safetensors")]) == 0
+        said = " ".join(out.getvalue().split())  # the log wraps long lines
+        assert "3 training dialogs" in said and "2 for validation" in said, said
+        losses = re.findall(r"validation loss (?:before|after): ([0-9.]+)", said)
+        assert len(losses) == 2, said
+    with pytest.raises(SystemExit, match="trains saycan or progprompt"):
+        main([*common, "--method", "llm_planner", "--out", str(tmp_path / "never.safetensors")])
+    assert not (tmp_path / "never.safetensors").exists()

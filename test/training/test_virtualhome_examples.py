@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from llm_planner_ros.training.virtualhome_examples import Evaluated, build_example, evaluated, fairness_check
-from llm_planner_ros.virtualhome_domain.examples import load_examples, program_ids
+from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
+from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples, program_ids, program_task
 from llm_planner_ros.virtualhome_domain.tasks import task_names, tasks
 from llm_planner_ros.virtualhome_domain.vocabulary import skill_from_text
 
@@ -30,6 +31,19 @@ def test_examples_come_only_from_programs_that_are_not_evaluated_tasks() -> None
 def test_the_packaged_file_is_what_the_build_writes() -> None:
     for example in load_examples()[:3]:
         assert build_example(example.id) == example
+
+
+def test_every_fourth_example_is_a_development_task_that_its_own_program_solves() -> None:
+    examples = load_examples()
+    train, development = development_split(examples)
+    assert len(train) == 105 and len(development) == 35
+    assert development == examples[3::4] and not {e.id for e in train} & {e.id for e in development}
+    example = development[0]
+    task = program_task(example.id)
+    assert task.identifier not in task_names()  # never a task the benchmark scores
+    env = VirtualHomeEnvironment.for_task(task)
+    assert env.instruction() == example.instruction and not env.goals_reached
+    assert env.after(example.steps[:-1]) is env and env.goals_reached
 
 
 def test_the_fairness_check_drops_what_an_evaluated_task_shares_and_counts_shared_names() -> None:

@@ -3,7 +3,7 @@ Embodied Agent Interface's own scorer (eai-eval 1.0.5; arXiv 2410.07166).
 
     llm-planner bench virtualhome --planner saycan|saycanpay|progprompt|zero_shot|llm_planner \
         [--tasks 12_2,181_1] [--limit N] [--every K] [--json PATH [--resume]] [--markdown PATH] \
-        [--llm KEY=VALUE] [--option KEY=VALUE] [--max-steps 30]
+        [--llm KEY=VALUE] [--option KEY=VALUE] [--max-steps 30] [--dev]
 
 Each task (342, in the benchmark's order) is planned and executed through the shared plan loop in its
 scene (``VirtualHomeEnvironment``: eai-eval's simulator), from the same request for every method (the
@@ -18,6 +18,11 @@ The language model defaults to the embedded SmolLM2 without the kitchen's adapte
 adapter=none``; any ``--llm`` replaces it): the adapters learned kitchen plans. Examples come from
 VirtualHome programs that are not evaluated tasks (``data/virtualhome/examples.jsonl``). ``--json`` is
 rewritten after every task; ``--resume`` keeps the tasks a stopped run with the same planner finished.
+
+``--dev`` plans the development tasks instead (``examples.development_split``: every fourth example
+program, each a task with the goals read off its own final scene) with only the other examples to
+retrieve, and scores them by the environment's goal check (the scorer knows only its own tasks). Options,
+prompts and adapters are chosen on these, never on the benchmark's tasks.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file
 PUBLISHED = (("o1-preview", 71.1), ("GPT-4o", 61.6), ("Llama-3-8B", 21.6))
 PUBLISHED_SOURCE = "Embodied Agent Interface (arXiv 2410.07166), VirtualHome action sequencing, task success rate"
 DEFAULT_MAX_STEPS = 30
+BENCHMARK, DEVELOPMENT = "benchmark", "development"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="a planner option (repeatable)"
+    )
+    parser.add_argument(
+        "--dev",
+        action="store_true",
+        help="plan the development tasks (every 4th example program, scored by its own goals) instead of the "
+        "benchmark's; the planners retrieve from the other examples only",
     )
     add_json_argument(parser, "the summary and every task")
 
@@ -117,6 +129,28 @@ def summarize(rows: Sequence[Mapping[str, Any]], tasks_by_id: Mapping[str, Any])
     }
 
 
+def summarize_development(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The development tasks' numbers: goals reached (the environment's check of the task's own goals) and
+    plans whose every step ran, in % of the tasks."""
+    count = max(len(rows), 1)
+    executed = [row for row in rows if row["failed_steps"] == 0 and not row["end"].startswith("error")]
+    return {
+        "tasks": len(rows),
+        "goal_success": round(100.0 * sum(row["goals_reached"] for row in rows) / count, 2),
+        "execution_success": round(100.0 * len(executed) / count, 2),
+        "seconds_per_task": round(sum(row["seconds"] for row in rows) / count, 2),
+    }
+
+
+def development_markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
+    """The development run's table (no published rows: these are not the benchmark's tasks)."""
+    return (
+        "| model (method) | development tasks | goals reached % | every step ran % |\n|---|---|---|---|\n"
+        f"| {model} ({planner}) | {summary['tasks']} | {summary['goal_success']:.1f} "
+        f"| {summary['execution_success']:.1f} |\n"
+    )
+
+
 def markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
     """The result table: this run's row, then the published rows."""
     errors = summary["errors"]
@@ -133,13 +167,15 @@ def markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _resumed(path: Path | None, planner: str) -> dict[str, dict[str, Any]]:
-    """The rows of a previous run of ``planner`` in the --json file, by task id."""
+def _resumed(path: Path | None, planner: str, tasks_from: str) -> dict[str, dict[str, Any]]:
+    """The rows of a previous run of ``planner`` on the same tasks in the --json file, by task id."""
     if path is None or not path.is_file():
         return {}
     report = json.loads(path.read_text())
     if report.get("planner") != planner:
         raise SystemExit(f"--resume: {path} holds a run of {report.get('planner')!r}, not {planner!r}")
+    if report.get("tasks_from", BENCHMARK) != tasks_from:
+        raise SystemExit(f"--resume: {path} holds a run on the {report.get('tasks_from')} tasks, not the {tasks_from} ones")
     return {row["id"]: row for row in report.get("rows", [])}
 
 
@@ -151,33 +187,49 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.virtualhome_planners import build_virtualhome_planner
-    from llm_planner_ros.virtualhome_domain.examples import EXAMPLES_FILE, load_examples
+    from llm_planner_ros.virtualhome_domain.examples import (
+        EXAMPLES_FILE,
+        development_split,
+        load_examples,
+        program_task,
+    )
     from llm_planner_ros.virtualhome_domain.tasks import task_names, tasks
 
     if args.resume and json_file(args.json) is None:
         raise SystemExit("--resume needs --json PATH: the file of the run to go on with")
-    names = task_names()
+    examples = load_examples(args.examples or EXAMPLES_FILE)
+    tasks_from = DEVELOPMENT if args.dev else BENCHMARK
+    if args.dev:
+        examples, development = development_split(examples)
+        names = {example.id: example.name for example in development}
+    else:
+        names = task_names()
     wanted = [t for t in args.tasks.split(",") if t] or list(names)
     unknown = [t for t in wanted if t not in names]
     if unknown:
-        raise SystemExit(f"--tasks: no VirtualHome action-sequencing task {', '.join(unknown)}; ids are like 27_2")
+        what = "development task (--dev)" if args.dev else "action-sequencing task"
+        like = next(iter(names)) if args.dev else "27_2"
+        raise SystemExit(f"--tasks: no VirtualHome {what} {', '.join(unknown)}; ids are like {like}")
     if args.every < 1:
         raise SystemExit(f"--every must be at least 1, got {args.every}")
     wanted = wanted[:: args.every][: args.limit or None]
+    done = _resumed(json_file(args.json), args.planner, tasks_from) if args.resume else {}
     console = Console()
-    console.print(f"reading {len(wanted)} tasks from eai-eval ...")
-    tasks_by_id = {task.identifier: task for task in tasks(wanted)}
-    examples = load_examples(args.examples or EXAMPLES_FILE)
+    console.print(f"reading {len(wanted)} {tasks_from} tasks from eai-eval ...")
+    if args.dev:
+        tasks_by_id = {identifier: program_task(identifier) for identifier in wanted}
+    else:
+        tasks_by_id = {task.identifier: task for task in tasks(wanted)}
     llm_config = parse_key_values(args.llm) if args.llm else {"adapter": "none"}
     console.print(f"loading the language model ({llm_config})")
     model = CountingModel(load_language_model(llm_config))
     overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
     method = build_virtualhome_planner(args.planner, model, load_embedder({}), examples, overrides)
-    done = _resumed(json_file(args.json), args.planner) if args.resume else {}
     rows: list[dict[str, Any]] = []
 
     def report(summary: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        base = {"planner": args.planner, "model": model.name, "examples": str(args.examples or EXAMPLES_FILE)}
+        examples_file = str(args.examples or EXAMPLES_FILE)
+        base = {"planner": args.planner, "model": model.name, "tasks_from": tasks_from, "examples": examples_file}
         return {**base, "summary": summary, "rows": rows}
 
     with progress_bar(console, f"{args.planner} on VirtualHome", len(wanted)) as bar:
@@ -199,10 +251,14 @@ def run(args: argparse.Namespace) -> int:
                 )
             write_json(args.json, report(), partial=True)
             bar.advance()
-    console.print("scoring with eai-eval's evaluate_results ...")
-    summary = summarize(rows, tasks_by_id)
+    if args.dev:
+        summary = summarize_development(rows)
+        table = development_markdown(args.planner, model.name, summary)
+    else:
+        console.print("scoring with eai-eval's evaluate_results ...")
+        summary = summarize(rows, tasks_by_id)
+        table = markdown(args.planner, model.name, summary)
     write_json(args.json, report(summary), say=console.print)
-    table = markdown(args.planner, model.name, summary)
     console.print(table)
     if args.markdown is not None:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)

@@ -18,15 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.plan_loop import Planner
 from llm_planner_ros.planning.skill_projection import SkillProjector
 from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
-from llm_planner_ros.virtualhome_domain.examples import EXAMPLES_FILE, VirtualHomeExample
+from llm_planner_ros.virtualhome_domain.examples import EXAMPLES_FILE, VirtualHomeExample, program_task
 from llm_planner_ros.virtualhome_domain.vocabulary import skill_from_text
+
+if TYPE_CHECKING:
+    from llm_planner_ros.planning.progprompt.examples import PromptExamples
 
 METHODS = ("saycan", "saycanpay", "progprompt", "zero_shot", "llm_planner")
 PREAMBLE = (
@@ -37,7 +40,7 @@ VIRTUALHOME_OPTIONS: dict[str, dict[str, Any]] = {
     "saycan": {"examples": "retrieved", "retrieved_examples": 3, "top_k": 5},
     "zero_shot": {"samples": 10, "grammar": True},
     "llm_planner": {"examples": 5, "max_tokens": 160},
-    "progprompt": {"examples": "file", "programs": 3, "max_tokens": 200},
+    "progprompt": {"examples": "file", "programs": 3, "max_tokens": 200, "instruction_comment": True},
     "saycanpay": {"score": "say_can", "strategy": "beam_action", "examples": 3, "max_actions": 20},
 }
 
@@ -72,16 +75,23 @@ def build_virtualhome_planner(
 def _saycan(
     model: LanguageModel, embedder: Embedder, examples: list[VirtualHomeExample], options: dict[str, Any]
 ) -> VirtualHomeMethod:
-    from llm_planner_ros.planning.saycan.bank import PlanExample
     from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner, dialog_example
     from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
     from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 
-    bank = [PlanExample(e.id, "virtualhome", e.name, e.instruction, "", e.steps, {}, {}) for e in examples]
+    bank = saycan_bank(examples)
     prompt = SayCanPrompt(PREAMBLE, tuple(dialog_example(example) for example in bank[:1]))
     return VirtualHomeMethod(
         SayCanPlanner(model, prompt, SayCanOptions(**options), retriever=ExampleRetriever(bank, embedder))
     )
+
+
+def saycan_bank(examples: Sequence[VirtualHomeExample]) -> list[Any]:
+    """The examples as SayCan's bank entries (``saycan.bank.PlanExample``): what it retrieves, and what its
+    VirtualHome adapter trains on."""
+    from llm_planner_ros.planning.saycan.bank import PlanExample
+
+    return [PlanExample(e.id, "virtualhome", e.name, e.instruction, "", e.steps, {}, {}) for e in examples]
 
 
 def _zero_shot(
@@ -117,13 +127,32 @@ def _llm_planner(
 def _progprompt(
     model: LanguageModel, embedder: Embedder, examples: list[VirtualHomeExample], options: dict[str, Any]
 ) -> VirtualHomeMethod:
-    from llm_planner_ros.planning.progprompt.examples import ExampleProgram, PromptExamples
     from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner
 
-    count = int(options.pop("programs"))
-    programs = tuple(ExampleProgram(e.instruction, program_body(e)) for e in diverse(examples, count))
-    prompt_examples = PromptExamples(programs, (), str(EXAMPLES_FILE))
+    prompt_examples = progprompt_examples(examples, int(options.pop("programs")))
     return VirtualHomeMethod(ProgPromptPlanner(model, prompt_examples, ProgPromptOptions.from_mapping(options)))
+
+
+def progprompt_examples(examples: Sequence[VirtualHomeExample], count: int) -> PromptExamples:
+    """The ``count`` example programs ProgPrompt shows (``diverse``)."""
+    from llm_planner_ros.planning.progprompt.examples import ExampleProgram, PromptExamples
+
+    programs = tuple(ExampleProgram(e.instruction, program_body(e)) for e in diverse(examples, count))
+    return PromptExamples(programs, (), str(EXAMPLES_FILE))
+
+
+def progprompt_training_text(example: VirtualHomeExample, shown: PromptExamples | None) -> tuple[str, int]:
+    """ProgPrompt's training text of one example in its own scene: the prompt the VirtualHome planner
+    writes at the first step (the ``shown`` programs or none, the instruction as a comment), then the
+    example's program; and where the program starts (characters)."""
+    from llm_planner_ros.planning.progprompt.prompt import render_prompt
+    from llm_planner_ros.planning.progprompt.training import program_completion
+    from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
+
+    env = VirtualHomeEnvironment.for_task(program_task(example.id))
+    vocabulary = Vocabulary.of_scene(env.admissible_skills(), env.snapshot(), env.observed_objects())
+    prompt = render_prompt(shown, vocabulary, example.instruction, "", comment=True)
+    return prompt + program_completion(vocabulary, example.steps), len(prompt)
 
 
 def program_body(example: VirtualHomeExample) -> str:

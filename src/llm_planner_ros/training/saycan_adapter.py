@@ -64,7 +64,7 @@ from llm_planner_ros.kitchen_domain.paths import repo_path, resolve_config
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
-from llm_planner_ros.llm.training_sequences import TrainingSequence
+from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
@@ -183,6 +183,8 @@ def train(args: argparse.Namespace) -> int:
         raise SystemExit(f"--layers must be between 1 and {total_layers}")
     if ALFRED in args.method:
         sequences, validation = _alfred_data(args, tokenizer, rng)
+    elif args.virtualhome:
+        sequences, validation = _virtualhome_data(args, tokenizer, rng)
     else:
         sequences, validation = _kitchen_data(args, tokenizer, rng, console)
     tokens = sum(len(seq.ids) for seq in sequences)
@@ -306,6 +308,63 @@ def _alfred_data(
         alfred_sequences(tokenizer, retriever, rest, args.alfred_k),
         alfred_sequences(tokenizer, retriever, held, args.alfred_k),
     )
+
+
+def _virtualhome_data(
+    args: argparse.Namespace, tokenizer: Any, rng: random.Random
+) -> tuple[list[TrainingSequence], list[TrainingSequence]]:
+    """VirtualHome: the training examples (``virtualhome_domain.examples.development_split``) as the prompts
+    of the VirtualHome planner of ``--method`` (saycan: dialogs after their ``--neighbours`` nearest training
+    examples, itself excluded; progprompt: programs after the shown example programs, ``--program-examples``);
+    the validation loss is the first ``--validation`` development examples', so every training example
+    trains and nothing the bench evaluates is read."""
+    from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples
+
+    if args.method not in ([SAYCAN], [PROGPROMPT]):
+        raise SystemExit("--virtualhome trains saycan or progprompt, one at a time")
+    train, development = development_split(load_examples(args.virtualhome))
+    development = development[: args.validation]
+    chosen = rng.sample(train, len(train))[: _method_counts(args.method, args.examples)[0]]
+    if args.method == [PROGPROMPT]:
+        return _virtualhome_programs(args, tokenizer, train, chosen), _virtualhome_programs(
+            args, tokenizer, train, development
+        )
+    return _virtualhome_dialogs(args, tokenizer, train, chosen, development)
+
+
+def _virtualhome_dialogs(
+    args: argparse.Namespace, tokenizer: Any, train: Sequence[Any], chosen: Sequence[Any], development: Sequence[Any]
+) -> tuple[list[TrainingSequence], list[TrainingSequence]]:
+    from llm_planner_ros.planning.virtualhome_planners import PREAMBLE, saycan_bank
+
+    bank = saycan_bank(train)
+    retriever = ExampleRetriever(bank, load_embedder({}))
+    prompt = SayCanPrompt(PREAMBLE, ())
+    trained = saycan_bank(chosen)
+    shown = neighbours(retriever, trained, args.neighbours)
+    # A development example is not in the pool, so its nearest are all shown, as at planning time.
+    held = saycan_bank(development)
+    near = retriever.nearest_many([example.instruction for example in held], args.neighbours)
+    shown_held = [[dialog_example(other) for other in reversed(found)] for found in near]
+    return (
+        [encode(tokenizer, prompt, example, examples) for example, examples in zip(trained, shown, strict=True)],
+        [encode(tokenizer, prompt, example, examples) for example, examples in zip(held, shown_held, strict=True)],
+    )
+
+
+def _virtualhome_programs(
+    args: argparse.Namespace, tokenizer: Any, train: Sequence[Any], chosen: Sequence[Any]
+) -> list[TrainingSequence]:
+    """Each chosen example's program after the programs the planner would show (never itself)."""
+    from llm_planner_ros.planning.virtualhome_planners import progprompt_examples, progprompt_training_text
+
+    sequences = []
+    for example in chosen:
+        shown = None
+        if args.program_examples == "file":
+            shown = progprompt_examples([other for other in train if other.id != example.id], 3)
+        sequences.append(completion_sequence(tokenizer, *progprompt_training_text(example, shown)))
+    return sequences
 
 
 def _method_counts(methods: Sequence[str], examples: Sequence[int]) -> list[int]:
@@ -501,6 +560,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--domain", type=Path, help="a domain folder whose bank this is (default: the packaged kitchen)"
+    )
+    parser.add_argument(
+        "--virtualhome",
+        type=Path,
+        help="train saycan or progprompt on these VirtualHome examples' training split instead of a bank "
+        "(validation: the development split; saycan: --neighbours as the planner's retrieved_examples, 3)",
     )
     parser.add_argument("--validation", type=int, default=64, help="held-out dialogs for the validation loss")
     parser.add_argument("--epochs", type=int, default=1)

@@ -26,25 +26,19 @@ from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironm
 from llm_planner_ros.virtualhome_domain.examples import (
     EXAMPLES_FILE,
     VirtualHomeExample,
-    program_goals,
     program_ids,
-    program_name,
+    program_task,
 )
-from llm_planner_ros.virtualhome_domain.tasks import Task, parse_script, planner_for, tasks
+from llm_planner_ros.virtualhome_domain.tasks import Task, tasks
 
 
 def build_example(identifier: str) -> VirtualHomeExample | str:
     """The example of one program, or why it is left out."""
-    simulator, gold = planner_for(identifier)
-    actions = [parse_script(line) for line in gold]
-    name = program_name(identifier)
-    nodes, edges, action_goals = program_goals(simulator, actions)
-    objects = sorted({(n, i) for a in actions for n, i in a.objects})
-    task = Task(identifier, name, tuple(objects), tuple(nodes), tuple(edges), tuple(action_goals), tuple(actions), True)
-    env = VirtualHomeEnvironment(task, simulator)
+    task = program_task(identifier)
+    env = VirtualHomeEnvironment.for_task(task)
     initial = env.describe_state()
     steps = []
-    for action in actions:
+    for action in task.gold:
         if not action.objects:
             continue  # the answer format cannot carry an action without objects (STANDUP, SLEEP)
         text = env.vocabulary.text(action)
@@ -57,7 +51,7 @@ def build_example(identifier: str) -> VirtualHomeExample | str:
     if not steps:
         return "no step with objects"
     return VirtualHomeExample(
-        identifier, name, env.instruction(), (*steps, "done"), tuple(env.observed_objects()), initial
+        identifier, task.name, env.instruction(), (*steps, "done"), tuple(env.observed_objects()), initial
     )
 
 

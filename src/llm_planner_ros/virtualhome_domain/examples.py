@@ -17,8 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.virtualhome_domain.tasks import (
+    SCENE_ID,
+    Task,
+    package_paths,
+    parse_script,
+    planner_for,
+    task_names,
+)
 
 EXAMPLES_FILE = Path("data/virtualhome/examples.jsonl")
+# Every DEV_EVERY-th example of the file is the development set: never retrieved, never trained on.
+DEV_EVERY = 4
 # Goals read off a program's final scene, as the benchmark's goals are written.
 GOAL_STATES = {"ON", "OFF", "OPEN", "CLOSED", "PLUGGED_IN", "SITTING", "LYING"}
 GOAL_RELATIONS = {"ON", "INSIDE", "HOLDS_RH", "HOLDS_LH", "FACING"}
@@ -68,10 +78,31 @@ def load_examples(path: str | Path = EXAMPLES_FILE) -> list[VirtualHomeExample]:
     return examples
 
 
+def development_split(
+    examples: Sequence[VirtualHomeExample],
+) -> tuple[list[VirtualHomeExample], list[VirtualHomeExample]]:
+    """(train, development): every ``DEV_EVERY``-th example in the file's order is a development task (its
+    program planned from its request and scored by its own goals, ``program_task``), the rest the examples
+    the planners retrieve and the adapter trains on. Nothing evaluated is in either, so a method may be
+    tuned on the development tasks."""
+    train = [example for number, example in enumerate(examples, start=1) if number % DEV_EVERY]
+    development = [example for number, example in enumerate(examples, start=1) if not number % DEV_EVERY]
+    return train, development
+
+
+def program_task(identifier: str) -> Task:
+    """A program that is not an evaluated task, as a task of its own : its goals read off its
+    final scene (``program_goals``), its actions the gold plan. Examples are built from such tasks, and
+    development tasks are planned and scored as them."""
+    simulator, gold = planner_for(identifier)
+    actions = tuple(parse_script(line) for line in gold)
+    nodes, edges, action_goals = program_goals(simulator, actions)
+    objects = tuple(sorted({(name, index) for action in actions for name, index in action.objects}))
+    return Task(identifier, program_name(identifier), objects, tuple(nodes), tuple(edges), tuple(action_goals), actions, True)
+
+
 def program_ids() -> list[str]:
     """The identifiers of eai-eval's scene-1 programs that are not action-sequencing tasks."""
-    from llm_planner_ros.virtualhome_domain.tasks import SCENE_ID, package_paths, task_names
-
     _, dataset, _ = package_paths()
     folder = dataset / "programs_processed_precond_nograb_morepreconds" / "executable_programs"
     files = (folder / f"TrimmedTestScene{SCENE_ID}_graph").rglob("file*.txt")
@@ -110,8 +141,6 @@ def program_goals(simulator: Any, actions: Sequence[Any]) -> Goals:
 
 def program_name(identifier: str) -> str:
     """A program's task name: the first line of its program file."""
-    from llm_planner_ros.virtualhome_domain.tasks import SCENE_ID, package_paths
-
     _, dataset, _ = package_paths()
     folder = dataset / "programs_processed_precond_nograb_morepreconds" / "executable_programs"
     (path,) = (folder / f"TrimmedTestScene{SCENE_ID}_graph").rglob(f"file{identifier}.txt")

@@ -25,6 +25,7 @@ import yaml
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.validation import Checker, Problem, ValidationError, join
+from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, call_texts, scene_vocabulary
@@ -45,9 +46,10 @@ class ExampleProgram:
     instruction: str
     body: str
 
-    def text(self) -> str:
-        """The example as the prompt shows it: ``def <task>():`` and the indented body."""
-        return function_header(self.instruction) + "\n" + indent(self.body)
+    def text(self, comment: bool = False) -> str:
+        """The example as the prompt shows it: ``def <task>():`` (with ``comment``, the instruction as a
+        comment under it) and the indented body."""
+        return function_header(self.instruction, comment) + "\n" + indent(self.body)
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,12 @@ def task_function_name(instruction: str) -> str:
     return f"task_{name}" if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
-def function_header(instruction: str) -> str:
-    return f"def {task_function_name(instruction)}():"
+def function_header(instruction: str, comment: bool = False) -> str:
+    """``def <task>():``; with ``comment`` the whole instruction follows on the body's first line as a
+    comment, since the function's name keeps only its first 60 characters (a request that lists its goals,
+    as VirtualHome's do, loses them there)."""
+    header = f"def {task_function_name(instruction)}():"
+    return f"{header}\n{INDENT}# {' '.join(instruction.split())}" if comment else header
 
 
 def indent(body: str) -> str:

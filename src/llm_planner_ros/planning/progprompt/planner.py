@@ -83,7 +83,9 @@ class ProgPromptOptions:
     ``max_replans``: the most programs re-written for scene changes per instruction (one more ends the plan);
     ``examples``: ``file`` shows the example programs (the paper's prompt), ``none`` leaves them out (for a
     model trained on programs: the embedded model's adapter); ``scene_context``: a comment line saying
-    where the robot is, what it holds and what lies where (``saycan.scene``) follows the lists."""
+    where the robot is, what it holds and what lies where (``saycan.scene``) follows the lists;
+    ``instruction_comment``: each ``def`` line is followed by its whole instruction as a comment (the
+    function's name keeps 60 characters; for requests that list their goals)."""
 
     assert_check: str = RULES
     infeasible_below: float = 0.05
@@ -94,6 +96,7 @@ class ProgPromptOptions:
     max_replans: int = 3
     examples: str = EXAMPLES_SHOWN
     scene_context: bool = False
+    instruction_comment: bool = False
 
     def __post_init__(self) -> None:
         if self.examples not in EXAMPLE_CHOICES:
@@ -215,6 +218,7 @@ class ProgPromptPlanner:
             vocabulary,
             self._instruction,
             describe_scene(world) if self.options.scene_context else "",
+            self.options.instruction_comment,
         )
         try:
             grammar = program_grammar(vocabulary) if self.options.grammar else None

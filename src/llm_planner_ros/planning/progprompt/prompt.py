@@ -37,27 +37,31 @@ from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 STOP = ("\ndef ",)
 
 
-def render_prompt(examples: PromptExamples | None, vocabulary: Vocabulary, instruction: str, scene: str = "") -> str:
+def render_prompt(
+    examples: PromptExamples | None, vocabulary: Vocabulary, instruction: str, scene: str = "", comment: bool = False
+) -> str:
     """The program prompt; ``examples`` None leaves the example programs out, ``scene`` (one line, empty =
-    none) is added as a comment after the lists."""
+    none) is added as a comment after the lists, ``comment`` writes each instruction as a comment under its
+    ``def`` line (``function_header``)."""
     lists = f"objects = {list(vocabulary.objects)!r}\nlocations = {list(vocabulary.locations)!r}"
     if scene.strip():
         lists += f"\n# {' '.join(scene.split())}"
     parts = [
         vocabulary.import_line(),
         lists,
-        *(program.text() for program in (examples.programs if examples is not None else ())),
+        *(program.text(comment) for program in (examples.programs if examples is not None else ())),
         # No newline after the header: the model writes it, together with the body's indentation (a
         # prompt ending in a bare newline splits the tokens a newline and its indentation usually form,
         # and small models then write the body unindented).
-        function_header(instruction),
+        function_header(instruction, comment),
     ]
     return "\n\n".join(parts)
 
 
 def program_text(instruction: str, completion: str) -> str:
-    """The program the model wrote: the task's header continued by the completion, up to the first
-    later line at the left margin (where a next function or unrelated text begins)."""
+    """The program the model wrote: the task's header continued by the completion, up to the first later
+    line at the left margin (where a next function or unrelated text begins). The instruction's comment,
+    when the prompt had one, is prompt only: the program is the calls."""
     first, *rest = split_lines(function_header(instruction) + completion)
     body: list[str] = []
     for line in rest:
