@@ -87,7 +87,7 @@ def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -
     assert report["tasks_from"] == "development"
     rows = report["rows"]
     assert [row["instruction"] for row in rows] == [example.instruction for example in chosen]
-    reached = sum(row["goals_reached"] for row in rows)
+    reached = sum(row["all_goals_hold"] for row in rows)
     assert report["summary"]["goal_success"] == 100.0 * reached / 2
     assert "| development tasks | goals reached % |" in table.read_text() and "published" not in table.read_text()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from language_model_doubles import WordEmbedder
+from language_model_doubles import ProgramModel, WordEmbedder
 from tiny_llm import build_tiny_model
 
 from llm_planner_ros.llm.hf import HFLanguageModel
@@ -19,8 +19,9 @@ from llm_planner_ros.planning.virtualhome_planners import (
     build_virtualhome_planner,
     diverse,
     program_body,
+    progprompt_training_text,
 )
-from llm_planner_ros.virtualhome_domain.examples import load_examples
+from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples, program_task
 from llm_planner_ros.virtualhome_domain.tasks import tasks
 
 pytestmark = pytest.mark.timeout(300)
@@ -70,6 +71,26 @@ def test_progprompt_shows_example_programs_as_calls_of_the_skill_functions() -> 
     assert len(lines) == len(example.steps) - 1  # every step but done, repeats kept
     walk = next(step for step in example.steps if step.startswith("walk to the "))
     assert f"walk_to({walk.removeprefix('walk to the ')!r})" in lines
+
+
+def test_progprompt_is_trained_on_the_prompt_it_plans_from_with_the_request_as_a_comment() -> None:
+    """The adapter's training text is the VirtualHome ProgPrompt planner's own prompt (no example
+    programs, the whole request as a comment under the ``def`` line) followed by the example's program;
+    a model that writes that program makes the planner run the example's steps to its goals."""
+    train, development = development_split(load_examples())
+    example = development[1]
+    text, start = progprompt_training_text(example, None)
+    prompt, program = text[:start], text[start:]
+    assert prompt.endswith(f"():\n    # {example.instruction}") and prompt.count("def ") == 1  # no example programs
+    assert program.rstrip().endswith("done()") and "#" not in program
+    model = ProgramModel(program)
+    built = build_virtualhome_planner("progprompt", model, WordEmbedder(), train)
+    env = VirtualHomeEnvironment.for_task(program_task(example.id))
+    result = run_plan(built.planner, env.instruction(), env, 40)
+    assert model.generate_prompts == [prompt]
+    assert result.reason == EndReason.DONE, result.message
+    assert [step.skill.text for step in result.steps] == list(example.steps)
+    assert env.goals_hold
 
 
 def test_saycanpays_can_is_the_simulators_preconditions_after_the_partial_plan(pet_cat) -> None:  # type: ignore[no-untyped-def]

@@ -5,7 +5,10 @@ evaluated tasks) and the same request (``VirtualHomeEnvironment.instruction``); 
 files, example banks and adapters name kitchen skills and are not used. Examples are chosen as each
 paper does: SayCan, zero-shot, LLM-Planner and SayCanPay retrieve the examples nearest to the request
 (sentence embeddings; zero-shot one, as Huang et al.), ProgPrompt shows a fixed set of programs (its
-paper's prompt), the most varied ones (``diverse``). Options per method are ``VIRTUALHOME_OPTIONS``,
+paper's prompt), the most varied ones (``diverse``), with the base model; with its VirtualHome adapter,
+which learned the programs themselves, it shows none. SayCan and ProgPrompt have VirtualHome adapters
+(``VIRTUALHOME_ADAPTERS``, trained on the training examples: ``examples.development_split``); the bench
+uses them unless told otherwise (``default_llm``). Options per method are ``VIRTUALHOME_OPTIONS``,
 overridable by the bench's ``--option``; none reads a kitchen ``World`` (no scene line, no revisit
 check), since a VirtualHome scene is a graph the kitchen's state code cannot read.
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner_ros.llm.base import Embedder, LanguageModel
@@ -32,6 +36,13 @@ if TYPE_CHECKING:
     from llm_planner_ros.planning.progprompt.examples import PromptExamples
 
 METHODS = ("saycan", "saycanpay", "progprompt", "zero_shot", "llm_planner")
+# The embedded model's VirtualHome adapters (``training.saycan_adapter --virtualhome``; docs/benchmarks.md,
+# "VirtualHome adapters"): trained on the training examples only. A method without one plans with the base
+# model, since the kitchen's adapters learned kitchen plans.
+VIRTUALHOME_ADAPTERS = {
+    "saycan": Path("data/virtualhome/saycan_adapter.safetensors"),
+    "progprompt": Path("data/virtualhome/progprompt_adapter.safetensors"),
+}
 PREAMBLE = (
     "Robot: Hello, I am a household robot in a home with several rooms.",
     "Robot: Tell me the task and I will answer with the numbered list of steps I would take.",
@@ -40,9 +51,18 @@ VIRTUALHOME_OPTIONS: dict[str, dict[str, Any]] = {
     "saycan": {"examples": "retrieved", "retrieved_examples": 3, "top_k": 5},
     "zero_shot": {"samples": 10, "grammar": True},
     "llm_planner": {"examples": 5, "max_tokens": 160},
-    "progprompt": {"examples": "file", "programs": 3, "max_tokens": 200, "instruction_comment": True},
+    # Its adapter learned programs without example programs before them (the base model needs
+    # ``examples: file``).
+    "progprompt": {"examples": "none", "programs": 3, "max_tokens": 200, "instruction_comment": True},
     "saycanpay": {"score": "say_can", "strategy": "beam_action", "examples": 3, "max_actions": 20},
 }
+
+
+def default_llm(method: str) -> dict[str, str]:
+    """The language model settings a method plans VirtualHome with unless told otherwise: the embedded model
+    with the method's VirtualHome adapter, or with none."""
+    adapter = VIRTUALHOME_ADAPTERS.get(method)
+    return {"adapter": str(adapter) if adapter is not None else "none"}
 
 
 def build_virtualhome_planner(
