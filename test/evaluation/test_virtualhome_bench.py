@@ -44,7 +44,7 @@ def test_saycan_plans_three_tasks_and_the_benchmarks_scorer_scores_them(tmp_path
         actions = [parse_script(line) for line in row["answer"]]
         assert len(actions) == len(row["plan"]) and all(set(a.objects) <= objects[identifier] for a in actions)
     # the environment's goal check is the scorer's: the same tasks succeed in both
-    assert summary["own_goal_check"] == summary["task_success"]
+    assert summary["own_goal_check"] == pytest.approx(summary["task_success"], abs=0.01)
     assert not rows["1027_2"]["goals_reached"] and not rows["181_1"]["goals_reached"]
     assert rows["12_2"]["instruction"] == "Pet cat. In the end: you are close to the cat. Do at some point: touch."
     assert "| GPT-4o (published) | 61.6 |" in table.read_text()
