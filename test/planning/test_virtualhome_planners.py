@@ -18,8 +18,8 @@ from llm_planner_ros.planning.virtualhome_planners import (
     SimulatorCan,
     build_virtualhome_planner,
     diverse,
-    program_body,
     progprompt_training_text,
+    program_body,
 )
 from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples, program_task
 from llm_planner_ros.virtualhome_domain.tasks import tasks

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.training.virtualhome_examples import Evaluated, build_example, evaluated, fairness_check
 from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
+from llm_planner_ros.training.virtualhome_examples import Evaluated, build_example, evaluated, fairness_check
 from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples, program_ids, program_task
 from llm_planner_ros.virtualhome_domain.tasks import task_names, tasks
 from llm_planner_ros.virtualhome_domain.vocabulary import skill_from_text

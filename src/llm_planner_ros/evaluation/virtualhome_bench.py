@@ -179,7 +179,9 @@ def _resumed(path: Path | None, planner: str, tasks_from: str) -> dict[str, dict
     if report.get("planner") != planner:
         raise SystemExit(f"--resume: {path} holds a run of {report.get('planner')!r}, not {planner!r}")
     if report.get("tasks_from", BENCHMARK) != tasks_from:
-        raise SystemExit(f"--resume: {path} holds a run on the {report.get('tasks_from')} tasks, not the {tasks_from} ones")
+        raise SystemExit(
+            f"--resume: {path} holds a run on the {report.get('tasks_from')} tasks, not the {tasks_from} ones"
+        )
     return {row["id"]: row for row in report.get("rows", [])}
 
 

@@ -98,7 +98,9 @@ def program_task(identifier: str) -> Task:
     actions = tuple(parse_script(line) for line in gold)
     nodes, edges, action_goals = program_goals(simulator, actions)
     objects = tuple(sorted({(name, index) for action in actions for name, index in action.objects}))
-    return Task(identifier, program_name(identifier), objects, tuple(nodes), tuple(edges), tuple(action_goals), actions, True)
+    return Task(
+        identifier, program_name(identifier), objects, tuple(nodes), tuple(edges), tuple(action_goals), actions, True
+    )
 
 
 def program_ids() -> list[str]:

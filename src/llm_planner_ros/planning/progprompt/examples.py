@@ -25,7 +25,6 @@ import yaml
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.validation import Checker, Problem, ValidationError, join
-from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, call_texts, scene_vocabulary
