@@ -89,7 +89,7 @@ def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -
     assert [row["instruction"] for row in rows] == [example.instruction for example in chosen]
     reached = sum(row["all_goals_hold"] for row in rows)
     assert report["summary"]["goal_success"] == 100.0 * reached / 2
-    assert "| development tasks | goals reached % |" in table.read_text() and "published" not in table.read_text()
+    assert "| development tasks | all goals hold % |" in table.read_text() and "published" not in table.read_text()
 
     # a benchmark run is not resumed as a development run, nor an unknown development task planned
     run = bench("--tasks", "12_2", "--json", str(report_file), "--resume")

@@ -15,7 +15,7 @@ beside it the success rate with plans equal to the gold program counted (the sco
 which the scorer counts as a parsing error) and the run goes on.
 
 The language model defaults to the embedded SmolLM2 with the method's VirtualHome adapter where one is
-shipped (``virtualhome_planners.default_llm``; SayCan's), else without adapter (``--llm adapter=none``; any
+shipped (``virtualhome_planners.default_llm``: SayCan's and ProgPrompt's), else without adapter (``--llm adapter=none``; any
 ``--llm`` replaces the default): the kitchen's adapters learned kitchen plans. Examples come from
 VirtualHome programs that are not evaluated tasks (``data/virtualhome/examples.jsonl``). ``--json`` is
 rewritten after every task; ``--resume`` keeps the tasks a stopped run with the same planner finished.
@@ -23,8 +23,8 @@ rewritten after every task; ``--resume`` keeps the tasks a stopped run with the 
 ``--dev`` plans the development tasks instead (``examples.development_split``: every fourth example
 program, each a task with the goals read off its own final scene) with only the other examples to
 retrieve, and scores them by whether all their goals hold (``goals_hold``; the scorer knows only its own
-tasks, and counts at most one edge goal). Options,
-prompts and adapters are chosen on these, never on the benchmark's tasks.
+tasks, and counts at most one edge goal). Options, prompts and adapters are chosen on these, never on
+the benchmark's tasks.
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def summarize_development(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 def development_markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
     """The development run's table (no published rows: these are not the benchmark's tasks)."""
     return (
-        "| model (method) | development tasks | goals reached % | every step ran % |\n|---|---|---|---|\n"
+        "| model (method) | development tasks | all goals hold % | every step ran % |\n|---|---|---|---|\n"
         f"| {model} ({planner}) | {summary['tasks']} | {summary['goal_success']:.1f} "
         f"| {summary['execution_success']:.1f} |\n"
     )
