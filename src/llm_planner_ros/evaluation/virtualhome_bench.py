@@ -15,8 +15,9 @@ beside it the success rate with plans equal to the gold program counted (the sco
 which the scorer counts as a parsing error) and the run goes on.
 
 The language model defaults to the embedded SmolLM2 with the method's VirtualHome adapter where one is
-shipped (``virtualhome_planners.default_llm``: SayCan's and ProgPrompt's), else without adapter (``--llm adapter=none``; any
-``--llm`` replaces the default): the kitchen's adapters learned kitchen plans. Examples come from
+shipped (``virtualhome_planners.default_llm``: SayCan's and ProgPrompt's), else without adapter
+(``--llm adapter=none``; any ``--llm`` replaces the default): the kitchen's adapters learned kitchen
+plans. Examples come from
 VirtualHome programs that are not evaluated tasks (``data/virtualhome/examples.jsonl``). ``--json`` is
 rewritten after every task; ``--resume`` keeps the tasks a stopped run with the same planner finished.
 
