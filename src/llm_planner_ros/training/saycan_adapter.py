@@ -337,19 +337,16 @@ def _virtualhome_dialogs(
 ) -> tuple[list[TrainingSequence], list[TrainingSequence]]:
     from llm_planner_ros.planning.virtualhome_planners import PREAMBLE, saycan_bank
 
-    bank = saycan_bank(train)
-    retriever = ExampleRetriever(bank, load_embedder({}))
+    retriever = ExampleRetriever(saycan_bank(train), load_embedder({}))
     prompt = SayCanPrompt(PREAMBLE, ())
-    trained = saycan_bank(chosen)
-    shown = neighbours(retriever, trained, args.neighbours)
-    # A development example is not in the pool, so its nearest are all shown, as at planning time.
-    held = saycan_bank(development)
-    near = retriever.nearest_many([example.instruction for example in held], args.neighbours)
-    shown_held = [[dialog_example(other) for other in reversed(found)] for found in near]
-    return (
-        [encode(tokenizer, prompt, example, examples) for example, examples in zip(trained, shown, strict=True)],
-        [encode(tokenizer, prompt, example, examples) for example, examples in zip(held, shown_held, strict=True)],
-    )
+
+    def dialogs(examples: Sequence[Any]) -> list[TrainingSequence]:
+        # A development example is not in the pool, so its nearest are all shown, as at planning time.
+        bank_examples = saycan_bank(examples)
+        shown = neighbours(retriever, bank_examples, args.neighbours)
+        return [encode(tokenizer, prompt, ex, near) for ex, near in zip(bank_examples, shown, strict=True)]
+
+    return dialogs(chosen), dialogs(development)
 
 
 def _virtualhome_programs(
