@@ -145,3 +145,25 @@ def test_the_robot_state_record_carries_the_facts_and_an_older_record_reads_as_n
     assert RobotState.from_json(record.to_json()).facts == ("printer_on", "table_clean(desk)")
     older = record.to_json().replace('"facts": ["printer_on", "table_clean(desk)"], ', "")
     assert "facts" not in older and RobotState.from_json(older).facts == ()
+
+
+def test_a_skills_requests_are_filled_per_skill_and_a_bad_one_is_named(office: Kitchen, tmp_path: Path) -> None:
+    skills = yaml.safe_load((OFFICE / "skills.yaml").read_text())
+    wipe = next(index for index, entry in enumerate(skills["skills"]) if entry["family"] == "wipe")
+    skills["skills"][wipe]["requests"] = ["clean the {location}", "tidy up"]
+    skills_file = tmp_path / "skills.yaml"
+    skills_file.write_text(yaml.safe_dump(skills, sort_keys=False))
+    kitchen = load_kitchen(OFFICE / "world.yaml", skills_file)
+    rule = kitchen.library.find("wipe the desk")
+    assert rule is not None and rule.requests == ("clean the desk", "tidy up")
+    assert office.library.find("wipe the desk").requests == ()  # type: ignore[union-attr]
+
+    for requests, problem in (
+        (["clean the {location}", 7], "requests[1]: must be a non-empty string, got int 7"),
+        (["clean the {object}"], "requests[0]: placeholder 'object' has no value here"),
+    ):
+        skills["skills"][wipe]["requests"] = requests
+        skills_file.write_text(yaml.safe_dump(skills, sort_keys=False))
+        with pytest.raises(ConfigError) as refused:
+            load_kitchen(OFFICE / "world.yaml", skills_file)
+        assert f"field skills[{wipe}].{problem}" in str(refused.value), refused.value

@@ -4,11 +4,14 @@ the command that builds it; an adapter of the domain's own makes the prompt show
 
 from __future__ import annotations
 
+import copy
 import json
+import random
 import re
 from pathlib import Path
 
 import pytest
+import yaml
 from language_model_doubles import RecordingModel, WordEmbedder
 from office_copy import OFFICE, copy_domain
 
@@ -23,7 +26,8 @@ from llm_planner_ros.planning.registry import PlannerResources, build_planner, l
 from llm_planner_ros.planning.saycan.bank import load_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.domain_tasks import generate_examples
+from llm_planner_ros.training.domain_tasks import MAX_PLAN, TaskWriter, generate_examples
+from llm_planner_ros.training.saycan_bank import solve_task
 
 METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
 KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
@@ -180,6 +184,20 @@ def test_domain_build_leaves_out_a_training_request_that_is_evaluated(
     assert "1 training request(s) equal an evaluated one" in " ".join(output.split())
 
 
+def test_domain_build_leaves_out_a_development_request_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from llm_planner_ros.cli.main import main
+
+    folder = copy_domain(tmp_path, bank=False)
+    development = yaml.safe_load((OFFICE / "dev.yaml").read_text())
+    development["episodes"][0]["instruction"] = "Can you bring me the stapler?"  # train.yaml's t-deliver-01
+    (folder / "dev.yaml").write_text(yaml.safe_dump(development))
+    assert main(["domain", "build", str(folder)]) == 0
+    output = " ".join(capsys.readouterr().out.split())
+    assert "t-deliver-01" in output and "left out" in output and "dev-deliver-01" in output
+    ids = [json.loads(line)["id"] for line in (folder / "bank.jsonl").read_text().splitlines()]
+    assert "t-deliver-01" not in ids
+
+
 def test_domain_build_without_training_episodes_names_the_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -207,9 +225,41 @@ def test_generated_tasks_are_solvable_worded_from_the_domain_and_the_same_for_a_
             world.apply(step)
         assert goal.holds(world) and example.steps[-1] == "done", example
         assert example.scene == describe_scene(office.world(example.initial))
-    # A fact request is the text of the skill that sets or clears the fact.
+    # A fact request is the text of the skill that sets or clears the fact, or one of its requests.
+    wordings = [text for rule in office.library.rules for text in (rule.skill.text, *rule.requests)]
     facts = [e for e in examples if e.kind == "fact"]
-    assert facts and all(any(s in e.instruction.lower() for s in skills) for e in facts)
+    assert facts and all(any(w in e.instruction.lower() for w in wordings) for e in facts)
+
+
+def test_a_generated_fact_request_may_say_a_skills_request_and_the_plan_runs_the_skill() -> None:
+    """The office's skills file words "press the elevator button" also as "call the lift": the writer says
+    the skill's text and its requests, and the plan of a request that says "call the lift" presses the
+    button."""
+    office = load_domain(OFFICE)
+    rule = office.library.find("press the elevator button")
+    assert rule is not None and "call the lift" in rule.requests
+    writer = TaskWriter(office, random.Random(3))
+    scene = {"robot": {"at": "desk", "holding": None}, "objects": [], "facts": ["door_open", "printer_on"]}
+    parts = [writer.part("fact", copy.deepcopy(scene)) for _ in range(400)]
+    elevator = [text.lower() for text, goal in filter(None, parts) if goal == {"fact": "elevator_called"}]
+    assert any("press the elevator button" in text for text in elevator)
+    asked = [text for text in elevator if any(request in text for request in rule.requests)]
+    assert {request for request in rule.requests if any(request in text for text in asked)} == set(rule.requests)
+    solved = solve_task(office, scene, {"fact": "elevator_called"}, "fact", MAX_PLAN)
+    assert solved is not None and "press the elevator button" in [skill.text for skill in solved[1]]
+
+
+def test_a_generated_request_may_name_the_held_object_as_held() -> None:
+    office = load_domain(OFFICE)
+    writer = TaskWriter(office, random.Random(4))
+    scene = {
+        "robot": {"at": "desk", "holding": "mug_1"},
+        "objects": [{"id": "mug_1", "label": "mug", "at": "robot"}, {"id": "apple_1", "label": "apple", "at": "hall"}],
+    }
+    parts = [writer.part(kind, copy.deepcopy(scene)) for kind in ("deliver", "move") for _ in range(100)]
+    held = [text for text, _ in filter(None, parts) if "you are holding" in text or "you have" in text]
+    assert held and len(held) < len(parts)
+    assert all(re.search(r"\b(mug|cup|coffee cup) you (are holding|have)\b", text) for text in held), held
 
 
 def test_a_generated_request_may_name_an_object_or_place_by_its_synonym() -> None:

@@ -6,13 +6,14 @@ adapters and SayCanPay's Can and Pay models.
         [--saycanpay [--saycanpay-epochs N] [--saycanpay-resume]]
 
 Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml`` and ``--generate`` tasks written from the domain's files
-(``training.domain_tasks``), leaving out any request that an evaluation file (``DIR/episodes.yaml``, each
-``--exclude``) holds. ``--adapter`` then trains one adapter on the bank for the methods it names (saycan,
-progprompt, llm_planner, zero_shot; none named: saycan) and writes it as ``DIR/adapters/<method>.safetensors`` for each
-(``training.saycan_adapter``). ``--saycanpay`` trains SayCanPay's Can and Pay models on the bank's plans
-(``training.saycanpay_models --domain-folder``) as ``DIR/saycanpay/can.safetensors`` and ``pay.safetensors``,
-which ``planner: saycanpay`` uses in that domain; ``--saycanpay-resume`` continues them from their
-checkpoints. Exit status 1 when an episode has no plan or nothing was written.
+(``training.domain_tasks``), leaving out any request that an evaluation file (``DIR/episodes.yaml``,
+``DIR/dev.yaml``, each ``--exclude``) holds. ``--adapter`` then trains one adapter on the bank for the
+methods it names (saycan, progprompt, llm_planner, zero_shot; none named: saycan) and writes it as
+``DIR/adapters/<method>.safetensors`` for each (``training.saycan_adapter``). ``--saycanpay`` trains
+SayCanPay's Can and Pay models on the bank's plans (``training.saycanpay_models --domain-folder``) as
+``DIR/saycanpay/can.safetensors`` and ``pay.safetensors``, which ``planner: saycanpay`` uses in that domain;
+``--saycanpay-resume`` continues them from their checkpoints. Exit status 1 when an episode has no plan or
+nothing was written.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import yaml
 from llm_planner_ros.kitchen_domain.domain_folder import (
     ADAPTERS_FOLDER,
     BANK_FILE,
+    DEV_FILE,
     EPISODES_FILE,
     TRAIN_FILE,
     DomainFolderError,
@@ -54,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         default=[],
-        help=f"an evaluation episode file whose requests the bank must not hold (DIR/{EPISODES_FILE} always is)",
+        help=f"an evaluation episode file whose requests the bank must not hold (DIR/{EPISODES_FILE} and "
+        f"DIR/{DEV_FILE} always are)",
     )
     parser.add_argument("--out", type=Path, help=f"the bank to write (default: DIR/{BANK_FILE})")
     parser.add_argument("--generate", type=int, default=0, help="tasks generated from the domain's files (default 0)")
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             f"no training episodes at {train}: write the episodes the bank is built from there "
             f"(docs/domains.md, 'Examples for every method'), or give --train FILE"
         )
-    held_out = [folder.episodes] if folder.episodes else []
+    held_out = [path for path in (folder.episodes, folder.development) if path is not None]
     excluded = held_out_requests([*held_out, *args.exclude], kitchen)
     episodes = load_episodes(train, kitchen)
     raw = {str(item["id"]): item for item in yaml.safe_load(train.read_text(encoding="utf-8"))["episodes"]}

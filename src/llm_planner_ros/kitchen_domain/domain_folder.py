@@ -1,7 +1,8 @@
 """A domain as a folder a user writes (docs/domains.md): ``world.yaml`` and ``skills.yaml``, and
 optionally ``params.yaml`` (ROS parameters of the graph's nodes in this domain, keyed by node name:
-its allow-list, which executor runs on which backend), ``episodes.yaml`` and ``train.yaml`` (the
-episodes its example bank is built from). What ``llm-planner domain build`` makes from the folder lies
+its allow-list, which executor runs on which backend), ``episodes.yaml`` (held-out evaluation episodes),
+``dev.yaml`` (development episodes: what a domain's options and training are chosen on) and ``train.yaml``
+(the episodes its example bank is built from). What ``llm-planner domain build`` makes from the folder lies
 beside them: ``bank.jsonl`` (the methods' prompt examples) and ``adapters/<method>.safetensors``.
 
 The packaged SayCan kitchen (world ``saycan_kitchen``) keeps its built files under ``data/``: its bank,
@@ -21,6 +22,7 @@ SKILLS_FILE = "skills.yaml"
 PARAMS_FILE = "params.yaml"
 EPISODES_FILE = "episodes.yaml"
 TRAIN_FILE = "train.yaml"
+DEV_FILE = "dev.yaml"
 BANK_FILE = "bank.jsonl"
 ADAPTERS_FOLDER = "adapters"
 SAYCANPAY_FOLDER = "saycanpay"
@@ -34,13 +36,15 @@ class DomainFolderError(InputError, ValueError):
 
 @dataclass(frozen=True)
 class DomainFolder:
-    """The files of one domain folder; ``params`` and ``episodes`` are None where the folder has none."""
+    """The files of one domain folder; ``params``, ``episodes`` and ``development`` are None where the
+    folder has none."""
 
     path: Path
     world: Path
     skills: Path
     params: Path | None
     episodes: Path | None
+    development: Path | None = None
 
 
 def domain_folder(path: str | Path) -> DomainFolder:
@@ -62,7 +66,7 @@ def domain_folder(path: str | Path) -> DomainFolder:
         return folder / name if (folder / name).is_file() else None
 
     world, skills = folder / WORLD_FILE, folder / SKILLS_FILE
-    return DomainFolder(folder, world, skills, optional(PARAMS_FILE), optional(EPISODES_FILE))
+    return DomainFolder(folder, world, skills, optional(PARAMS_FILE), optional(EPISODES_FILE), optional(DEV_FILE))
 
 
 def _packaged_or_given(path: Path) -> Path:

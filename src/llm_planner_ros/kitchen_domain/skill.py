@@ -64,10 +64,13 @@ class SkillRule:
     A precondition is a built-in name from llm_planner_ros.kitchen_domain.world (``PRECONDITIONS``, applied to
     the skill's argument) or a condition a skills file writes (``{fact: door_open}``, ``{holding: sponge}``);
     an effect is a built-in name (``EFFECTS``) or a ``FactChange``. ``requires_drawer`` skills exist only in
-    scenes that have the drawer.
+    scenes that have the drawer. ``requests``: other ways a person asks for what the skill does ("call the
+    elevator" for "press the elevator button"), which the generated part of a domain's bank words its
+    requests with besides the skill's own text.
     """
 
     skill: Skill
     preconditions: tuple[str | Condition, ...] = ()
     effects: tuple[str | FactChange, ...] = ()
     requires_drawer: bool = False
+    requests: tuple[str, ...] = ()

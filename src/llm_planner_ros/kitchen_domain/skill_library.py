@@ -1,16 +1,15 @@
-"""The kitchen's skill vocabulary, expanded from the templates of config/kitchen_skills.yaml.
-
-Each template names a family, a text pattern, what it expands over (every object label, listed
-locations, or nothing), its executor, and the world preconditions and effects of the skills it makes:
-built-in names (llm_planner_ros.kitchen_domain.world), or conditions and fact changes written in the file
-(``{fact: door_open}``, ``{holding: "{object}"}``, ``{set: "table_clean({location})"}``), whose
-placeholders are filled like the text's. The file declares its skill families and executors
-(``families``, ``executors``: names, or names with each family's affordance source and each executor's
-ROS 2 action, llm_planner_ros.kitchen_domain.vocabulary); a file that leaves them out gets the SayCan kitchen's.
-The 51 kitchen skills are: find / pick up / put down for the 15 labels, go to the 4 places, "bring it
-to you" and "done"; drawer scenes add "go to the drawers", "open the drawer", "close the drawer" and
-"put the <object> in the drawer".
-"""
+"""The kitchen's skill vocabulary, expanded from the templates of config/kitchen_skills.yaml. Each template
+names a family, a text pattern, what it expands over (every object label, listed locations, or nothing), its
+executor, and the world preconditions and effects of the skills it makes: built-in names
+(llm_planner_ros.kitchen_domain.world), or conditions and fact changes written in the file (``{fact:
+door_open}``, ``{holding: "{object}"}``, ``{set: "table_clean({location})"}``), whose placeholders are
+filled like the text's, and optionally ``requests``: how people ask for what the skill does ("call the
+elevator"), the words a domain's generated bank uses besides the skill's text. The file declares its skill
+families and executors (``families``, ``executors``: names, or names with each family's affordance source
+and each executor's ROS 2 action, llm_planner_ros.kitchen_domain.vocabulary); a file that leaves them out
+gets the SayCan kitchen's. The 51 kitchen skills are: find / pick up / put down for the 15 labels, go to the
+4 places, "bring it to you" and "done"; drawer scenes add "go to the drawers", "open the drawer", "close the
+drawer" and "put the <object> in the drawer"."""
 
 from __future__ import annotations
 
@@ -36,7 +35,17 @@ from llm_planner_ros.kitchen_domain.world import EFFECTS, PRECONDITIONS
 
 SKILLS_FILE = "kitchen_skills.yaml"
 
-_TEMPLATE_KEYS = ("family", "text", "executor", "for_each", "locations", "requires_drawer", "preconditions", "effects")
+_TEMPLATE_KEYS = (
+    "family",
+    "text",
+    "executor",
+    "for_each",
+    "locations",
+    "requires_drawer",
+    "preconditions",
+    "effects",
+    "requests",
+)
 
 
 class SkillLibrary:
@@ -132,6 +141,8 @@ def _expand(
     requires_drawer = check.boolean(entry.get("requires_drawer", False), join(where, "requires_drawer"))
     preconditions = check.list_of(entry.get("preconditions", []), join(where, "preconditions"), allow_empty=True)
     effects = check.list_of(entry.get("effects", []), join(where, "effects"), allow_empty=True)
+    listed = check.list_of(entry.get("requests", []), join(where, "requests"), allow_empty=True) or []
+    requests = [check.string(item, join(join(where, "requests"), i)) for i, item in enumerate(listed)]
     bindings = _bindings(entry, config, bool(requires_drawer), check, where)
     if len(check.problems) > problems_before or text is None or family is None or executor is None:
         return []
@@ -154,10 +165,15 @@ def _expand(
             _effect(item, values, config, scratch, join(join(where, "effects"), i))
             for i, item in enumerate(effects or [])
         ]
+        asked = [
+            _filled(item, values, scratch, join(join(where, "requests"), i))
+            for i, item in enumerate(requests)
+            if item is not None
+        ]
         problems.update(dict.fromkeys((problem.field, problem.message) for problem in scratch.problems))
         if not scratch.problems:
             skill = Skill(skill_text, family, arguments, executor)
-            rules.append(SkillRule(skill, tuple(required), tuple(changes), bool(requires_drawer)))  # type: ignore[arg-type]
+            rules.append(SkillRule(skill, tuple(required), tuple(changes), bool(requires_drawer), tuple(asked)))  # type: ignore[arg-type]
     for field, message in problems:
         check.add(field, message)
     return [] if problems else rules

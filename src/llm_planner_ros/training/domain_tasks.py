@@ -8,13 +8,14 @@ change true or false), then a goal of one of these kinds, worded from a few plai
 
 - ``deliver``: an object to the person ("Bring me the mug."), ``move``: to a place ("Move the mug to
   the desk."), ``go``: the robot to a place, ``pick``: an object into the gripper;
-- ``fact``: a fact a skill sets or clears, worded as that skill's own text ("Please open the door.");
+- ``fact``: a fact a skill sets or clears, worded as that skill's own text ("Please open the door.") or
+  as one of the ``requests`` its skills file gives it ("Call the elevator.");
 - ``two``: two of the above in one request ("Open the door, then bring me the mug.").
 
 Objects and places are named by their name or, one time in three, by one of the ``synonyms`` the world
-file gives them ("cup" for the mug); the plan always uses the name. Other paraphrases (a "lift" for the
-elevator button) are unknown here, so the requests are plainer than people's; the training episodes a
-user writes (``train.yaml``) carry those.
+file gives them ("cup" for the mug); the plan always uses the name. An object in the gripper is named as
+such half the time ("the mug you are holding"). Paraphrases the files do not give are unknown here, so
+the requests are plainer than people's; the training episodes a user writes (``train.yaml``) carry those.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ TEMPLATES = {
         "I need the {o}.",
         "Please fetch the {o} for me.",
         "Get me the {o}, please.",
+        "Hand me the {o}.",
+        "I'd like the {o}.",
+        "Can I have the {o}?",
+        "Would you bring the {o} over here?",
     ),
     "move": (
         "Put the {o} at the {p}.",
@@ -49,12 +54,17 @@ TEMPLATES = {
         "Take the {o} to the {p}.",
         "Leave the {o} at the {p}.",
         "Carry the {o} over to the {p}.",
+        "Place the {o} on the {p}.",
+        "Bring the {o} to the {p}.",
+        "Put the {o} back at the {p}.",
+        "Drop the {o} off at the {p}.",
     ),
-    "go": ("Go to the {p}.", "Head over to the {p}.", "Please go to the {p}."),
-    "pick": ("Pick up the {o}.", "Grab the {o}.", "Take the {o} in your gripper."),
+    "go": ("Go to the {p}.", "Head over to the {p}.", "Please go to the {p}.", "Walk to the {p}.", "Move to the {p}."),
+    "pick": ("Pick up the {o}.", "Grab the {o}.", "Take the {o} in your gripper.", "Pick the {o} up."),
     "fact": ("{S}.", "Please {s}.", "Could you {s}?", "Can you {s} for me?", "{S}, please."),
 }
-JOINS = ("{a} and {b}", "{a}, then {b}", "First {a}, then {b}")
+JOINS = ("{a} and {b}", "{a}, then {b}", "First {a}, then {b}", "{a}, and after that {b}")
+HELD = ("{o} you are holding", "{o} you have")  # how a request may name the object in the gripper
 SYNONYM_SHARE = 1 / 3  # requests naming an object or place that has synonyms by one of them
 
 
@@ -78,13 +88,14 @@ class TaskWriter:
         self.places = [p for p in places if p != PERSON]
         self.labels = list(kitchen.config.labels)
         changes = [
-            (rule.skill.text, effect)
+            ((rule.skill.text, *rule.requests), effect)
             for skill in kitchen.library.skills()
             if (rule := kitchen.library.find(skill.text)) is not None
             for effect in rule.effects
             if isinstance(effect, FactChange)
         ]
-        self.fact_skills: list[tuple[str, FactChange]] = changes
+        # Each fact skill's wordings: its text, then the requests its skills file gives it.
+        self.fact_skills: list[tuple[tuple[str, ...], FactChange]] = changes
         self.atoms = sorted({effect.atom for _, effect in changes})
 
     def scene(self) -> dict[str, Any]:
@@ -115,12 +126,13 @@ class TaskWriter:
             return choices[0] if plain and choices and isinstance(choices[0], str) else self.rng.choice(choices)
 
         if kind == "deliver" and objects:
-            label = self.rng.choice(objects)["label"]
-            return pick(TEMPLATES["deliver"]).format(o=self.say(label)), {"at": {"label": label, "location": PERSON}}
+            obj = self.rng.choice(objects)
+            text = pick(TEMPLATES["deliver"]).format(o=self.name(obj))
+            return text, {"at": {"label": obj["label"], "location": PERSON}}
         if kind == "move" and objects:
             obj = self.rng.choice(objects)
             place = self.rng.choice([p for p in self.places if p != obj["at"]])
-            text = pick(TEMPLATES["move"]).format(o=self.say(obj["label"]), p=self.say(place))
+            text = pick(TEMPLATES["move"]).format(o=self.name(obj), p=self.say(place))
             return text, {"at": {"label": obj["label"], "location": place}}
         if kind == "go":
             place = self.rng.choice([p for p in self.places if p != initial["robot"]["at"]])
@@ -129,15 +141,22 @@ class TaskWriter:
             label = self.rng.choice(objects)["label"]
             return pick(TEMPLATES["pick"]).format(o=self.say(label)), {"holding": label}
         if kind == "fact" and self.fact_skills:
-            holding = set(initial.get("facts", ()))
-            changes = [(text, effect) for text, effect in self.fact_skills if (effect.atom in holding) != effect.value]
+            holds = set(initial.get("facts", ()))
+            changes = [(texts, change) for texts, change in self.fact_skills if (change.atom in holds) != change.value]
             if not changes:
                 return None
-            text, effect = self.rng.choice(changes)
-            self._bring_what_it_needs(text, initial)
+            texts, effect = self.rng.choice(changes)
+            self._bring_what_it_needs(texts[0], initial)
+            text = self.rng.choice(texts)
             request = pick(TEMPLATES["fact"]).format(S=text[0].upper() + text[1:], s=text)
             return request, {"fact": effect.atom} if effect.value else {"not": {"fact": effect.atom}}
         return None
+
+    def name(self, obj: dict[str, Any]) -> str:
+        """How a request names the scene object ``obj``: as ``say`` does, or, one time in two when the
+        gripper holds it, as the object the robot holds ("the mug you are holding")."""
+        label = self.say(obj["label"])
+        return self.rng.choice(HELD).format(o=label) if obj["at"] == "robot" and self.rng.random() < 0.5 else label
 
     def say(self, name: str) -> str:
         """How a request names the object or place ``name``: itself, or SYNONYM_SHARE of the time one of
