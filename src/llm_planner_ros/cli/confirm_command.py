@@ -19,6 +19,7 @@ import argparse
 import getpass
 import sys
 import threading
+import time
 from datetime import datetime
 from typing import TextIO
 
@@ -34,6 +35,7 @@ from llm_planner_ros.visualization.score_table import step_table
 
 APPROVALS = ("y", "yes")
 CLOSED = "the operator's terminal closed"
+DELIVERY_S = 2.0  # how long the closing answer's reply is given to reach the planner before the node goes
 
 
 def answer(line: str) -> tuple[bool, str]:
@@ -68,6 +70,12 @@ class TerminalConfirmation:
         try:
             while not self._closed.is_set():
                 executor.spin_once(timeout_sec=0.2)
+            # The closing answer was only handed to DDS when its callback returned: destroying the node at
+            # once can drop the reply before the planner reads it, and the planner then waits out its
+            # confirm_timeout_s. Keep serving a moment (a later request is refused as closed too).
+            deadline = time.monotonic() + DELIVERY_S
+            while time.monotonic() < deadline:
+                executor.spin_once(timeout_sec=0.1)
         finally:
             executor.shutdown(timeout_sec=2)
             self.node.destroy_node()
