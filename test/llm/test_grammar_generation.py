@@ -68,6 +68,15 @@ def test_step_and_plan_grammars_name_skills_on_perceived_objects_places_or_nothi
     assert plan_grammar(SKILLS, ["chef's knife"]).count('"pick up the chef\'s knife"') == 1
 
 
+def test_a_skill_on_a_place_is_written_without_perceiving_anything() -> None:
+    # A domain's own family may act on a place ("wipe the desk"): places need no perceiving, so the
+    # grammar must let the model write it in a scene where only objects were perceived.
+    wipe = Skill("wipe the desk", "wipe", ("desk",))
+    assert '"wipe the desk"' in step_grammar([*SKILLS, wipe], ["7up"], places=("desk", "far counter"))
+    assert '"wipe the desk"' in plan_grammar([*SKILLS, wipe], [], places=("desk",))
+    assert '"wipe the desk"' not in step_grammar([*SKILLS, wipe], ["7up"], places=("far counter",))
+
+
 def test_a_scene_without_skills_or_objects_is_refused_with_the_reason(make_world: Any) -> None:
     with pytest.raises(GrammarError, match="no skill to write"):
         step_grammar([], ["7up"])

@@ -35,7 +35,13 @@ KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
 
 def first_prompt(folder: Path, method: str, episode_id: str = "deliver-01", **options: object) -> str:
     """The first prompt ``method`` sends for an episode of the office's evaluation file, planning in the
-    domain of ``folder`` (RecordingModel records it, then fails the request, which ends the step)."""
+    domain of ``folder``."""
+    return first_request(folder, method, episode_id, **options).prompts[0]
+
+
+def first_request(folder: Path, method: str, episode_id: str, **options: object) -> RecordingModel:
+    """The model after ``method``'s first request for an episode of the office's evaluation file
+    (RecordingModel records it, then fails the request, which ends the step)."""
     kitchen = load_domain(folder)
     all_options = load_planner_options()
     all_options[method].update(options)
@@ -45,7 +51,7 @@ def first_prompt(folder: Path, method: str, episode_id: str = "deliver-01", **op
     planner.reset(episode.instruction)
     with pytest.raises(AssertionError, match="RecordingModel only"):
         planner.next_step(SimulatedEnvironment(episode.world(kitchen)), [])
-    return model.prompts[0]
+    return model
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +69,16 @@ def test_every_method_prompts_with_the_domains_own_examples(office: Path, method
     assert not any(word in prompt for word in KITCHEN_WORDS), f"{method} shows kitchen examples:\n{prompt}"
     # The bank's plans, in the method's own form: the prompt carries skills of the office.
     assert "hall" in prompt or "printer" in prompt or "stapler" in prompt
+
+
+@pytest.mark.parametrize("method", ["zero_shot", "llm_planner"])
+def test_the_generative_planners_may_write_a_skill_on_a_place(office: Path, method: str) -> None:
+    # "wipe the desk" acts on a place, which needs no perceiving: the grammar must offer it although no
+    # object called desk was seen, and LLM-Planner's allowed actions must name it, not "wipe <object>".
+    model = first_request(office, method, "wipe-01")
+    assert all(f'"wipe the {place}"' in str(model.grammars[0]) for place in ("desk", "kitchenette", "meeting room"))
+    if method == "llm_planner":
+        assert "wipe the desk" in model.prompts[0] and "wipe <object>" not in model.prompts[0]
 
 
 def test_saycans_retrieved_examples_are_the_nearest_bank_requests(office: Path) -> None:

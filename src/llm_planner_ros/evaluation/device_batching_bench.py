@@ -150,7 +150,7 @@ def _constrained(model: LanguageModel, world: Any, instructions: Sequence[str]) 
     from llm_planner_ros.planning.grammars import step_grammar
 
     skills = world.admissible_skills()
-    grammar = step_grammar(skills, sorted({obj.label for obj in world.objects}))
+    grammar = step_grammar(skills, sorted({obj.label for obj in world.objects}), world.places())
     texts = {skill.text for skill in skills}
     seconds, valid = [], 0
     for instruction in instructions:

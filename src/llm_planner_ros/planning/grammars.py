@@ -19,9 +19,10 @@ without a single step would let the model write nothing at all.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
+from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.progprompt.validator import HAND_WORDS, PREDICATES
 from llm_planner_ros.planning.progprompt.vocabulary import LOCATION, OBJECT, Vocabulary
 
@@ -104,27 +105,43 @@ def _predicates(vocabulary: Vocabulary) -> list[str]:
     return forms
 
 
-def step_grammar(skills: Sequence[Skill], objects: Iterable[str]) -> str:
+def step_grammar(skills: Sequence[Skill], objects: Iterable[str], places: Collection[str] = ()) -> str:
     """One step after ``Step N:``: a space, the text of a skill of ``skills`` that acts on one of
     ``objects`` (or on a place, or on nothing), a newline. GrammarError when there is none."""
-    return f"start: {literal(' ')} step {literal(chr(10))}\nstep: {_skill_choice(skills, objects)}\n"
+    return f"start: {literal(' ')} step {literal(chr(10))}\nstep: {_skill_choice(skills, objects, places)}\n"
 
 
-def plan_grammar(skills: Sequence[Skill], objects: Iterable[str]) -> str:
+def plan_grammar(skills: Sequence[Skill], objects: Iterable[str], places: Collection[str] = ()) -> str:
     """A plan line after ``Next plan:``: such skill texts (``step_grammar``) joined by ", ", then a
     newline. GrammarError when there is none."""
-    step = _skill_choice(skills, objects)
+    step = _skill_choice(skills, objects, places)
     return f"start: {literal(' ')} step ({literal(', ')} step)* {literal(chr(10))}\nstep: {step}\n"
 
 
-def runnable_skills(skills: Sequence[Skill], objects: Iterable[str]) -> list[Skill]:
-    """The skills of ``skills`` that act on one of ``objects``, on a place, or on nothing (in order)."""
+def scene_places(state: object) -> tuple[str, ...]:
+    """The places of a kitchen ``World`` (``PlanningEnvironment.snapshot()``); none for another state
+    (VirtualHome's scene graph, whose skills name objects only)."""
+    return state.places() if isinstance(state, World) else ()
+
+
+def acts_on_place(skill: Skill, places: Collection[str]) -> bool:
+    """Whether ``skill`` goes to or acts on a place ("go to the desk", "wipe the desk") rather than an
+    object: a go-to skill, or one whose argument is one of ``places``."""
+    return skill.family == GOTO or skill.argument in places
+
+
+def runnable_skills(skills: Sequence[Skill], objects: Iterable[str], places: Collection[str] = ()) -> list[Skill]:
+    """The skills of ``skills`` that act on one of ``objects``, on a place (``acts_on_place``: go-to
+    skills and those whose argument is one of ``places``), or on nothing (in order). A skill on an
+    object nobody has perceived is left out; one on a place never is, as places need no perceiving."""
     present = set(objects)
-    return [skill for skill in skills if skill.argument is None or skill.family == GOTO or skill.argument in present]
+    return [
+        skill for skill in skills if skill.argument is None or skill.argument in present or acts_on_place(skill, places)
+    ]
 
 
-def _skill_choice(skills: Sequence[Skill], objects: Iterable[str]) -> str:
-    runnable = runnable_skills(skills, objects)
+def _skill_choice(skills: Sequence[Skill], objects: Iterable[str], places: Collection[str]) -> str:
+    runnable = runnable_skills(skills, objects, places)
     if not runnable:
         raise GrammarError(
             "the scene has no skill to write: no admissible skill, or none acting on a perceived object or a "

@@ -9,6 +9,7 @@ from language_model_doubles import ScriptedModel, WordEmbedder
 from world_builders import MakeWorld
 
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
@@ -67,6 +68,12 @@ def test_action_templates_name_objects_by_placeholder_and_places_in_full() -> No
         "go to the drawers",
     } <= set(templates)
     assert len(templates) == len(set(templates)) == 13
+
+
+def test_action_templates_give_a_skill_on_a_place_in_full() -> None:
+    skills = [Skill("pick up the mug", "pick", ("mug",)), Skill("wipe the desk", "wipe", ("desk",))]
+    assert action_templates(skills, places=("desk",)) == ["pick up <object>", "wipe the desk"]
+    assert action_templates(skills) == ["pick up <object>", "wipe <object>"]  # the desk is not a place here
 
 
 def test_prompt_has_the_papers_parts_in_order(make_world: MakeWorld) -> None:

@@ -34,12 +34,12 @@ subgoals mapped to skills by sentence embeddings.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
+from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.domain_examples import (
@@ -49,7 +49,7 @@ from llm_planner_ros.planning.domain_examples import (
     uses_packaged_examples,
 )
 from llm_planner_ros.planning.environment import PlanningEnvironment
-from llm_planner_ros.planning.grammars import GrammarError, plan_grammar
+from llm_planner_ros.planning.grammars import GrammarError, acts_on_place, plan_grammar, scene_places
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import (
     EXAMPLES_FILE,
@@ -153,14 +153,15 @@ class PlanGenerator:
         return {word: self.options.logit_bias for word in words}
 
 
-def action_templates(skills: Sequence[Skill]) -> list[str]:
+def action_templates(skills: Sequence[Skill], places: Collection[str] = ()) -> list[str]:
     """The allowed high-level actions of a skill vocabulary, as the prompt lists them: a skill acting on
-    an object with the object (and its article) replaced by ``<object>`` ("pick up <object>"); go-to
-    skills and skills without an argument in full ("go to the table", "done"). In vocabulary order."""
+    an object with the object (and its article) replaced by ``<object>`` ("pick up <object>"); skills on
+    a place (``grammars.acts_on_place``: "go to the table", "wipe the desk" when the desk is one of
+    ``places``) and skills without an argument in full ("done"). In vocabulary order."""
     templates: dict[str, None] = {}
     for skill in skills:
         argument = skill.argument
-        if argument is None or skill.family == GOTO:
+        if argument is None or acts_on_place(skill, places):
             templates[skill.text] = None
             continue
         pattern = rf"\b(?:(?:a|an|the)\s+)?{re.escape(argument)}\b"
@@ -258,8 +259,9 @@ class LlmPlanner:
         self._account_progress(env.describe_state())
         while True:
             if self._pending is not None:
-                scene = describe_scene(env.snapshot()) if self.options.scene_context else ""
-                if (gave_up := self._replan(skills, scene)) is not None:
+                state = env.snapshot()
+                scene = describe_scene(state) if self.options.scene_context else ""
+                if (gave_up := self._replan(skills, scene_places(state), scene)) is not None:
                     return StepDecision(None, note=gave_up)
             if self._cursor >= len(self._plan):
                 self._pending = "the plan ended without done"
@@ -296,17 +298,17 @@ class LlmPlanner:
         self._last_state = state
         self._last_succeeded = None
 
-    def _replan(self, skills: Sequence[Skill], scene: str) -> str | None:
+    def _replan(self, skills: Sequence[Skill], places: Collection[str], scene: str) -> str | None:
         """Generate a new plan for ``self._pending``; returns why the planner gives up, or None."""
         initial = not self.generations
         if not initial and self._replans >= self.options.max_replans:
             return f"gave up after {self._replans} re-plan(s); last reason: {self._pending}"
         try:
-            grammar = plan_grammar(skills, self._perceived) if self.options.grammar else None
+            grammar = plan_grammar(skills, self._perceived, places) if self.options.grammar else None
         except GrammarError as error:
             return str(error)
         generated = self._generator.generate(
-            self._instruction, action_templates(skills), self._completed, list(self._perceived), grammar, scene
+            self._instruction, action_templates(skills, places), self._completed, list(self._perceived), grammar, scene
         )
         self.generations.append(generated)
         self._replans += 0 if initial else 1

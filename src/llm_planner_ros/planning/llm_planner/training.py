@@ -44,7 +44,7 @@ def plan_example(
             raise UnrunnableStep(f"{example.id}: oracle step {text!r} does not run ({why})")
     text = prompt.render(
         example.instruction,
-        action_templates(env.admissible_skills()),
+        action_templates(env.admissible_skills(), env.snapshot().places()),
         (),
         example.steps[:completed],
         env.observed_objects(),

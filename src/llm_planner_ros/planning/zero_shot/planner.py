@@ -49,7 +49,7 @@ from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
-from llm_planner_ros.planning.grammars import GrammarError, step_grammar
+from llm_planner_ros.planning.grammars import GrammarError, scene_places, step_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.registry import PlannerResources
 from llm_planner_ros.planning.saycan.planner import state_key
@@ -151,16 +151,18 @@ class ZeroShotPlanner:
         skills = list(env.admissible_skills())
         if not skills:
             return StepDecision(None, note="no admissible skill in this scene")
+        state = env.snapshot()
         if self.options.scene_context and not self._scene:
             # The scene when the plan starts, kept: every later prompt continues the first.
-            self._scene = describe_scene(env.snapshot())
+            self._scene = describe_scene(state)
         if self.options.max_failures:
-            self._chosen_in = state_key(env.snapshot())
+            self._chosen_in = state_key(state)
             skills = [s for s in skills if self._failures[self._chosen_in, s.text] < self.options.max_failures]
             if not skills:
                 return StepDecision(None, note=f"every skill failed {self.options.max_failures} times here")
         try:
-            grammar = step_grammar(skills, env.observed_objects()) if self.options.grammar else None
+            places = scene_places(state)
+            grammar = step_grammar(skills, env.observed_objects(), places) if self.options.grammar else None
         except GrammarError as error:
             return StepDecision(None, note=str(error))
         generation = self._model.generate(
