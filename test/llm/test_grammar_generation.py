@@ -101,6 +101,14 @@ def test_the_program_grammar_takes_the_example_programs_and_the_scenes_names(
     assert not accepts(tiny_tokenizer, "\n    find('coke')\n", grammar, complete=False)  # no coke here
 
 
+def test_a_plan_may_not_start_with_a_skill_left_out_of_its_first_step(tiny_tokenizer: Any) -> None:
+    grammar = plan_grammar(SKILLS, ["7up"], not_first={"pick up the 7up"})
+    assert accepts(tiny_tokenizer, " find a 7up, pick up the 7up, done\n", grammar)
+    assert not accepts(tiny_tokenizer, " pick up the 7up, done\n", grammar, complete=False)
+    with pytest.raises(GrammarError, match="no skill to write"):
+        plan_grammar(SKILLS[:1], ["7up"], not_first={"find a 7up"})
+
+
 # ----- constrained generation on a random model --------------------------------------------------------
 
 

@@ -111,11 +111,15 @@ def step_grammar(skills: Sequence[Skill], objects: Iterable[str], places: Collec
     return f"start: {literal(' ')} step {literal(chr(10))}\nstep: {_skill_choice(skills, objects, places)}\n"
 
 
-def plan_grammar(skills: Sequence[Skill], objects: Iterable[str], places: Collection[str] = ()) -> str:
+def plan_grammar(
+    skills: Sequence[Skill], objects: Iterable[str], places: Collection[str] = (), not_first: Collection[str] = ()
+) -> str:
     """A plan line after ``Next plan:``: such skill texts (``step_grammar``) joined by ", ", then a
-    newline. GrammarError when there is none."""
+    newline; the first step is none of the skill texts ``not_first``. GrammarError when there is none."""
+    objects = list(objects)
     step = _skill_choice(skills, objects, places)
-    return f"start: {literal(' ')} step ({literal(', ')} step)* {literal(chr(10))}\nstep: {step}\n"
+    first = _skill_choice([s for s in skills if s.text not in not_first], objects, places) if not_first else "step"
+    return f"start: {literal(' ')} first ({literal(', ')} step)* {literal(chr(10))}\nfirst: {first}\nstep: {step}\n"
 
 
 def scene_places(state: object) -> tuple[str, ...]:

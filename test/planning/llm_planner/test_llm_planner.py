@@ -176,6 +176,33 @@ def test_a_tolerant_planner_retries_a_failed_subgoal_before_replanning(make_worl
     assert planner.next_step(env, []).skill.text == "find a coke"  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("avoid", [True, False])
+def test_a_replan_in_the_state_where_a_skill_failed_may_not_start_with_it(make_world: MakeWorld, avoid: bool) -> None:
+    # The coke is far away: "pick up the coke" fails, the state stays as it was, and the re-plan's
+    # prompt is the failed plan's own. Only the grammar keeps greedy decoding from writing it again.
+    env = SimulatedEnvironment(make_world("close counter", coke_1="far counter"))
+    model = ScriptedModel([["pick up the coke, done"], [FETCH_COKE]])
+    planner = llm_planner(model, avoid_failed_first=avoid)
+    planner.reset("bring me the coke")
+    decision = planner.next_step(env, [])
+    planner.observe(StepRecord(0, decision.skill, decision.candidates, StepStatus.FAILED, "out of reach"))  # type: ignore[arg-type]
+    planner.next_step(env, [])
+    first, replan = model.grammars
+    assert model.calls[0].prompt == model.calls[1].prompt
+    assert first is not None and replan is not None and '"pick up the coke"' in first
+    if not avoid:
+        assert replan == first
+        return
+    first_rule = next(line for line in replan.splitlines() if line.startswith("first:"))
+    assert '"pick up the coke"' not in first_rule and '"find a coke"' in first_rule
+    assert '"pick up the coke"' in next(line for line in replan.splitlines() if line.startswith("step:"))
+
+
+def test_avoid_failed_first_without_the_grammar_is_refused() -> None:
+    with pytest.raises(ValueError, match="avoid_failed_first needs grammar: true"):
+        LlmPlannerOptions(grammar=False, avoid_failed_first=True)
+
+
 def test_steps_that_change_nothing_trigger_a_replan_after_stall_steps(make_world: MakeWorld) -> None:
     env = SimulatedEnvironment(make_world("close counter", coke_1="far counter"))
     stuck = "go to the close counter, go to the close counter, go to the close counter, done"

@@ -25,6 +25,13 @@ every object perceived so far (``env.observed_objects()``, ``/scene/objects`` on
 
 After ``max_replans`` re-plans the planner gives up (the loop ends with ``no_candidate``).
 
+A re-plan after a failed subgoal often has the very prompt of the plan that failed: a skill whose
+precondition does not hold changes neither the completed subgoals nor the scene, so greedy generation
+writes the same plan again and the re-plan is wasted. With ``avoid_failed_first`` (config/planners.yaml
+ships it on; off is the paper) the re-plan's first subgoal may not be a skill that already failed in the
+state the robot is in now (the plan grammar's first step leaves it out; later steps may name it, as the
+skill can succeed once the plan has changed the state).
+
 With ``grammar`` on (the default) the plan line is constrained to the plan grammar (planning.grammars):
 skill texts of the scene acting on an object perceived so far, a place or nothing, joined by ", ", so
 every subgoal is a skill by its exact text. ``grammar: false`` is the paper's free generation with
@@ -172,9 +179,11 @@ def action_templates(skills: Sequence[Skill], places: Collection[str] = ()) -> l
 @dataclass(frozen=True)
 class LlmPlannerOptions:
     """Re-planning triggers (module docstring), the subgoal-to-skill threshold, the table size,
-    ``grammar``: plans constrained to the scene's skill texts (False: free text mapped by embeddings), and
+    ``grammar``: plans constrained to the scene's skill texts (False: free text mapped by embeddings),
     ``scene_context``: each (re-)plan's prompt says where the robot is, what it holds and what lies where
-    (``saycan.scene``; for a model trained on that prompt, the embedded model's adapter)."""
+    (``saycan.scene``; for a model trained on that prompt, the embedded model's adapter), and
+    ``avoid_failed_first``: a re-plan does not start with a skill that failed in the present state (module
+    docstring; needs ``grammar``)."""
 
     max_failures: int = 1
     stall_steps: int = 3
@@ -184,6 +193,7 @@ class LlmPlannerOptions:
     top_k: int = 5
     grammar: bool = True
     scene_context: bool = False
+    avoid_failed_first: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_failures", "stall_steps", "top_k"):
@@ -191,6 +201,8 @@ class LlmPlannerOptions:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_replans < 0:
             raise ValueError(f"max_replans must be 0 or more, got {self.max_replans}")
+        if self.avoid_failed_first and not self.grammar:
+            raise ValueError("avoid_failed_first needs grammar: true (set avoid_failed_first: false for free text)")
 
 
 class LlmPlanner:
@@ -228,6 +240,7 @@ class LlmPlanner:
         self._stalled = 0
         self._last_state: str | None = None
         self._last_succeeded: bool | None = None
+        self._failed_in: dict[str | None, set[str]] = {}  # state description -> skill texts that failed in it
         self.generations: list[GeneratedPlan] = []
 
     @property
@@ -280,6 +293,7 @@ class LlmPlanner:
             self._failures = 0
             return
         self._failures += 1
+        self._failed_in.setdefault(self._last_state, set()).add(record.skill.text)
         if self._failures >= self.options.max_failures:
             self._pending = f"subgoal {record.skill.text!r} failed: {record.message}"
 
@@ -304,7 +318,8 @@ class LlmPlanner:
         if not initial and self._replans >= self.options.max_replans:
             return f"gave up after {self._replans} re-plan(s); last reason: {self._pending}"
         try:
-            grammar = plan_grammar(skills, self._perceived, places) if self.options.grammar else None
+            not_first = self._failed_in.get(self._last_state, set()) if self.options.avoid_failed_first else set()
+            grammar = plan_grammar(skills, self._perceived, places, not_first) if self.options.grammar else None
         except GrammarError as error:
             return str(error)
         generated = self._generator.generate(
