@@ -11,10 +11,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
+from demo_runs import run_demo
 from repo_paths import REPO_ROOT, TEST_DATA
 from ros_harness import allocate_domain_id
 
@@ -23,23 +23,6 @@ pytestmark = [pytest.mark.graph, pytest.mark.model]
 OFFICE = TEST_DATA / "office_corner"
 # The packaged allow-list names the kitchen's skills: a domain lists its own.
 ALLOWED = ["find *", "pick up the *", "put down the *", "go to the *", "bring it to you", "open the door", "wipe the *"]
-
-
-def run_demo(tmp_path: Path, *options: str, env: dict[str, str] | None = None) -> tuple[Any, dict[str, str], dict]:
-    """``llm-planner demo --planner saycan --time-scale 0`` with ``options``, its JSON outcome and node logs
-    under ``tmp_path``: (the finished process, each node's log by name, the outcome)."""
-    out = tmp_path / "outcome.json"
-    argv = [
-        str(Path(sys.executable).parent / "llm-planner"),
-        "demo",
-        *options,
-        *("--planner", "saycan", "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
-    ]
-    env = env or dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
-    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
-    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
-    return completed, logs, json.loads(out.read_text())
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,32 @@
+"""``llm-planner demo`` as a user runs it, for the graph tests of a domain: the finished process, each
+node's log and the JSON outcome."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ros_harness import allocate_domain_id
+
+
+def run_demo(
+    tmp_path: Path, *options: str, planner: str = "saycan", env: dict[str, str] | None = None
+) -> tuple[Any, dict[str, str], dict]:
+    """``llm-planner demo --planner PLANNER --time-scale 0`` with ``options``, its JSON outcome and node
+    logs under ``tmp_path``: (the finished process, each node's log by name, the outcome)."""
+    out = tmp_path / "outcome.json"
+    argv = [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "demo",
+        *options,
+        *("--planner", planner, "--time-scale", "0", "--json", str(out), "--log-dir", str(tmp_path / "logs")),
+    ]
+    env = env or dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120")
+    completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
+    logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
+    assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
+    return completed, logs, json.loads(out.read_text())
