@@ -198,11 +198,6 @@ def test_a_replan_in_the_state_where_a_skill_failed_may_not_start_with_it(make_w
     assert '"pick up the coke"' in next(line for line in replan.splitlines() if line.startswith("step:"))
 
 
-def test_avoid_failed_first_without_the_grammar_is_refused() -> None:
-    with pytest.raises(ValueError, match="avoid_failed_first needs grammar: true"):
-        LlmPlannerOptions(grammar=False, avoid_failed_first=True)
-
-
 def test_steps_that_change_nothing_trigger_a_replan_after_stall_steps(make_world: MakeWorld) -> None:
     env = SimulatedEnvironment(make_world("close counter", coke_1="far counter"))
     stuck = "go to the close counter, go to the close counter, go to the close counter, done"

@@ -183,7 +183,7 @@ class LlmPlannerOptions:
     ``scene_context``: each (re-)plan's prompt says where the robot is, what it holds and what lies where
     (``saycan.scene``; for a model trained on that prompt, the embedded model's adapter), and
     ``avoid_failed_first``: a re-plan does not start with a skill that failed in the present state (module
-    docstring; needs ``grammar``)."""
+    docstring; it constrains the plan grammar, so free generation, ``grammar: false``, is left as it is)."""
 
     max_failures: int = 1
     stall_steps: int = 3
@@ -201,8 +201,6 @@ class LlmPlannerOptions:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.max_replans < 0:
             raise ValueError(f"max_replans must be 0 or more, got {self.max_replans}")
-        if self.avoid_failed_first and not self.grammar:
-            raise ValueError("avoid_failed_first needs grammar: true (set avoid_failed_first: false for free text)")
 
 
 class LlmPlanner:
