@@ -18,7 +18,8 @@ STRIP_FRAMES = 10
 class FrameRecorder:
     """Subscribes ``node`` to an rgb8 ``topic`` and keeps one frame per ``every_s`` seconds of the frames'
     own stamps (the simulated clock of physics_sim_node), so the record does not depend on how fast the
-    machine ran."""
+    machine ran. A stamp before the last kept one is a restarted clock (the simulator loaded a scene):
+    its frame is kept and the count starts again from it."""
 
     def __init__(self, node: Node, topic: str, every_s: float = 1.0) -> None:
         self.topic = node.resolve_topic_name(topic)
@@ -26,17 +27,26 @@ class FrameRecorder:
         self._frames: list[np.ndarray] = []
         self._last_s: float | None = None
         self._lock = threading.Lock()
+        self._first = threading.Event()
         node.create_subscription(Image, topic, self._on_image, 5)
+
+    def wait_for_frame(self, timeout_s: float) -> bool:
+        """Block until the first frame is kept (False after ``timeout_s``). Call it before the run starts:
+        a new subscription receives nothing until discovery has matched it with the camera's publisher,
+        which takes seconds on a loaded machine, while a simulation faster than real time can run most
+        of a plan's simulated seconds in that time, and their frames would be lost."""
+        return self._first.wait(timeout_s)
 
     def _on_image(self, msg: Image) -> None:
         stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        if msg.encoding != "rgb8" or (self._last_s is not None and stamp - self._last_s < self._every_s):
+        if msg.encoding != "rgb8" or (self._last_s is not None and 0.0 <= stamp - self._last_s < self._every_s):
             return
         pixels = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(msg.height, msg.step)
         frame = pixels[:, : msg.width * 3].reshape(msg.height, msg.width, 3).copy()
         with self._lock:
             self._frames.append(frame)
             self._last_s = stamp
+        self._first.set()
 
     @property
     def count(self) -> int:

@@ -51,6 +51,9 @@ from llm_planner_ros.ros.survey import Survey, SurveyError
 READY_TIMEOUT_S = 300.0
 # The head camera of physics_sim_node (its head_camera_ns), relative to the graph's namespace.
 HEAD_CAMERA_TOPIC = "camera/color/image_raw"
+# How long --record waits for the camera's first frame before the instruction is sent (the camera
+# renders while the simulation idles at real time: at camera_rate_hz frames per wall second).
+FIRST_FRAME_WAIT_S = 30.0
 
 
 def run_demo(args: argparse.Namespace) -> int:
@@ -62,6 +65,11 @@ def run_demo(args: argparse.Namespace) -> int:
         raise SystemExit("--record saves the physics simulation's camera frames: add --sim physics")
     with _graph(args, console, kitchen, episode) as client:
         recorder = FrameRecorder(client.node, HEAD_CAMERA_TOPIC) if args.record is not None else None
+        if recorder is not None and not recorder.wait_for_frame(FIRST_FRAME_WAIT_S):
+            console.print(
+                f"[yellow]no frame on {recorder.topic} within {FIRST_FRAME_WAIT_S:.0f} s[/yellow]: "
+                "recording what arrives"
+            )
         outcome = _send(client, console, instruction, args)
     if recorder is not None:
         strip = recorder.write(args.record)

@@ -165,11 +165,7 @@ def _expand(
             _effect(item, values, config, scratch, join(join(where, "effects"), i))
             for i, item in enumerate(effects or [])
         ]
-        asked = [
-            _filled(item, values, scratch, join(join(where, "requests"), i))
-            for i, item in enumerate(requests)
-            if item is not None
-        ]
+        asked = [_filled(item, values, scratch, join(join(where, "requests"), i)) for i, item in enumerate(requests)]
         problems.update(dict.fromkeys((problem.field, problem.message) for problem in scratch.problems))
         if not scratch.problems:
             skill = Skill(skill_text, family, arguments, executor)
