@@ -207,15 +207,13 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import yaml
-
     from llm_planner_ros.babyai_domain.episodes import read_episodes
     from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.kitchen_domain.validation import InputError
     from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.planning.registry import PlannerResources, load_planner_options
+    from llm_planner_ros.planning.registry import PlannerResources, load_planner_options, override_options
     from llm_planner_ros.planning.saycanpay.planner import build as build_saycanpay
 
     try:
@@ -227,11 +225,8 @@ def run(args: argparse.Namespace) -> int:
         ) from error
     pairs = combinations(args.score, args.strategy)
     options = load_planner_options()
-    section = options.setdefault(args.planner, {})
-    for key, text in parse_key_values(args.option, "--option").items():
-        if key not in section:
-            raise SystemExit(f"--option {key}: {args.planner} has no such option; known: {', '.join(sorted(section))}")
-        section[key] = yaml.safe_load(text)
+    override_options(options, args.planner, parse_key_values(args.option, "--option"))
+    section = options[args.planner]
     llm_config = parse_key_values(args.llm) if args.llm else {"adapter": "none"}
     print(f"loading the language model ({llm_config})", flush=True)
     model = CountingModel(MemoModel(load_language_model(llm_config)))

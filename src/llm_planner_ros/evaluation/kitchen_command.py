@@ -218,24 +218,17 @@ def _domain_and_episodes(args: argparse.Namespace) -> tuple[Any, Path]:
 
 
 def _planner_options(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
-    import yaml
-
     from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.planning.registry import PLANNERS, load_planner_options
+    from llm_planner_ros.planning.registry import PLANNERS, load_planner_options, override_options
 
     if args.planner not in PLANNERS:
         raise SystemExit(f"unknown planner {args.planner!r}; choose one of {', '.join(PLANNERS)}")
     options = load_planner_options()
-    section = options.setdefault(args.planner, {})
-    for key, text in parse_key_values(args.option, "--option").items():
-        # config/planners.yaml lists every option of a method, so a key it lacks is a typo
-        if key not in section:
-            raise SystemExit(f"--option {key}: {args.planner} has no such option; known: {', '.join(sorted(section))}")
-        section[key] = yaml.safe_load(text)
+    override_options(options, args.planner, parse_key_values(args.option, "--option"))
     if args.ablation:
         if args.planner != "saycan":
             raise SystemExit("--ablation applies to --planner saycan only")
-        section["ablation"] = args.ablation
+        options[args.planner]["ablation"] = args.ablation
     return options
 
 

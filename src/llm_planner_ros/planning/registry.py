@@ -19,6 +19,7 @@ import yaml
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.kitchen_domain.validation import InputError
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.plan_loop import Planner
 
@@ -79,6 +80,31 @@ def load_planner_options(path: str | Path | None = None) -> dict[str, dict[str, 
     if unknown:
         raise ValueError(f"{resolved}: unknown planner(s) {', '.join(unknown)}; known: {', '.join(PLANNERS)}")
     return data
+
+
+def override_options(options: dict[str, dict[str, Any]], planner: str, overrides: Mapping[str, str]) -> None:
+    """Set ``--option key=value`` overrides (values read as YAML) in ``planner``'s section of ``options``
+    (load_planner_options). InputError names the option and the fix for a key the packaged section lacks
+    (config/planners.yaml lists every option of a method, so it is a typo), and for a value that is not
+    true/false where the packaged one is, or not a number where the packaged one is (an integer option
+    takes integers only). Options packaged as text, a mapping or null take any value (``examples`` is
+    "none", "file" or a count)."""
+    section = options.setdefault(planner, {})
+    for key, text in overrides.items():
+        if key not in section:
+            raise InputError(f"--option {key}: {planner} has no such option; known: {', '.join(sorted(section))}")
+        value, packaged = yaml.safe_load(text), section[key]
+        if isinstance(packaged, bool):
+            wanted = None if isinstance(value, bool) else "true or false"
+        elif isinstance(packaged, int | float):
+            whole = isinstance(packaged, int)
+            number = not isinstance(value, bool) and isinstance(value, int if whole else int | float)
+            wanted = None if number else "a whole number" if whole else "a number"
+        else:
+            wanted = None
+        if wanted is not None:
+            raise InputError(f"--option {key}={text}: {planner}'s {key} takes {wanted} (packaged: {packaged!r})")
+        section[key] = value
 
 
 def build_planner(name: str, resources: PlannerResources) -> Planner:
