@@ -293,11 +293,16 @@ class OperatorConsoleNode(Node):
 
     # ----- lifetime ---------------------------------------------------------------------------------------
     def _listen(self, host: str, port: int) -> socket.socket:
+        """A socket bound to host:port and already listening."""
         try:
             family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
             listener = socket.socket(family, kind, proto)
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             listener.bind(address)
+            # Listen here, not in uvicorn's thread: the address is published as soon as this returns,
+            # and a client that connects before that thread reaches listen() is refused (ECONNREFUSED);
+            # a listening socket queues it in the backlog until the server accepts.
+            listener.listen(128)
         except OSError as error:
             raise StartupError(
                 f"operator console cannot listen on {host}:{port} ({error.strerror or error}): set its "
