@@ -7,6 +7,7 @@ succeed."""
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from llm_planner_ros.evaluation.virtualhome_bench import summarize, unplanned
-from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples
+from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
+from llm_planner_ros.virtualhome_domain.examples import development_split, goal_subset, load_examples, program_task
 from llm_planner_ros.virtualhome_domain.tasks import parse_script, tasks
 
 pytestmark = pytest.mark.timeout(600)
@@ -74,6 +76,13 @@ def test_an_unknown_task_or_a_resume_without_a_file_is_refused_before_anything_l
     assert run.returncode != 0 and "--resume needs --json PATH" in run.stderr
     run = bench("--every", "0")
     assert run.returncode != 0 and "--every must be at least 1, got 0" in run.stderr
+    run = bench("--dev-goals", "part")
+    assert run.returncode != 0 and "--dev-goals part needs --dev" in run.stderr
+    run = bench("--option", "top_k=five")
+    assert run.returncode == 2 and "saycan's top_k takes a whole number (packaged: 5)" in run.stderr
+    assert "loading the language model" not in run.stdout
+    run = bench("--option", "terminate_afordance=0.1")
+    assert run.returncode == 2 and "--option terminate_afordance: saycan has no such option" in run.stderr
 
 
 def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -> None:
@@ -90,6 +99,16 @@ def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -
     reached = sum(row["all_goals_hold"] for row in rows)
     assert report["summary"]["goal_success"] == 100.0 * reached / 2
     assert "| development tasks | all goals hold % |" in table.read_text() and "published" not in table.read_text()
+
+    # with part of its goals: the request asks for what goal_subset drew for the task, every run the same
+    first = chosen[0]
+    part = goal_subset(program_task(first.id), random.Random(f"dev/{first.id}"))
+    run = bench("--dev", "--dev-goals", "part", "--tasks", first.id, "--max-steps", "2", "--json", str(report_file))
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(report_file.read_text())
+    assert report["tasks_from"] == "development, part of the goals"
+    assert report["rows"][0]["instruction"] == VirtualHomeEnvironment.for_task(part).instruction()
+    assert report["rows"][0]["instruction"] != first.instruction
 
     # a benchmark run is not resumed as a development run, nor an unknown development task planned
     run = bench("--tasks", "12_2", "--json", str(report_file), "--resume")

@@ -4,13 +4,26 @@ evaluated tasks, and the packaged file exactly what its command writes."""
 from __future__ import annotations
 
 import dataclasses
+import random
 from pathlib import Path
 
 import pytest
 
 from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
-from llm_planner_ros.training.virtualhome_examples import Evaluated, build_example, evaluated, fairness_check
-from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples, program_ids, program_task
+from llm_planner_ros.training.virtualhome_examples import (
+    Evaluated,
+    build_example,
+    evaluated,
+    fairness_check,
+    task_example,
+)
+from llm_planner_ros.virtualhome_domain.examples import (
+    development_split,
+    goal_subset,
+    load_examples,
+    program_ids,
+    program_task,
+)
 from llm_planner_ros.virtualhome_domain.tasks import task_names, tasks
 from llm_planner_ros.virtualhome_domain.vocabulary import skill_from_text
 
@@ -46,6 +59,31 @@ def test_every_fourth_example_is_a_development_task_that_its_own_program_solves(
     assert env.after(example.steps[:-1]) is env and env.goals_hold
     # the scorer's own check counts one edge goal at most: it never passes this task's two
     assert len(task.edge_goals) == 2 and not env.goals_reached
+
+
+def test_a_goal_subset_asks_for_part_of_a_programs_goals_and_its_program_stops_where_they_hold() -> None:
+    example = load_examples()[0]
+    task = program_task(example.id)
+    goals = (task.node_goals, task.edge_goals, task.action_goals)
+    subsets = [goal_subset(task, random.Random(f"test/{draw}")) for draw in range(8)]
+    assert goal_subset(task, random.Random("test/0")) == subsets[0]  # seeded: the same draw every time
+    sizes = set()
+    for subset in subsets:
+        chosen = (subset.node_goals, subset.edge_goals, subset.action_goals)
+        assert all(set(map(repr, part)) <= set(map(repr, whole)) for part, whole in zip(chosen, goals, strict=True))
+        sizes.add(sum(map(len, chosen)))
+        assert (subset.gold, subset.identifier, subset.name) == (task.gold, task.identifier, task.name)
+        cut = task_example(subset, until_goals_hold=True)
+        assert not isinstance(cut, str), cut
+        steps = cut.steps[:-1]
+        assert cut.steps[-1] == "done" and steps == example.steps[: len(steps)]
+        env = VirtualHomeEnvironment.for_task(subset)
+        assert cut.instruction == env.instruction() and env.after(steps[:-1]) is env
+        assert not env.goals_hold  # one step less is not enough,
+        assert env.after(steps[-1:]) is env and env.goals_hold  # the last step makes them hold
+    assert 0 not in sizes and len(sizes) > 1
+    empty = dataclasses.replace(task, node_goals=(), edge_goals=(), action_goals=())
+    assert goal_subset(empty, random.Random(0)) == empty
 
 
 def test_the_fairness_check_drops_what_an_evaluated_task_shares_and_counts_shared_names() -> None:

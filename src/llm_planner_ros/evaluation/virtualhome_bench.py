@@ -3,7 +3,7 @@ Embodied Agent Interface's own scorer (eai-eval 1.0.5; arXiv 2410.07166).
 
     llm-planner bench virtualhome --planner saycan|saycanpay|progprompt|zero_shot|llm_planner \
         [--tasks 12_2,181_1] [--limit N] [--every K] [--json PATH [--resume]] [--markdown PATH] \
-        [--llm KEY=VALUE] [--option KEY=VALUE] [--max-steps 30] [--dev]
+        [--llm KEY=VALUE] [--option KEY=VALUE] [--max-steps 30] [--dev [--dev-goals all|part]]
 
 Each task (342, in the benchmark's order) is planned and executed through the shared plan loop in its
 scene (``VirtualHomeEnvironment``: eai-eval's simulator), from the same request for every method (the
@@ -24,14 +24,16 @@ rewritten after every task; ``--resume`` keeps the tasks a stopped run with the 
 ``--dev`` plans the development tasks instead (``examples.development_split``: every fourth example
 program, each a task with the goals read off its own final scene) with only the other examples to
 retrieve, and scores them by whether all their goals hold (``goals_hold``; the scorer knows only its own
-tasks, and counts at most one edge goal). Options, prompts and adapters are chosen on these, never on
-the benchmark's tasks.
+tasks, and counts at most one edge goal). ``--dev-goals part`` asks each for a random part of its goals
+(``examples.goal_subset``, seeded by the task), as a person asks for less than a program did. Options,
+prompts and adapters are chosen on these, never on the benchmark's tasks.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -43,6 +45,9 @@ PUBLISHED = (("o1-preview", 71.1), ("GPT-4o", 61.6), ("Llama-3-8B", 21.6))
 PUBLISHED_SOURCE = "Embodied Agent Interface (arXiv 2410.07166), VirtualHome action sequencing, task success rate"
 DEFAULT_MAX_STEPS = 30
 BENCHMARK, DEVELOPMENT = "benchmark", "development"
+DEVELOPMENT_PART = "development, part of the goals"
+ALL_GOALS, PART_OF_THE_GOALS = "all", "part"
+GOAL_SETS = (ALL_GOALS, PART_OF_THE_GOALS)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +72,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="plan the development tasks (every 4th example program, scored by its own goals) instead of the "
         "benchmark's; the planners retrieve from the other examples only",
+    )
+    parser.add_argument(
+        "--dev-goals",
+        choices=GOAL_SETS,
+        default=ALL_GOALS,
+        help="with --dev: ask for every goal of a development task (all), or for a random part of them, "
+        "the same part in every run (part; examples.goal_subset)",
     )
     add_json_argument(parser, "the summary and every task")
 
@@ -187,16 +199,21 @@ def _resumed(path: Path | None, planner: str, tasks_from: str) -> dict[str, dict
 
 
 def run(args: argparse.Namespace) -> int:
-    import yaml
     from rich.console import Console
 
     from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.planning.virtualhome_planners import build_virtualhome_planner, default_llm
+    from llm_planner_ros.planning.registry import load_planner_options, override_options
+    from llm_planner_ros.planning.virtualhome_planners import (
+        VIRTUALHOME_OPTIONS,
+        build_virtualhome_planner,
+        default_llm,
+    )
     from llm_planner_ros.virtualhome_domain.examples import (
         EXAMPLES_FILE,
         development_split,
+        goal_subset,
         load_examples,
         program_task,
     )
@@ -204,8 +221,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.resume and json_file(args.json) is None:
         raise SystemExit("--resume needs --json PATH: the file of the run to go on with")
+    # Checked against the method's options as VirtualHome sets them (the packaged ones, then
+    # VIRTUALHOME_OPTIONS); only what --option names is handed on, the rest stays VirtualHome's.
+    options = {args.planner: {**load_planner_options()[args.planner], **VIRTUALHOME_OPTIONS[args.planner]}}
+    overrides = parse_key_values(args.option, "--option")
+    override_options(options, args.planner, overrides)
+    chosen = {key: options[args.planner][key] for key in overrides}
     examples = load_examples(args.examples or EXAMPLES_FILE)
-    tasks_from = DEVELOPMENT if args.dev else BENCHMARK
+    if args.dev_goals != ALL_GOALS and not args.dev:
+        raise SystemExit(f"--dev-goals {args.dev_goals} needs --dev: the benchmark's tasks have their own goals")
+    tasks_from = BENCHMARK if not args.dev else DEVELOPMENT if args.dev_goals == ALL_GOALS else DEVELOPMENT_PART
     if args.dev:
         examples, development = development_split(examples)
         names = {example.id: example.name for example in development}
@@ -225,13 +250,14 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"reading {len(wanted)} {tasks_from} tasks from eai-eval ...")
     if args.dev:
         tasks_by_id = {identifier: program_task(identifier) for identifier in wanted}
+        if args.dev_goals == PART_OF_THE_GOALS:
+            tasks_by_id = {i: goal_subset(task, random.Random(f"dev/{i}")) for i, task in tasks_by_id.items()}
     else:
         tasks_by_id = {task.identifier: task for task in tasks(wanted)}
     llm_config = parse_key_values(args.llm) if args.llm else default_llm(args.planner)
     console.print(f"loading the language model ({llm_config})")
     model = CountingModel(load_language_model(llm_config))
-    overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
-    method = build_virtualhome_planner(args.planner, model, load_embedder({}), examples, overrides)
+    method = build_virtualhome_planner(args.planner, model, load_embedder({}), examples, chosen)
     rows: list[dict[str, Any]] = []
 
     def report(summary: Mapping[str, Any] | None = None) -> dict[str, Any]:

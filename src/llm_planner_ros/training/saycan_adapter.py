@@ -325,11 +325,34 @@ def _virtualhome_data(
     train, development = development_split(load_examples(args.virtualhome))
     development = development[: args.validation]
     chosen = rng.sample(train, len(train))[: _method_counts(args.method, args.examples)[0]]
+    if args.goal_subsets:
+        chosen = rng.sample(relabelled := [*chosen, *_goal_subset_examples(chosen, args)], len(relabelled))
     if args.method == [PROGPROMPT]:
         return _virtualhome_programs(args, tokenizer, train, chosen), _virtualhome_programs(
             args, tokenizer, train, development
         )
     return _virtualhome_dialogs(args, tokenizer, train, chosen, development)
+
+
+def _goal_subset_examples(chosen: Sequence[Any], args: argparse.Namespace) -> list[Any]:
+    """``--goal-subsets`` examples per chosen training example: its program asked for part of its goals and
+    cut where they first hold (``virtualhome_domain.examples.goal_subset``), seeded by ``--seed`` and the
+    program; a subset its program never reaches is left out and counted."""
+    from llm_planner_ros.training.virtualhome_examples import task_example
+    from llm_planner_ros.virtualhome_domain.examples import goal_subset, program_task
+
+    made, left_out = [], 0
+    for number, example in enumerate(chosen, start=1):
+        task = program_task(example.id)
+        for draw in range(args.goal_subsets):
+            result = task_example(goal_subset(task, random.Random(f"{args.seed}/{example.id}/{draw}")), True)
+            if isinstance(result, str):
+                left_out += 1
+            else:
+                made.append(result)
+        if number % 20 == 0 or number == len(chosen):
+            print(f"goal subsets: {number}/{len(chosen)} programs, {len(made)} made, {left_out} left out", flush=True)
+    return made
 
 
 def _virtualhome_dialogs(
@@ -563,6 +586,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         help="train saycan or progprompt on these VirtualHome examples' training split instead of a bank "
         "(validation: the development split; saycan: --neighbours as the planner's retrieved_examples, 3)",
+    )
+    parser.add_argument(
+        "--goal-subsets",
+        type=int,
+        default=0,
+        help="with --virtualhome: also this many examples per training program asking for part of its goals, "
+        "its program cut where they first hold (default 0)",
     )
     parser.add_argument("--validation", type=int, default=64, help="held-out dialogs for the validation loss")
     parser.add_argument("--epochs", type=int, default=1)

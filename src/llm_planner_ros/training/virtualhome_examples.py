@@ -34,7 +34,13 @@ from llm_planner_ros.virtualhome_domain.tasks import Task, tasks
 
 def build_example(identifier: str) -> VirtualHomeExample | str:
     """The example of one program, or why it is left out."""
-    task = program_task(identifier)
+    return task_example(program_task(identifier))
+
+
+def task_example(task: Task, until_goals_hold: bool = False) -> VirtualHomeExample | str:
+    """``task`` as an example: its request, and its gold program as steps (cut after the first step at which
+    all its goals hold, with ``until_goals_hold``: a goal-subset task, ``goal_subset``), or why it cannot be
+    one."""
     env = VirtualHomeEnvironment.for_task(task)
     initial = env.describe_state()
     steps = []
@@ -48,10 +54,15 @@ def build_example(identifier: str) -> VirtualHomeExample | str:
         if not outcome.success:
             return f"{action.script()} does not run: {outcome.message}"
         steps.append(text)
+        if until_goals_hold and env.goals_hold:
+            break
+    else:
+        if until_goals_hold:
+            return "its goals never all hold"
     if not steps:
         return "no step with objects"
     return VirtualHomeExample(
-        identifier, task.name, env.instruction(), (*steps, "done"), tuple(env.observed_objects()), initial
+        task.identifier, task.name, env.instruction(), (*steps, "done"), tuple(env.observed_objects()), initial
     )
 
 

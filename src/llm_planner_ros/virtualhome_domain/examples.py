@@ -11,8 +11,9 @@ that leave no trace in the scene, such as looking at or touching), its steps its
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,29 @@ def program_task(identifier: str) -> Task:
     objects = tuple(sorted({(name, index) for action in actions for name, index in action.objects}))
     return Task(
         identifier, program_name(identifier), objects, tuple(nodes), tuple(edges), tuple(action_goals), actions, True
+    )
+
+
+def goal_subset(task: Task, rng: random.Random) -> Task:
+    """``task`` asking for part of its goals: a non-empty subset of its node, edge and action goals, of a
+    size drawn uniformly, then its members uniformly; ``task`` itself when it has no goals.
+
+    A program's own request lists every state it changed; a person asks for less ("Pick up the phone":
+    you hold the phone), and a plan for that is done as soon as it holds. Relabelled in hindsight, a
+    program's goal subset with the program cut where the subset first holds
+    (``training.virtualhome_examples.task_example``) is such a pair: the SayCan adapter trains on them
+    (``training.saycan_adapter --goal-subsets``) and the development tasks can ask for them
+    (``bench virtualhome --dev --dev-goals part``)."""
+    goals = [*(("node", g) for g in task.node_goals), *(("edge", g) for g in task.edge_goals)]
+    goals += [("action", g) for g in task.action_goals]
+    if not goals:
+        return task
+    chosen = [goals[i] for i in sorted(rng.sample(range(len(goals)), rng.randint(1, len(goals))))]
+    return replace(
+        task,
+        node_goals=tuple(goal for kind, goal in chosen if kind == "node"),
+        edge_goals=tuple(goal for kind, goal in chosen if kind == "edge"),
+        action_goals=tuple(goal for kind, goal in chosen if kind == "action"),
     )
 
 
