@@ -103,12 +103,15 @@ def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -
     # with part of its goals: the request asks for what goal_subset drew for the task, every run the same
     first = chosen[0]
     part = goal_subset(program_task(first.id), random.Random(f"dev/{first.id}"))
-    run = bench("--dev", "--dev-goals", "part", "--tasks", first.id, "--max-steps", "2", "--json", str(report_file))
+    part_file = tmp_path / "dev_part.json"
+    run = bench("--dev", "--dev-goals", "part", "--tasks", first.id, "--max-steps", "2", "--json", str(part_file))
     assert run.returncode == 0, run.stdout + run.stderr
-    report = json.loads(report_file.read_text())
-    assert report["tasks_from"] == "development, part of the goals"
+    report = json.loads(part_file.read_text())
+    assert report["tasks_from"] == "development (part of the goals)"
     assert report["rows"][0]["instruction"] == VirtualHomeEnvironment.for_task(part).instruction()
     assert report["rows"][0]["instruction"] != first.instruction
+    run = bench("--dev", "--tasks", first.id, "--json", str(part_file), "--resume")
+    assert run.returncode != 0 and "holds a run on the development (part of the goals) tasks" in run.stderr
 
     # a benchmark run is not resumed as a development run, nor an unknown development task planned
     run = bench("--tasks", "12_2", "--json", str(report_file), "--resume")

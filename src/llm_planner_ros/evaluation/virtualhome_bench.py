@@ -45,7 +45,7 @@ PUBLISHED = (("o1-preview", 71.1), ("GPT-4o", 61.6), ("Llama-3-8B", 21.6))
 PUBLISHED_SOURCE = "Embodied Agent Interface (arXiv 2410.07166), VirtualHome action sequencing, task success rate"
 DEFAULT_MAX_STEPS = 30
 BENCHMARK, DEVELOPMENT = "benchmark", "development"
-DEVELOPMENT_PART = "development, part of the goals"
+DEVELOPMENT_PART = "development (part of the goals)"
 ALL_GOALS, PART_OF_THE_GOALS = "all", "part"
 GOAL_SETS = (ALL_GOALS, PART_OF_THE_GOALS)
 
