@@ -219,6 +219,16 @@ def test_the_virtualhome_adapter_trains_on_training_examples_and_validates_on_de
         assert "3 training dialogs" in said, said
         losses = re.findall(r"validation loss (?:before|after): ([0-9.]+)", said)
         assert len(losses) == 2, said  # "nan" when no development example was encoded
+    # --goal-subsets: each chosen program also asked for part of its goals, cut where they hold
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert (
+            main([*common, "--method", "saycan", "--goal-subsets", "2", "--out", str(tmp_path / "g.safetensors")]) == 0
+        )
+    said = " ".join(out.getvalue().split())
+    made = re.search(r"goal subsets: 3/3 programs, (\d) made, (\d) left out", said)
+    assert made is not None and int(made[1]) + int(made[2]) == 6 and int(made[1]) >= 4, said
+    assert f"{3 + int(made[1])} training dialogs" in said, said
     with pytest.raises(SystemExit, match="trains saycan or progprompt"):
         main([*common, "--method", "llm_planner", "--out", str(tmp_path / "never.safetensors")])
     assert not (tmp_path / "never.safetensors").exists()
