@@ -195,3 +195,5 @@ def test_bench_command_plans_an_episode_on_the_physics_kitchen(tmp_path: Path) -
     assert run["skills"][0] == "go to the table" and run["skills"][-1] == "done"
     assert run["plan_success"] and run["failed_attempts"] == 0
     assert "learned reach-pepsi-01:" in done.stdout
+    refused = subprocess.run([*command, "--option", "top_k=5.5"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--option top_k=5.5: saycan's top_k takes a whole number" in refused.stderr

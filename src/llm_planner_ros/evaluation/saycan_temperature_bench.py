@@ -36,21 +36,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import yaml
-
     from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
     from llm_planner_ros.evaluation.metrics import plan_metrics
     from llm_planner_ros.kitchen_domain.episodes import load_episodes
     from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+    from llm_planner_ros.planning.registry import (
+        PlannerResources,
+        build_planner,
+        load_planner_options,
+        override_options,
+    )
 
     kitchen = load_kitchen()
     episodes = list(load_episodes(args.episodes, kitchen))
     if args.ids:
         wanted = set(args.ids.split(","))
         episodes = [e for e in episodes if e.id in wanted]
+    requested = parse_key_values(args.option, "--option")
+    override_options(load_planner_options(), "saycan", requested)  # refused before the model loads
     model = load_language_model(parse_key_values(args.llm, "--llm"))
     report: dict[str, Any] = {
         "options": args.option,
@@ -60,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
     }
     for temperature in args.temperature:
         options = load_planner_options()
-        overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
-        options["saycan"] = {**options.get("saycan", {}), **overrides, "llm_temperature": temperature}
+        override_options(options, "saycan", requested)
+        options["saycan"]["llm_temperature"] = temperature
         if args.all_skills:
             options["saycan"].update(prune=False, top_k=100_000)
         planner = build_planner("saycan", PlannerResources(model, kitchen, lambda: load_embedder({}), options))

@@ -39,8 +39,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import yaml
-
     from llm_planner_ros.kitchen_domain.episodes import load_episodes
     from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.kitchen_domain.paths import repo_path
@@ -49,7 +47,12 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.physics_sim import PhysicsKitchen
     from llm_planner_ros.planning.physics_environment import PhysicsEnvironment
     from llm_planner_ros.planning.plan_loop import EndReason, run_plan
-    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+    from llm_planner_ros.planning.registry import (
+        PlannerResources,
+        build_planner,
+        load_planner_options,
+        override_options,
+    )
     from llm_planner_ros.value_functions.learned import LearnedAffordance
 
     kitchen = load_kitchen()
@@ -58,10 +61,11 @@ def run(args: argparse.Namespace) -> int:
         wanted = set(args.ids.split(","))
         episodes = [e for e in episodes if e.id in wanted]
     options = load_planner_options()
-    overrides = {key: yaml.safe_load(text) for key, text in parse_key_values(args.option, "--option").items()}
+    requested = parse_key_values(args.option, "--option")
+    override_options(options, "saycan", requested)
+    overrides = {key: options["saycan"][key] for key in requested}  # what the report says was changed
     if args.temperature is not None:
-        overrides["llm_temperature"] = args.temperature
-    options["saycan"] = {**options.get("saycan", {}), **overrides}
+        overrides["llm_temperature"] = options["saycan"]["llm_temperature"] = args.temperature
     model = load_language_model(parse_key_values(args.llm, "--llm"))
     planner = build_planner("saycan", PlannerResources(model, kitchen, lambda: load_embedder({}), options))
     learned = LearnedAffordance(repo_path(args.weights), kitchen) if "learned" in args.affordance else None

@@ -140,3 +140,5 @@ def test_bench_command_reports_each_temperature(tmp_path: Path) -> None:
         assert (entry["plan_success"], entry["steps"], entry["episodes_done"]) == (1, 2, 1), entry
         assert entry["overturned_at_zero"] == entry["overturned_above_zero"] == 0
     assert "T=10: " in done.stdout
+    refused = subprocess.run([*command[:-2], "--option", "prune=maybe"], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--option prune=maybe: saycan's prune takes true or false" in refused.stderr
