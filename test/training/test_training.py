@@ -229,6 +229,10 @@ def test_the_virtualhome_adapter_trains_on_training_examples_and_validates_on_de
     made = re.search(r"goal subsets: 3/3 programs, (\d) made, (\d) left out", said)
     assert made is not None and int(made[1]) + int(made[2]) == 6 and int(made[1]) >= 4, said
     assert f"{3 + int(made[1])} training dialogs" in said, said
+    with pytest.raises(SystemExit, match="--goal-subsets takes a count of 0 or more, with --virtualhome only"):
+        main([*common, "--method", "saycan", "--goal-subsets", "-1", "--out", str(tmp_path / "never.safetensors")])
+    with pytest.raises(SystemExit, match="--goal-subsets takes a count of 0 or more, with --virtualhome only"):
+        main(["--method", "saycan", "--goal-subsets", "2", "--out", str(tmp_path / "never.safetensors")])
     with pytest.raises(SystemExit, match="trains saycan or progprompt"):
         main([*common, "--method", "llm_planner", "--out", str(tmp_path / "never.safetensors")])
     assert not (tmp_path / "never.safetensors").exists()

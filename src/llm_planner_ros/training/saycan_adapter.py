@@ -608,6 +608,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads, 0 = all this process may use")
     parser.add_argument("--max-minutes", type=float, default=45.0, help="stop training after this long (default 45)")
     args = parser.parse_args(argv)
+    if args.goal_subsets < 0 or (args.goal_subsets and not args.virtualhome):
+        raise SystemExit(f"--goal-subsets takes a count of 0 or more, with --virtualhome only; got {args.goal_subsets}")
     if args.out is None:
         method = next((m for m in args.method if m in METHOD_ADAPTERS), None)
         args.out = METHOD_ADAPTERS[method] if method is not None else EMBEDDED_ADAPTER
