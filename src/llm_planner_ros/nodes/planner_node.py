@@ -73,6 +73,7 @@ from llm_planner_ros.ros.scorer_client import ServiceScorer
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import (
     CONFIRM_SERVICE,
+    EVENTS_QOS,
     EXECUTE_INSTRUCTION_ACTION,
     GOALS_TOPIC,
     MARKERS_TOPIC,
@@ -222,9 +223,11 @@ class PlannerNode(Node):
             max_scene_age_s=self._float("max_scene_age_s"),
         )
         self._confirm = self.create_client(ConfirmPlan, CONFIRM_SERVICE, callback_group=self._clients_group)
-        self._scores = self.create_publisher(PlanStep, SCORES_TOPIC, 10)
+        self._scores = self.create_publisher(PlanStep, SCORES_TOPIC, EVENTS_QOS)
         self._markers = self.create_publisher(MarkerArray, MARKERS_TOPIC, 10)
-        self._goal_events = self.create_publisher(String, GOALS_TOPIC, 10)
+        self._goal_events = self.create_publisher(String, GOALS_TOPIC, EVENTS_QOS)
+        self._goal_events_lock = threading.Lock()
+        self._goal_events_sent = 0
         # Built once: a method per goal reloaded the sentence embedder each time (+45-70 MB RSS per goal).
         self._planners = PlannerCache(
             PlannerResources(
@@ -468,8 +471,11 @@ class PlannerNode(Node):
         goal_id = bytes(handle.goal_id.uuid).hex()
         # stamp: the wall-clock time, as the steps' stamps, so a watcher can tell which steps came after it
         # (topics are not ordered with each other: a step can arrive before its goal's start).
-        record = {"goal_id": goal_id, "event": event, "stamp": time.time(), **fields}
-        self._goal_events.publish(String(data=json.dumps(record)))
+        # seq: 1, 2, ... in publishing order (hence the lock), so a recorder counts the events it never got.
+        with self._goal_events_lock:
+            self._goal_events_sent += 1
+            record = {"goal_id": goal_id, "seq": self._goal_events_sent, "event": event, "stamp": time.time(), **fields}
+            self._goal_events.publish(String(data=json.dumps(record)))
 
     # ----- gates -----------------------------------------------------------------------------------------
     def _allowed(self, skill) -> str | None:

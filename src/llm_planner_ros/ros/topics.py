@@ -25,6 +25,13 @@ STOP_TOPIC = "llm_planner/stop"
 # down: the planner then ends the plan (the executor is going away) instead of dispatching to it again.
 EXECUTOR_CLOSING = "executor shutting down: "
 
+# Plan events (the goals' starts and ends, the steps): reliable and volatile, and deep enough that none is
+# lost in a burst. A reliable keep-last writer drops its oldest sample, acknowledged or not, once its history
+# is full: with rclpy's depth of 10 a burst of 100 goals (about 200 goal events at once) lost 15 events before
+# the recorder took them. EVENTS_DEPTH holds five such bursts; publishers and subscribers both use it.
+EVENTS_DEPTH = 1000
+EVENTS_QOS = QoSProfile(depth=EVENTS_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
+
 # Latched state: a subscriber that starts later still gets the current world.
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
