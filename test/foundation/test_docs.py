@@ -5,6 +5,8 @@
 - Nothing in the shipped tree cites files a clone does not have (the design folder and paper texts that
   sat beside the working copy) or narrates how the work went (issue and session numbers): the
   CHANGELOG is the one place for history.
+- Every repository path a document names (`test/support/robot_doubles.py`) exists, so a reader who follows
+  one finds the file.
 """
 
 from __future__ import annotations
@@ -73,6 +75,66 @@ def test_the_search_reports_file_and_line(tmp_path: Path) -> None:
     doc.write_text("fine\nsee ../shared/design/ARCHITECTURE.md\nas of Session 4\n")
     problems = forbidden_lines([doc], tmp_path)
     assert [p.split(": ")[0] for p in problems] == ["note.md:2", "note.md:3"]
+
+
+# The repository's own folders: a backticked path starting with one of them names a file of the clone
+# (``out/`` is where runs write, so its paths are examples, not files).
+REPO_FOLDERS = (
+    "benchmarks",
+    "config",
+    "data",
+    "docs",
+    "domains",
+    "launch",
+    "msg",
+    "package",
+    "robot_interfaces",
+    "scripts",
+    "src",
+    "test",
+)
+# A wildcard or a <placeholder> stands for files: the path is checked as a glob, placeholders as wildcards.
+PLACEHOLDER = re.compile(r"<[^>]*>")
+
+
+def named_repo_paths(markdown: str) -> list[tuple[int, str]]:
+    """(line, path) for every backticked repository path in ``markdown`` (a pytest node id's ``::test``
+    part and trailing punctuation dropped)."""
+    named = []
+    for number, line in enumerate(markdown.splitlines(), 1):
+        for text in re.findall(r"`([^`\s]+)`", line):
+            path = text.split("::")[0].rstrip(".,:;")
+            if path.split("/")[0] in REPO_FOLDERS and "/" in path:
+                named.append((number, path))
+    return named
+
+
+def missing_repo_paths(files: list[Path], root: Path = REPO_ROOT) -> list[str]:
+    """``doc:line: path`` for every repository path a document names that ``root`` does not hold."""
+    missing = []
+    for doc in files:
+        for number, path in named_repo_paths(doc.read_text()):
+            pattern = PLACEHOLDER.sub("*", path)
+            found = any(root.glob(pattern)) if "*" in pattern else (root / path).exists()
+            if not found:
+                missing.append(f"{doc.relative_to(root)}:{number}: {path}")
+    return missing
+
+
+def test_every_repository_path_the_documents_name_exists() -> None:
+    documents = sorted((REPO_ROOT / "docs").glob("*.md"))
+    problems = missing_repo_paths(documents)
+    assert not problems, "documents name paths the repository does not have:\n" + "\n".join(problems)
+
+
+def test_the_path_check_reports_document_line_and_path(tmp_path: Path) -> None:
+    (tmp_path / "test/support").mkdir(parents=True)
+    (tmp_path / "test/support/robot_doubles.py").write_text("")
+    doc = tmp_path / "robot.md"
+    doc.write_text(
+        "`test/support/robot_doubles.py`, `test/*/robot_doubles.py`\nthe doubles (`test/mock/robot_doubles.py`).\n"
+    )
+    assert missing_repo_paths([doc], tmp_path) == ["robot.md:2: test/mock/robot_doubles.py"]
 
 
 def _yaml_blocks(markdown: str) -> list[str]:

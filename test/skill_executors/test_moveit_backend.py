@@ -1,5 +1,5 @@
 """The manipulator executor's moveit backend through ExecuteSkill, against real MoveGroup and
-GripperCommand servers and a perception double (test/mock/robot_doubles.py): pick and put down run
+GripperCommand servers and a perception double (test/support/robot_doubles.py): pick and put down run
 their pose goals and gripper commands in order, MoveIt error codes and an empty grasp end the skill
 with a clear message naming the step, and a cancel reaches MoveIt."""
 

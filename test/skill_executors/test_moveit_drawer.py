@@ -1,5 +1,5 @@
 """The moveit backend's drawer skills through ExecuteSkill, against the robot doubles' MoveGroup and
-GripperCommand servers (test/mock/robot_doubles.py): open and close grasp the handle of the place map's
+GripperCommand servers (test/support/robot_doubles.py): open and close grasp the handle of the place map's
 drawer and pull or push it straight along the drawer in path-constrained segments, a planning failure
 mid-pull fails the skill naming the segment and lets go of the handle, a cancel mid-pull stops the arm,
 and "put the X in the drawer" sets the held object on the open drawer's bottom."""

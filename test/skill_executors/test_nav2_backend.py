@@ -1,5 +1,5 @@
 """The mobile-base executor's nav2 backend through ExecuteSkill, against a real NavigateToPose server
-(test/mock/robot_doubles.py): goals go to the place map's base poses, Nav2's feedback is the skill's
+(test/support/robot_doubles.py): goals go to the place map's base poses, Nav2's feedback is the skill's
 progress, its error codes end the skill with a clear message, and a cancel reaches Nav2."""
 
 from __future__ import annotations

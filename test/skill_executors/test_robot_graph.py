@@ -1,6 +1,6 @@
 """The robot graph (llm_planner_ros.bringup.ROBOT_GRAPH with config/robot.yaml: planner, affordance
 server, executors on their nav2 and moveit backends) plans and executes an instruction against real
-Nav2, MoveIt and gripper servers and a perception / robot-state publisher (test/mock/robot_doubles.py).
+Nav2, MoveIt and gripper servers and a perception / robot-state publisher (test/support/robot_doubles.py).
 
 SayCan plans with its model replayed from a recording made offline (test/support/replayed_planner_graph.py); a
 person's approval (require_confirmation, as on a robot) comes from this test's ConfirmPlan service.

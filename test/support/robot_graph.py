@@ -1,4 +1,4 @@
-"""Helpers of the robot graph tests: the robot doubles (test/mock/robot_doubles.py) and the executors
+"""Helpers of the robot graph tests: the robot doubles (test/support/robot_doubles.py) and the executors
 started as the robot graph starts them (executors.yaml, then robot.yaml)."""
 
 from __future__ import annotations
