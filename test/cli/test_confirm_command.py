@@ -49,7 +49,7 @@ def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_p
                 ("bring it to you", PlanStep.STATUS_SKIPPED),
             ]
             user = getpass.getuser()
-            reason = f"step 2 (bring it to you) not approved: refused by {user}: the coke is still warm"
+            reason = f"step 3 (bring it to you) not approved: refused by {user}: the coke is still warm"
             assert reason in response.result.message, response.result.message
             # The terminal closes: the next step asked is refused, and the command stops serving.
             person.stdin.close()

@@ -155,7 +155,7 @@ def test_a_console_killed_mid_plan_leaves_the_next_step_unapproved(tmp_path: Pat
         # Whether the dead console is still listed (a killed process leaves the graph after the DDS lease)
         # or gone, nobody answers: the step is refused, and nothing moves.
         assert executed(again) == [("find a coke", PlanStep.STATUS_SKIPPED)], again.result.message
-        assert "step 0 (find a coke) not approved" in again.result.message, again.result.message
+        assert "step 1 (find a coke) not approved" in again.result.message, again.result.message
 
 
 def test_off_loopback_the_console_needs_its_token_in_the_browser_and_for_every_action(tmp_path: Path) -> None:

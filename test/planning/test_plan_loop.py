@@ -77,7 +77,9 @@ def test_refused_confirmation_ends_the_plan_before_dispatch(world: World) -> Non
     result = run_plan(
         ScriptedPlanner(COKE_PLAN), "bring me a coke", env, max_steps=10, hooks=PlanHooks(confirm=confirm)
     )
-    assert result.reason == EndReason.REFUSED and "operator said no" in result.message
+    assert result.reason == EndReason.REFUSED
+    # numbered from 1, as the console, `llm-planner confirm` and the step tables show steps
+    assert result.message == "step 2 (pick up the coke) not approved: operator said no"
     assert asked == ["find a coke", "pick up the coke"]
     assert env.world.robot_at == "far counter" and env.world.holding is None
 

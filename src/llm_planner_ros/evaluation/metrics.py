@@ -86,7 +86,7 @@ def executability(result: PlanResult, episode: Episode, final_world: World) -> f
         if step.succeeded:
             if why_not is not None:
                 raise ValueError(
-                    f"step {step.index} ({step.skill.text!r}) succeeded but cannot be replayed from episode "
+                    f"step {step.index + 1} ({step.skill.text!r}) succeeded but cannot be replayed from episode "
                     f"{episode.id!r}'s initial state ({why_not}); compute Exec with the episode the plan ran on"
                 )
             world.apply(step.skill)

@@ -229,7 +229,7 @@ def _gate(record: StepRecord, hooks: PlanHooks) -> tuple[EndReason, str] | None:
         hooks.on_step(record)
         approved, reason = hooks.confirm(record)
         if not approved:
-            message = f"step {record.index} ({record.skill.text}) not approved: {reason}"
+            message = f"step {record.index + 1} ({record.skill.text}) not approved: {reason}"  # 1-based, as shown
             _finish(record, StepStatus.SKIPPED, message, hooks)
             return EndReason.REFUSED, message
     return None

@@ -114,7 +114,7 @@ def test_a_plan_without_steps_has_exec_zero(episode: Episode, kitchen: Kitchen) 
 def test_a_plan_from_another_episode_cannot_be_replayed(episode: Episode, kitchen: Kitchen) -> None:
     world = episode.world(kitchen)
     result = plan(world, [("pick up the coke", S)])
-    with pytest.raises(ValueError, match="step 0 \\('pick up the coke'\\) succeeded but cannot be replayed"):
+    with pytest.raises(ValueError, match="step 1 \\('pick up the coke'\\) succeeded but cannot be replayed"):
         executability(result, episode, world)
 
 
@@ -146,7 +146,7 @@ def test_physics_exec_judges_each_step_in_the_world_it_ran_in(episode: Episode, 
     assert executability(recorded, episode, final) == 1.0
     assert plan_metrics(recorded, episode, final) == PlanMetrics(plan_success=True, exec=1.0, gcr=1.0)
     # The symbolic simulator's semantics are unchanged: the same steps without recorded worlds do not replay.
-    with pytest.raises(ValueError, match="step 3 \\('put down the coke'\\) succeeded but cannot be replayed"):
+    with pytest.raises(ValueError, match="step 4 \\('put down the coke'\\) succeeded but cannot be replayed"):
         executability(plan(world, steps), episode, final)
 
 
