@@ -311,7 +311,7 @@ def test_an_estop_sent_while_idle_latches_until_released(graph: RosGraph, record
         for _ in range(2):
             refused = run_goal(graph, instruction=INSTRUCTION, plan_only=True)
             assert refused.status == GoalStatus.STATUS_ABORTED and not refused.result.executed
-            assert refused.result.message == f"canceled: {LATCHED}"
+            assert refused.result.message == f"refused: {LATCHED}"
         publish_until(
             stop, Bool(data=False), lambda: "e-stop released" in planner.log(), "the planner to release the e-stop"
         )
@@ -334,7 +334,7 @@ def test_an_estop_during_a_goal_stops_it_and_holds(graph: RosGraph, recording: P
         assert stopped.status == GoalStatus.STATUS_ABORTED
         assert stopped.result.message.startswith(f"canceled: {LATCHED}; coke: "), stopped.result.message
         assert stopped.result.executed[-1].status == PlanStep.STATUS_CANCELED
-        assert run_goal(graph, instruction=INSTRUCTION, plan_only=True).result.message == f"canceled: {LATCHED}"
+        assert run_goal(graph, instruction=INSTRUCTION, plan_only=True).result.message == f"refused: {LATCHED}"
         stop.publish(Bool(data=False))
 
 

@@ -353,7 +353,8 @@ class PlannerNode(Node):
                 f"max_steps_limit): ask for at most {limit}, or 0 for the default",
             )
         if (reason := self._estop.refusal()) is not None:
-            return PlanResult(EndReason.CANCELED, reason)
+            # refused, not canceled: no client canceled this goal, and it never started
+            return PlanResult(EndReason.REFUSED, reason)
         if self._closing.is_set():
             return PlanResult(EndReason.CANCELED, SHUTTING_DOWN)
         return None
