@@ -35,6 +35,8 @@ import yaml
 
 from llm_planner_ros.kitchen_domain.config import HELD, KitchenConfig
 from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
+from llm_planner_ros.kitchen_domain.hidden_text import MIXED_SCRIPT_FIX, hidden_character, mixed_script_word
+from llm_planner_ros.kitchen_domain.hidden_text import WORD as _WORD
 from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.kitchen_domain.world import World
@@ -43,12 +45,9 @@ from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
 OTHER_OBJECTS_FILE = "other_objects.yaml"
 
-# Characters refused by Unicode category; tab, line feed and carriage return are read as spaces.
-_REFUSED = {"Cc": "control", "Cf": "format"}
+# Tab, line feed and carriage return are read as spaces; other control and format characters are refused.
 _LINE_BREAKS = "\t\n\r"
 _BREAK_RUN = re.compile(r"[ \t\n\r]*[\t\n\r][ \t\n\r]*")
-# Words, a hyphenated compound as one ("lemon-lime", "7-up"), an apostrophe kept ("don't").
-_WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
 _CLAUSE_END = re.compile(r"[,;:.!?]")
 # Words that start a new request inside a clause ("bring the coke and the pepsi").
 _SEGMENT_WORDS = frozenset({"and", "then"})
@@ -62,8 +61,6 @@ _FIRST_PERSON = frozenset({"i", "we", "my", "our"})
 _WANTS = frozenset({"want", "wants", "need", "needs", "like", "love", "wish", "crave", "fancy", "prefer", "take"})
 # Longest name in words, counting a two-word spelling of a one-word label ("red bull" for redbull).
 _LONGEST_NAME = 4
-# Scripts whose letters are drawn like Latin ones; a word mixing one of them with Latin is refused.
-_LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK"})
 # Lower-case Cyrillic and Greek letters that look like Latin ones (upper-case ones lowered first): a word
 # written only in them ("соке") reads as a Latin name and is refused when it spells one.
 _AS_LATIN = str.maketrans(
@@ -81,14 +78,15 @@ class InstructionError(ValueError):
 def normalise(text: str, max_chars: int) -> str:
     """``text`` ready to plan (line breaks as spaces, stripped); InstructionError when it has a control or
     format character, is empty, or is longer than ``max_chars`` (the planner's max_instruction_chars)."""
-    for position, char in enumerate(text, start=1):
-        kind = _REFUSED.get(unicodedata.category(char))
-        if kind is not None and char not in _LINE_BREAKS:
-            raise InstructionError(
-                f"the instruction has the {kind} character {_describe(char)} at position {position}: remove it "
-                "(tabs and line breaks read as spaces; other control and format characters are refused)"
-            )
-    _refuse_mixed_scripts(text)
+    character = hidden_character(text, allowed=_LINE_BREAKS)
+    if character is not None:
+        raise InstructionError(
+            f"the instruction has {character}: remove it "
+            "(tabs and line breaks read as spaces; other control and format characters are refused)"
+        )
+    mixed = mixed_script_word(text)
+    if mixed is not None:
+        raise InstructionError(f"{mixed}: {MIXED_SCRIPT_FIX}")
     cleaned = _BREAK_RUN.sub(" ", text).strip()
     if not cleaned:
         raise InstructionError("the instruction is empty: say what the robot should do")
@@ -97,29 +95,6 @@ def normalise(text: str, max_chars: int) -> str:
             f"the instruction has {len(cleaned)} characters; the limit is {max_chars} (parameter max_instruction_chars)"
         )
     return cleaned
-
-
-def _refuse_mixed_scripts(text: str) -> None:
-    """InstructionError for the first word with Latin letters and Cyrillic or Greek ones."""
-    for match in _WORD.finditer(text):
-        scripts = {_script(char) for char in match[0] if char.isalpha()}
-        if "LATIN" in scripts and scripts & _LOOKALIKE_SCRIPTS:
-            offset, char = next(
-                (i, c) for i, c in enumerate(match[0]) if c.isalpha() and _script(c) in _LOOKALIKE_SCRIPTS
-            )
-            raise InstructionError(
-                f"the word {match[0]!r} mixes Latin letters with {_describe(char)} at position "
-                f"{match.start() + offset + 1}: it looks like one word and is another; type it in one alphabet"
-            )
-
-
-def _script(char: str) -> str:
-    return unicodedata.name(char, "").split(" ")[0]
-
-
-def _describe(char: str) -> str:
-    name = unicodedata.name(char, "")
-    return f"U+{ord(char):04X} ({name or repr(char)})"
 
 
 @dataclass(frozen=True)
