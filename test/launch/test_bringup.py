@@ -86,6 +86,24 @@ def test_up_starts_the_sim_graph_nodes_and_a_second_up_in_the_domain_is_refused(
     assert up.returncode == 0, output.read_text()
 
 
+@pytest.mark.graph
+@pytest.mark.timeout(200)
+def test_up_counts_the_nodes_it_really_starts(ros_graph: RosGraph, tmp_path: Path) -> None:
+    output = tmp_path / "up.out"
+    up = llm_planner(
+        ros_graph, "up", "--log-dir", str(tmp_path / "logs"), "--without", "affordance_server", output=output
+    )
+    try:
+        wait_until(lambda: "logs)" in output.read_text(), timeout=120, what="llm-planner up's 'started' line")
+        started = [name for name in (spec.name for spec in SIM_GRAPH) if name != "affordance_server"]
+        line = f"started {len(started)} nodes: {', '.join(started)} (logs in {tmp_path / 'logs'})"
+        shown = " ".join(output.read_text().split())  # rich wraps the line at the pipe's 80 columns
+        assert line in shown, shown
+    finally:
+        os.killpg(up.pid, signal.SIGINT)
+        up.wait(timeout=60)
+
+
 def llm_planner(ros_graph: RosGraph, *args: str, output: Path | None = None) -> subprocess.Popen[str]:
     """``llm-planner ARGS`` in the graph's ROS domain and a session of its own, its output piped (or written
     to ``output``, which a test can read while the command runs)."""

@@ -220,7 +220,6 @@ class _graph:
                 "its llm-planner up or ros2 launch), or start this one with --namespace robot2 or another "
                 "ROS_DOMAIN_ID"
             )
-        self._console.print(f"starting {len(self._specs)} nodes (logs in {self._log_dir})")
         # The user's params file and the domain files it names are checked before any node starts
         # (GraphOptionError, an InputError: status 2 and the problems, no traceback).
         try:
@@ -230,6 +229,10 @@ class _graph:
                 self._processes = start_graph(
                     self._specs, self._log_dir, overrides=self._overrides, options=self._options
                 )
+            # Counted from what started: a domain's executors, the recorder and the console join the graph's
+            # own nodes, and --without leaves some out.
+            names = ", ".join(process.log_path.stem for process in self._processes)
+            self._console.print(f"started {len(self._processes)} nodes: {names} (logs in {self._log_dir})")
             return self._connect()
         except BaseException:
             # A with-statement runs __exit__ only once __enter__ returned: an interrupt (or any error) while
