@@ -60,7 +60,9 @@ def test_two_steps_approved_in_the_terminal_run_and_the_refused_third_ends_the_p
             output = person.stdout.read()
         finally:
             person.kill()
-    assert "answering /llm_planner/confirm" in output, output
+    # rich reads square brackets as markup: the usage and the prompt keep theirs
+    assert "answering /llm_planner/confirm: y approves a step, n [reason] refuses it" in output, output
+    assert "? [y / n reason]" in output, output
     assert "'find a coke'" in output and "p_LLM" in output and "affordance" in output, output
     assert output.count(f"approved (approved by {user})") == 2, output
     assert "no longer answering /llm_planner/confirm" in output, output

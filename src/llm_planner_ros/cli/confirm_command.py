@@ -27,6 +27,7 @@ import rclpy
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rich.console import Console
+from rich.markup import escape
 
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.ros.conversions import record_from_msg
@@ -66,7 +67,9 @@ class TerminalConfirmation:
     def serve(self) -> int:
         executor = SingleThreadedExecutor(context=self._context)
         executor.add_node(self.node)
-        self._console.print(f"answering {self.service_name}: y approves a step, n [reason] refuses it")
+        # Text in square brackets is rich markup: the usage, skills, instruction and reasons are escaped so
+        # that "[reason]" and an operator's "[hot]" are printed, not read as styles and dropped.
+        self._console.print(escape(f"answering {self.service_name}: y approves a step, n [reason] refuses it"))
         try:
             while not self._closed.is_set():
                 executor.spin_once(timeout_sec=0.2)
@@ -84,11 +87,11 @@ class TerminalConfirmation:
         return 0
 
     def _on_request(self, request: ConfirmPlan.Request, response: ConfirmPlan.Response) -> ConfirmPlan.Response:
-        self._console.rule(f"[bold]{request.instruction}")
+        self._console.rule(f"[bold]{escape(request.instruction)}")
         for step in request.steps:
             self._console.print(step_table(record_from_msg(step)))
         skills = ", ".join(repr(step.skill) for step in request.steps)
-        self._console.print(f"approve {skills}? [y / n reason] ", end="")
+        self._console.print(escape(f"approve {skills}? [y / n reason] "), end="")
         line = self._lines.readline()
         if not line:
             self._closed.set()
@@ -98,7 +101,7 @@ class TerminalConfirmation:
         response.approved, response.reason = approved, reason
         stamp = datetime.now().astimezone().isoformat(timespec="seconds")
         verdict = "[green]approved[/green]" if approved else "[red]refused[/red]"
-        self._console.print(f"{stamp} {skills} {verdict} ({reason})")
+        self._console.print(f"{stamp} {escape(skills)} {verdict} ({escape(reason)})")
         return response
 
 
