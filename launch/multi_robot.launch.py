@@ -42,11 +42,15 @@ def _nodes(arguments):
     scratch = launch_scratch()
     model = tuple(spec for spec in SIM_GRAPH if spec.name == MODEL_SERVICE)
     robot = tuple(spec for spec in SIM_GRAPH if spec.name != MODEL_SERVICE)
+    with_model = arguments.get("llm", "true").lower() == "true"
+    # The user's file is checked against every node of the launch, each in its own namespace.
+    placements = [*([("", model)] if with_model else []), *((f"/robot{i}", robot) for i in range(1, count + 1))]
     starts = []
-    if arguments.get("llm", "true").lower() == "true":
-        starts += node_starts(model, GraphOptions.parse(params_file), scratch, SIM_GRAPH)
+    if with_model:
+        starts += node_starts(model, GraphOptions.parse(params_file), scratch, SIM_GRAPH, placements)
     for index in range(1, count + 1):
-        for start in node_starts(robot, GraphOptions.parse(params_file, f"robot{index}"), scratch, SIM_GRAPH):
+        options = GraphOptions.parse(params_file, f"robot{index}")
+        for start in node_starts(robot, options, scratch, SIM_GRAPH, placements):
             shared = {"llm_namespace": "/"} if start.name == "planner" else {}
             starts.append(replace(start, params={**start.params, **shared}))
     return launch_ros_nodes(starts)

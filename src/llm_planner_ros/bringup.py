@@ -9,7 +9,6 @@ impossible to drift apart; ``node_starts`` is the one translation of the graph o
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tempfile
@@ -32,6 +31,14 @@ from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX
 from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.ros.parameter_files import (
+    Entry,
+    ParameterFileError,
+    declared_parameters,
+    file_entries,
+    read_document,
+    suggestion,
+)
 
 
 @dataclass(frozen=True)
@@ -256,7 +263,8 @@ def _companions(graph: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[Nod
         return ()
     console = options.console
     if console is None:
-        console = bool(_effective_parameters(planner, _user_parameters(options)).get("require_confirmation"))
+        planner_parameters = _effective_parameters(planner, _user_parameters(options), options.namespace)
+        console = bool(planner_parameters.get("require_confirmation"))
     specs = (recorder_spec(graph) if options.record else None, console_spec(graph) if console else None)
     return tuple(spec for spec in specs if spec is not None)
 
@@ -312,8 +320,16 @@ class NodeStart:
     params: Mapping[str, object] = field(default_factory=dict)
 
 
+# Where a launch starts nodes: a namespace ("" for the root) and the nodes it starts there.
+Placement = tuple[str, Sequence[NodeSpec]]
+
+
 def node_starts(
-    specs: tuple[NodeSpec, ...], options: GraphOptions, scratch: Path, graph: tuple[NodeSpec, ...] | None = None
+    specs: tuple[NodeSpec, ...],
+    options: GraphOptions,
+    scratch: Path,
+    graph: tuple[NodeSpec, ...] | None = None,
+    placements: Sequence[Placement] | None = None,
 ) -> list[NodeStart]:
     """What every node of ``specs`` gets under ``options``: its packaged files, then the domain folder's
     ``params.yaml`` and files, then ``params_file``, then ``use_sim_time``. Under a namespace a file's
@@ -321,13 +337,15 @@ def node_starts(
     ``/robot1/planner``), so such files are rewritten into ``scratch`` with those keys inside the
     namespace; ``/``-keys (``/**``, ``/**/planner``) are kept as they are. The user's files are checked
     first against the whole ``graph`` (default: ``specs``; a launch that starts a graph in parts names
-    it), by ``check_params_file``: GraphOptionError lists every problem. A ``skill_executor`` is added
-    for every executor the domain declares beyond the graph's own (``domain_executors``). The nodes
-    ``options.without`` names are left out (GraphOptionError for a name that is no node of the graph)."""
+    it) in ``options.namespace``, or against ``placements`` (a launch that starts nodes in several
+    namespaces names them all), by ``check_params_file``: GraphOptionError lists every problem. A
+    ``skill_executor`` is added for every executor the domain declares beyond the graph's own
+    (``domain_executors``). The nodes ``options.without`` names are left out (GraphOptionError for a
+    name that is no node of the graph)."""
     extra = (*domain_executors(specs, options), *_companions(specs, options))
     whole = (*graph, *domain_executors(graph, options), *_companions(graph, options)) if graph else (*specs, *extra)
     for path in options.parameter_files():
-        check_params_file(path, whole)
+        check_params_file(path, placements or [(options.namespace, whole)])
     unknown = [name for name in options.without if name not in {spec.name for spec in whole}]
     if unknown:
         raise GraphOptionError(
@@ -374,50 +392,76 @@ def _same_kind(given: object, packaged: object) -> bool:
     return type(given) is type(packaged)
 
 
-def _suggestion(name: str, known: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-def check_params_file(path: Path, specs: tuple[NodeSpec, ...]) -> None:
-    """Refuse a user's parameter file that would be misread without a word, listing every problem:
-    a node-name key that is no node of the graph (``planer:``), a parameter whose value has another type
-    than the packaged one (rcl keeps the packaged value: ``max_steps: "thirty"`` ran with 30), and a
-    parameter name one typo away from a packaged one (``require_confirmaton``). ``/``-keys (``/**``)
-    address nodes by pattern and are left to the nodes, which refuse what they cannot take."""
+def check_params_file(path: Path, placements: Sequence[Placement]) -> None:
+    """Refuse a user's parameter file that would be misread without a word, listing every problem: a
+    node key that reaches no node of ``placements`` (``planer:``, ``/robot2/planner`` in a graph under
+    /robot1), a parameter no node it reaches declares (``require_confirmaton``, ``confirm_each_step``;
+    the node's parameters are listed), and a value of another type than the packaged one (rcl keeps the
+    packaged value: ``max_steps: "thirty"`` ran with 30). Every key form rcl reads is checked alike
+    (``planner``, ``/planner``, ``/robot1/planner``, nested namespaces, ``/**``, ``/**/planner``); a
+    wildcard key reaches several nodes, so one of them declaring a parameter is enough."""
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise GraphOptionError(f"params_file {path} cannot be read as YAML: {error}") from error
-    if not isinstance(document, dict):
-        raise GraphOptionError(f"params_file {path} is not a ROS parameter file (node name: ros__parameters: ...)")
-    nodes = {spec.name: spec for spec in specs}
-    problems = []
-    for key, entry in document.items():
-        if str(key).startswith("/"):
-            continue
-        if key not in nodes:
-            problems.append(
-                f"{key}: not a node of this graph{_suggestion(str(key), list(nodes))}; its nodes: {', '.join(nodes)}"
-            )
-            continue
-        parameters = entry.get("ros__parameters") if isinstance(entry, dict) else None
-        if not isinstance(parameters, dict):
-            problems.append(f"{key}: expected 'ros__parameters:' with a mapping of parameter names to values")
-            continue
-        packaged = packaged_parameters(nodes[key])
-        for name, value in parameters.items():
-            if name in packaged and not _same_kind(value, packaged[name]):
-                problems.append(
-                    f"{key}.{name}: {value!r} is {type(value).__name__}, the parameter is "
-                    f"{type(packaged[name]).__name__} (packaged value {packaged[name]!r})"
-                )
-            elif name not in packaged and (hint := _suggestion(str(name), list(packaged))):
-                problems.append(f"{key}.{name}: not a parameter of {key}{hint}")
+        document = read_document(path)
+    except ParameterFileError as error:
+        raise GraphOptionError(str(error)) from error
+    problems: list[str] = []
+    reached: dict[str, tuple[Entry, list[NodeSpec]]] = {}
+    for namespace, specs in placements:
+        entries, malformed = file_entries(document, namespace)
+        problems += [line for line in malformed if line not in problems]
+        for entry in entries:
+            nodes = [spec for spec in specs if entry.matches(_qualified(namespace, spec.name))]
+            reached.setdefault(entry.key, (entry, []))[1].extend(nodes)
+    for entry, nodes in reached.values():
+        lines = _entry_problems(entry, nodes) if nodes else [_no_node(entry, placements)]
+        problems += [line for line in lines if line not in problems]
     if problems:
         raise GraphOptionError(
             f"params_file {path} has {len(problems)} problem(s); fix them and start again:\n  " + "\n  ".join(problems)
         )
+
+
+def _qualified(namespace: str, name: str) -> str:
+    return f"{namespace}/{name}"
+
+
+def _no_node(entry: Entry, placements: Sequence[Placement]) -> str:
+    """The problem of a key that reaches no node: the nodes there are (by name when all are at the root)."""
+    rooted = all(not namespace for namespace, _ in placements)
+    names = [spec.name if rooted else _qualified(ns, spec.name) for ns, specs in placements for spec in specs]
+    given = entry.key if rooted else entry.pattern
+    read_as = "" if rooted or entry.pattern == f"/{entry.key}" else f" (read as {entry.pattern})"
+    return f"{entry.key}{read_as}: not a node of this graph{suggestion(given, names)}; its nodes: {', '.join(names)}"
+
+
+def _entry_problems(entry: Entry, nodes: Sequence[NodeSpec]) -> list[str]:
+    """The parameters of ``entry`` that none of the ``nodes`` it reaches declares, or whose value has
+    another type than a packaged one of those nodes."""
+    problems = []
+    for name, value in entry.parameters.items():
+        declaring = [spec for spec in nodes if name in declared_parameters(spec.executable)]
+        if not declaring:
+            problems.append(_undeclared(entry, name, nodes))
+        for spec in declaring:
+            packaged = packaged_parameters(spec)
+            if name in packaged and not _same_kind(value, packaged[name]):
+                problems.append(
+                    f"{entry.key}.{name}: {value!r} is {type(value).__name__}, the parameter is "
+                    f"{type(packaged[name]).__name__} (packaged value {packaged[name]!r})"
+                )
+                break
+    return problems
+
+
+def _undeclared(entry: Entry, name: str, nodes: Sequence[NodeSpec]) -> str:
+    """The problem of a parameter no node ``entry`` reaches declares: with the node's parameters when it
+    reaches one node (in each namespace), with the nodes it reaches otherwise."""
+    labels = list(dict.fromkeys(spec.name for spec in nodes))
+    known = sorted({known for spec in nodes for known in declared_parameters(spec.executable)})
+    hint = suggestion(name, known)
+    if len(labels) == 1:
+        return f"{entry.key}.{name}: not a parameter of {labels[0]}{hint}; its parameters: {', '.join(known)}"
+    return f"{entry.key}.{name}: not a parameter of any node it applies to ({', '.join(labels)}){hint}"
 
 
 def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> None:
@@ -428,7 +472,7 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
     user = _user_parameters(options)
     readers: dict[tuple[str, str | None], list[str]] = {}
     for spec in specs:
-        params = _effective_parameters(spec, user)
+        params = _effective_parameters(spec, user, options.namespace)
         if "world_file" in params:
             skills = str(params.get("skills_file") or "") if "skills_file" in params else None
             readers.setdefault((str(params["world_file"] or ""), skills), []).append(spec.name)
@@ -470,37 +514,42 @@ def planner_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> 
     planner = next((spec for spec in specs if spec.executable == "planner_node"), None)
     if planner is None:
         return None, None
-    params = _effective_parameters(planner, _user_parameters(options))
+    params = _effective_parameters(planner, _user_parameters(options), options.namespace)
     return str(params.get("world_file") or "") or None, str(params.get("skills_file") or "") or None
 
 
-def _effective_parameters(spec: NodeSpec, layers: Sequence[Mapping[str, Mapping[str, object]]]) -> dict[str, object]:
-    """A node's parameters after its packaged files and the user's ``layers`` (each: ``/**``, then its name)."""
+def _effective_parameters(spec: NodeSpec, layers: Sequence[Sequence[Entry]], namespace: str) -> dict[str, object]:
+    """A node's parameters after its packaged files and the user's ``layers`` (each: the keys that reach
+    the node in ``namespace``, wildcard keys first)."""
     merged = packaged_parameters(spec)
+    name = _qualified(namespace, spec.name)
     for layer in layers:
-        merged.update(layer.get("/**", {}))
-        merged.update(layer.get(spec.name, {}))
+        for entry in sorted(layer, key=lambda entry: not entry.wildcard):
+            if entry.matches(name):
+                merged.update(entry.parameters)
     return merged
 
 
-def _user_parameters(options: GraphOptions) -> list[dict[str, dict[str, object]]]:
-    """The node-name -> ``ros__parameters`` layers of the user's checked files and the domain's, in order."""
+def _user_parameters(options: GraphOptions) -> list[list[Entry]]:
+    """The entries of the user's files and the domain's, in the order they apply."""
     return [
-        layer if isinstance(layer, dict) else _file_parameters(layer)
+        _entries({key: {"ros__parameters": values} for key, values in layer.items()}, options.namespace)
+        if isinstance(layer, dict)
+        else _file_entries(layer, options.namespace)
         for layer in options.user_layers(options.domain_parameters())
     ]
 
 
-def _file_parameters(path: Path) -> dict[str, dict[str, object]]:
-    """The ``ros__parameters`` of each node-name key of a parameter file."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if not isinstance(document, dict):
-        return {}
-    return {
-        str(key): dict(entry["ros__parameters"])
-        for key, entry in document.items()
-        if isinstance(entry, dict) and isinstance(entry.get("ros__parameters"), dict)
-    }
+def _file_entries(path: Path, namespace: str) -> list[Entry]:
+    """The entries of a parameter file; none for one that cannot be read (``check_params_file`` says why)."""
+    try:
+        return _entries(read_document(path), namespace)
+    except ParameterFileError:
+        return []
+
+
+def _entries(document: Mapping[object, object], namespace: str) -> list[Entry]:
+    return file_entries(document, namespace)[0]
 
 
 def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:

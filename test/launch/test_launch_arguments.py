@@ -22,6 +22,7 @@ from repo_paths import REPO_ROOT, TEST_DATA
 from llm_planner_ros.bringup import (
     GRAPHS,
     LAUNCH_ARGUMENTS,
+    OPTIONAL_NODES,
     SIM_GRAPH,
     GraphOptionError,
     GraphOptions,
@@ -34,6 +35,7 @@ from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
 from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name
+from llm_planner_ros.ros.parameter_files import declared_parameters
 
 USER_PARAMS = {"planner": {"ros__parameters": {"max_steps": 7}}, "/**": {"ros__parameters": {"frame_id": "odom"}}}
 
@@ -414,3 +416,79 @@ def test_the_domain_launch_argument_starts_the_domains_executors(
     presser = next(node for node in nodes if node["name"] == "presser_executor")
     assert presser["executable"] == "skill_executor"
     assert str(TEST_DATA / "elevator_lobby" / "params.yaml") in presser["parameters"]
+
+
+# Every form of a node key rcl reads (checked against rclpy in test/ros/test_parameter_files.py), each
+# with the mistyped name that, before, left the planner running without a person's approval.
+KEY_FORMS = [
+    ("", {"/planner": {"ros__parameters": {"require_confirmaton": True}}}, "/planner"),
+    ("", {"/**/planner": {"ros__parameters": {"require_confirmaton": True}}}, "/**/planner"),
+    ("robot1", {"/robot1/planner": {"ros__parameters": {"require_confirmaton": True}}}, "/robot1/planner"),
+    ("robot1", {"/robot1": {"planner": {"ros__parameters": {"require_confirmaton": True}}}}, "/robot1/planner"),
+    ("robot1", {"/robot1/*": {"ros__parameters": {"require_confirmaton": True}}}, "/robot1/*"),
+    ("", {"/**": {"ros__parameters": {"require_confirmaton": True}}}, "/**"),
+]
+
+
+@pytest.mark.parametrize(("namespace", "document", "key"), KEY_FORMS)
+def test_every_key_form_rcl_reads_is_checked_like_a_plain_node_name(
+    tmp_path: Path, namespace: str, document: dict, key: str
+) -> None:
+    bad = write_params(tmp_path / "forms.yaml", document)
+    with pytest.raises(GraphOptionError) as refused:
+        node_starts(SIM_GRAPH, GraphOptions.parse(bad, namespace), tmp_path / "scratch")
+    message = str(refused.value)
+    assert "1 problem(s)" in message, message
+    assert f"{key}.require_confirmaton: not a parameter of " in message, message
+    assert "(did you mean 'require_confirmation'?)" in message, message
+
+
+def test_a_key_the_node_does_not_declare_is_refused_with_the_nodes_parameters(tmp_path: Path) -> None:
+    bad = write_params(tmp_path / "unknown.yaml", {"planner": {"ros__parameters": {"confirm_each_step": True}}})
+    with pytest.raises(GraphOptionError) as refused:
+        node_starts(SIM_GRAPH, GraphOptions.parse(bad), tmp_path)
+    (problem,) = str(refused.value).splitlines()[1:]
+    assert problem.startswith("  planner.confirm_each_step: not a parameter of planner; its parameters: "), problem
+    listed = problem.split("its parameters: ")[1].split(", ")
+    assert {"require_confirmation", "max_steps", "llm.backend", "use_sim_time"} <= set(listed), listed
+
+
+def test_a_wildcard_key_needs_one_node_it_reaches_to_declare_it(tmp_path: Path) -> None:
+    # frame_id is the planner's and the simulator's; no node has confirm_each_step.
+    mixed = write_params(
+        tmp_path / "all.yaml", {"/**": {"ros__parameters": {"frame_id": "odom", "confirm_each_step": 1}}}
+    )
+    with pytest.raises(GraphOptionError) as refused:
+        node_starts(SIM_GRAPH, GraphOptions.parse(mixed), tmp_path)
+    assert str(refused.value).splitlines()[1:] == [
+        "  /**.confirm_each_step: not a parameter of any node it applies to (sim_world_node, affordance_server, "
+        "manipulator_executor, mobile_base_executor, llm_service, planner)"
+    ]
+
+
+def test_a_nested_namespace_key_that_reaches_no_node_is_refused(tmp_path: Path) -> None:
+    # Without --namespace robot1 there is no /robot1/planner: rcl would apply the key to nothing.
+    nested = write_params(tmp_path / "nested.yaml", {"robot1": {"planner": {"ros__parameters": {"max_steps": 5}}}})
+    with pytest.raises(GraphOptionError, match=r"robot1/planner: not a node of this graph; its nodes: sim_world_node"):
+        node_starts(SIM_GRAPH, GraphOptions.parse(nested), tmp_path)
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+def test_every_packaged_parameter_is_one_its_node_declares(graph: str) -> None:
+    for spec in (*GRAPHS[graph], *OPTIONAL_NODES.values()):
+        undeclared = set(packaged_parameters(spec)) - declared_parameters(spec.executable)
+        assert not undeclared, f"{spec.param_files} give {spec.name} {undeclared}, which it does not declare"
+
+
+def test_llm_planner_up_refuses_a_slash_key_the_planner_does_not_declare(tmp_path: Path) -> None:
+    bad = write_params(tmp_path / "bad.yaml", {"/planner": {"ros__parameters": {"confirm_each_step": True}}})
+    done = subprocess.run(
+        [entry_point("llm-planner"), "up", "--params-file", str(bad), "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "/planner.confirm_each_step: not a parameter of planner; its parameters: " in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list((tmp_path / "logs").rglob("*.log")), "a node was started"

@@ -15,7 +15,8 @@ it most likely stopped in the interpreter's teardown of rclpy and the middleware
 handler is not installed because it shuts the context down at once, under callbacks that are still
 running: they then die publishing on invalid publishers with tracebacks, and a client's goal never
 gets its result. A node that cannot start raises ``StartupError`` from its constructor: one fatal log
-line, exit status 1.
+line, exit status 1. So does a node whose ``--params-file`` files give it a parameter it does not
+declare (``parameter_files.check_node_parameter_files``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import get_default_context
 
 from llm_planner_ros.ros.dds_profile import use_project_profiles
+from llm_planner_ros.ros.parameter_files import ParameterFileError, check_node_parameter_files
 from llm_planner_ros.ros.stop_request import StopRequest
 
 SHUTDOWN_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -107,12 +109,20 @@ class _Spinner:
         self._executor.shutdown(timeout_sec=0.0)
 
 
+def _check_parameter_files(node: Node, argv: list[str]) -> None:
+    """ParameterFileError for a key of the node's --params-file files that it does not declare: rclpy
+    would ignore it without a word (``ros2 run ... --params-file`` has no graph check before it)."""
+    declared = node.list_parameters([], 0).names
+    check_node_parameter_files(node.get_fully_qualified_name(), node.has_parameter, declared, argv)
+
+
 def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | None = None) -> NoReturn:
     """Create the node, spin it until a shutdown signal or an external shutdown, clean up, and end the
     process: status 0, or 1 when the node could not start."""
     use_project_profiles()
     shutdown = _ShutdownRequest()
-    rclpy.init(args=args if args is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO)
+    argv = args if args is not None else sys.argv
+    rclpy.init(args=argv, signal_handler_options=SignalHandlerOptions.NO)
     context = get_default_context()
     node: Node | None = None
     executor: MultiThreadedExecutor | None = None
@@ -120,6 +130,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
     status = 0
     try:
         node = make_node()
+        _check_parameter_files(node, argv)
         executor = MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         shutdown.node_started = True
@@ -137,7 +148,7 @@ def run_node(make_node: Callable[[], Node], threads: int = 4, args: list[str] | 
         spinner.stop()
     except KeyboardInterrupt:
         pass
-    except StartupError as error:
+    except (StartupError, ParameterFileError) as error:
         get_logger(Path(sys.argv[0]).name).fatal(str(error))
         status = 1
     finally:
