@@ -113,7 +113,7 @@ def test_every_problem_of_the_facts_and_declarations_names_its_line(tmp_path: Pa
     assert "5 problems" in message, message
     assert "field families[7]: family 'door' is declared twice" in message
     assert "field skills[6].preconditions[3].fact: unknown fact 'window_open'" in message
-    assert "field skills[7].effects[0].set: placeholder 'object' has no value here" in message
+    assert "field skills[7].effects[0].set: {object} is not a placeholder of this template" in message
     assert "field skills[7].effects[1]: an effect is a built-in name" in message
     assert "field skills[8].family: unknown family 'shout'; known families: 'find'" in message
     assert all("line " in line for line in message.splitlines()[1:]), message
@@ -160,7 +160,7 @@ def test_a_skills_requests_are_filled_per_skill_and_a_bad_one_is_named(office: K
 
     for requests, problem in (
         (["clean the {location}", 7], "requests[1]: must be a non-empty string, got int 7"),
-        (["clean the {object}"], "requests[0]: placeholder 'object' has no value here"),
+        (["clean the {object}"], "requests[0]: {object} is not a placeholder of this template"),
     ):
         skills["skills"][wipe]["requests"] = requests
         skills_file.write_text(yaml.safe_dump(skills, sort_keys=False))

@@ -22,6 +22,7 @@ from llm_planner_ros.ros.dds_profile import use_project_profiles
 
 GRAPH_COMMANDS = "llm_planner_ros.cli.graph_commands"
 DOMAIN_BUILD = "llm_planner_ros.cli.domain_command"
+DOMAIN_CHECK = "llm_planner_ros.cli.domain_check"
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -46,6 +47,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     build.set_defaults(_module=DOMAIN_BUILD)
     if list(argv[:2]) == ["domain", "build"]:
         importlib.import_module(DOMAIN_BUILD).add_arguments(build)
+    check = actions.add_parser("check", help="check a domain folder's files: every problem with its line")
+    check.set_defaults(_module=DOMAIN_CHECK)
+    if list(argv[:2]) == ["domain", "check"]:
+        importlib.import_module(DOMAIN_CHECK).add_arguments(check)
     return parser
 
 

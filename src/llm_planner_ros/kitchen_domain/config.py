@@ -8,11 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from llm_planner_ros.kitchen_domain.facts import FactNames, FactSpec, parse_fact_specs
 from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
+from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join, read_yaml
 
 WORLD_FILE = "kitchen_world.yaml"
 
@@ -96,9 +94,9 @@ class KitchenConfig:
 def load_kitchen_config(path: str | Path | None = None) -> KitchenConfig:
     """Read and validate a world file (default: config/kitchen_world.yaml); ConfigError lists its problems."""
     source = resolve_config(path, WORLD_FILE)
-    text = source.read_text()
+    text, data = read_yaml(source, ConfigError, "give the path of a world file (config/kitchen_world.yaml is one)")
     check = Checker()
-    config = _parse(yaml.safe_load(text), check, str(source))
+    config = _parse(data, check, str(source))
     check.raise_if_any(str(source), ConfigError, text)
     assert config is not None
     return config
@@ -113,6 +111,7 @@ def _parse(data: Any, check: Checker, source: str) -> KitchenConfig | None:
     )
     if top is None:
         return None
+    check.plain_texts(data)
     synonyms: dict[str, tuple[str, ...]] = {}
     locations = _positions(top["locations"], "locations", check, synonyms)
     articles = _articles(top["objects"], check, synonyms)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import PackagedFileNotFoundError, packaged_path
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.kitchen_domain.validation import InputError, ValidationError, read_yaml
 
 WORLD_FILE = "world.yaml"
 SKILLS_FILE = "skills.yaml"
@@ -31,7 +31,12 @@ PACKAGED_WORLD = "saycan_kitchen"
 
 
 class DomainFolderError(InputError, ValueError):
-    """A domain folder that is not there or lacks one of its two required files."""
+    """A domain folder that is not there, lacks one of its two required files, or has a file that cannot be
+    read from it (a link out of the folder or to nowhere)."""
+
+
+class DomainFileError(DomainFolderError, ValidationError):
+    """A file of a domain folder that is not UTF-8 YAML text (a binary file, a syntax error, with its line)."""
 
 
 @dataclass(frozen=True)
@@ -49,24 +54,52 @@ class DomainFolder:
 
 def domain_folder(path: str | Path) -> DomainFolder:
     """The domain folder at ``path`` (a relative one not found here may be a packaged one, such as
-    ``domains/office`` in an install); DomainFolderError says what is missing."""
-    folder = _packaged_or_given(Path(path).expanduser())
+    ``domains/office`` in an install). Each of its YAML files must lie in the folder and be YAML text:
+    DomainFolderError says what is missing or wrong, with its line and the fix, before anything reads them."""
+    try:
+        folder = _packaged_or_given(Path(path).expanduser())
+    except (OSError, RuntimeError) as error:  # Path.resolve raises RuntimeError for a link loop
+        raise DomainFolderError(
+            f"domain {path} cannot be opened ({error}): give the folder itself, not a broken link"
+        ) from error
     if not folder.is_dir():
         raise DomainFolderError(
             f"domain {folder} is not a folder: give the folder that holds {WORLD_FILE} and {SKILLS_FILE}"
         )
-    missing = [name for name in (WORLD_FILE, SKILLS_FILE) if not (folder / name).is_file()]
+    names = (WORLD_FILE, SKILLS_FILE, PARAMS_FILE, EPISODES_FILE, DEV_FILE, TRAIN_FILE)
+    files = {name: _domain_file(folder, name) for name in names}
+    missing = [name for name in (WORLD_FILE, SKILLS_FILE) if files[name] is None]
     if missing:
         raise DomainFolderError(
             f"domain folder {folder} has no {' and no '.join(missing)}: a domain folder holds {WORLD_FILE} "
             f"(places, objects, facts) and {SKILLS_FILE} (families, executors, skills); docs/domains.md"
         )
-
-    def optional(name: str) -> Path | None:
-        return folder / name if (folder / name).is_file() else None
-
     world, skills = folder / WORLD_FILE, folder / SKILLS_FILE
-    return DomainFolder(folder, world, skills, optional(PARAMS_FILE), optional(EPISODES_FILE), optional(DEV_FILE))
+    return DomainFolder(folder, world, skills, files[PARAMS_FILE], files[EPISODES_FILE], files[DEV_FILE])
+
+
+def _domain_file(folder: Path, name: str) -> Path | None:
+    """``folder/name``, checked to be YAML text that lies in ``folder`` (the resolved folder); None when the
+    folder has no such entry. A link that leaves the folder is refused unread: the messages about a file
+    quote its text, and no text from outside the folder (a link to /etc/passwd) is ever shown."""
+    path = folder / name
+    if not path.is_symlink() and not path.exists():
+        return None
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError) as error:
+        raise DomainFolderError(
+            f"{path} is a link that leads nowhere ({error}): replace it with the file itself"
+        ) from error
+    if not real.is_relative_to(folder):
+        raise DomainFolderError(
+            f"{path} is a link to {real}, outside the domain folder: copy the file into {folder} (a domain's "
+            "files are read only from inside its folder)"
+        )
+    if not real.is_file():
+        raise DomainFolderError(f"{path} is not a file: {name} of a domain folder is a YAML file (docs/domains.md)")
+    read_yaml(path, DomainFileError, f"make {name} a YAML file the user running llm-planner can read")
+    return path
 
 
 def _packaged_or_given(path: Path) -> Path:

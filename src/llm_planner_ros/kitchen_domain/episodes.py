@@ -23,13 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from llm_planner_ros.kitchen_domain.conditions import Condition, ConditionCheck, goal_checks, parse_condition
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.scene import Scene, parse_scene
-from llm_planner_ros.kitchen_domain.validation import Checker, InputError, Problem, ValidationError, join, quoted_list
+from llm_planner_ros.kitchen_domain.validation import Checker, InputError, ValidationError, join, quoted_list, read_yaml
 from llm_planner_ros.kitchen_domain.world import World
 
 DEFAULT_MAX_STEPS = 30
@@ -112,22 +110,9 @@ class EpisodeFile:
 def load_episodes(path: str | Path, kitchen: Kitchen | None = None) -> EpisodeFile:
     """Read and validate an episode file against ``kitchen`` (default: the configured kitchen); a relative
     path is a packaged one (``llm_planner_ros.kitchen_domain.paths.repo_path``: the checkout's or the install's)."""
-    source = str(path)
-    try:
-        text = repo_path(path).read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        # Where what failed began (an unclosed quote's start), else where the parser stopped.
-        mark = getattr(error, "context_mark", None) or getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise EpisodeFileError(source, [Problem("", f"not valid YAML: {error}", line=line)]) from error
-    except UnicodeDecodeError as error:
-        raise EpisodeFileError(source, [Problem("", f"not a text file (UTF-8 YAML expected): {error}")]) from error
-    except OSError as error:
-        reason = error.strerror or str(error)
-        fix = "give the path of an episode file (benchmarks/kitchen/dev.yaml is one)"
-        raise EpisodeFileError(source, [Problem("", f"cannot be read ({reason}): {fix}")]) from error
-    return parse_episodes(data, kitchen or load_kitchen(), source, text)
+    fix = "give the path of an episode file (benchmarks/kitchen/dev.yaml is one)"
+    text, data = read_yaml(path, EpisodeFileError, fix, locate=repo_path)
+    return parse_episodes(data, kitchen or load_kitchen(), str(path), text)
 
 
 def parse_episodes(data: Any, kitchen: Kitchen, source: str, text: str | None = None) -> EpisodeFile:

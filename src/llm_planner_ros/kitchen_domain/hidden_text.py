@@ -49,13 +49,23 @@ def mixed_script_word(text: str) -> str | None:
 
 
 def hidden_text(text: str) -> str | None:
-    """What in ``text`` (a name, not a sentence: tabs and line breaks count too) can hide or disguise what
-    it says, with the fix; None when nothing can."""
+    r"""What in ``text`` (a name, not a sentence: tabs and line breaks count too) can hide or disguise what
+    it says, with the fix ("'de\u202esk' has the format character U+202E (...) at position 3: remove it
+    ..."); None when nothing can."""
     character = hidden_character(text)
     if character is not None:
-        return f"has {character}: remove it (control and format characters can hide or reorder the text shown)"
+        # repr() shows the text with the character escaped: printed as it is, it would act on the terminal.
+        return f"{text!r} has {character}: remove it (control and format characters can hide or reorder text)"
     mixed = mixed_script_word(text)
     return None if mixed is None else f"{mixed}: {MIXED_SCRIPT_FIX}"
+
+
+def visible(text: str) -> str:
+    r"""``text`` with its control and format characters as escapes (``\u202e``), for messages that show a
+    name a file declares: a hidden or reordering character in it must not act on the terminal."""
+    return "".join(
+        char.encode("unicode_escape").decode() if unicodedata.category(char) in _REFUSED else char for char in text
+    )
 
 
 def describe(char: str) -> str:

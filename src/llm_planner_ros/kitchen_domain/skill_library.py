@@ -17,14 +17,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from llm_planner_ros.kitchen_domain.conditions import Condition, parse_condition
 from llm_planner_ros.kitchen_domain.config import ConfigError, KitchenConfig
 from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import EXECUTORS, FAMILIES, NO_EXECUTOR, FactChange, Skill, SkillRule
-from llm_planner_ros.kitchen_domain.validation import Checker, join
+from llm_planner_ros.kitchen_domain.validation import Checker, join, read_yaml
 from llm_planner_ros.kitchen_domain.vocabulary import (
+    PLACEHOLDER,
     SERVER,
     ActionBinding,
     AffordanceSource,
@@ -93,9 +92,9 @@ class SkillLibrary:
 def load_skill_library(config: KitchenConfig, path: str | Path | None = None) -> SkillLibrary:
     """Read and expand a skills file (default: config/kitchen_skills.yaml); ConfigError lists its problems."""
     source = resolve_config(path, SKILLS_FILE)
-    text = source.read_text()
+    text, data = read_yaml(source, ConfigError, "give the path of a skills file (config/kitchen_skills.yaml is one)")
     check = Checker()
-    library = parse_skill_library(yaml.safe_load(text), config, check, str(source))
+    library = parse_skill_library(data, config, check, str(source))
     check.raise_if_any(str(source), ConfigError, text)
     assert library is not None
     return library
@@ -105,6 +104,7 @@ def parse_skill_library(data: Any, config: KitchenConfig, check: Checker, source
     top = check.mapping(data, "", required=("skills",), optional=("families", "executors", "failure_probability"))
     if top is None:
         return None
+    check.plain_texts(data)
     families, sources = parse_families(top.get("families", list(FAMILIES)), check)
     executors, bindings = parse_executors(top.get("executors", list(EXECUTORS)), check)
     templates = check.list_of(top["skills"], "skills") or []
@@ -149,10 +149,8 @@ def _expand(
     rules = []
     problems: dict[tuple[str, str], None] = {}
     for arguments, values in bindings:
-        try:
-            skill_text = text.format(**values)
-        except (KeyError, IndexError) as error:
-            check.add(join(where, "text"), f"placeholder {error} has no value here; use {sorted(values)}")
+        skill_text = _filled(text, values, check, join(where, "text"))
+        if skill_text is None:
             return []
         # Every binding is checked (a fact over places may lack one of the template's locations), and a
         # problem that all bindings share is reported once.
@@ -200,23 +198,44 @@ def _effect(
     return None if atom is None else FactChange(atom, kind == "set")
 
 
+class TemplateError(ValueError):
+    """A template string with something other than plain ``{name}`` placeholders of its values."""
+
+
 def _filled(value: Any, values: Mapping[str, str], check: Checker, where: str) -> Any:
     """``value`` with the template's placeholders filled in every string of it; None after a problem."""
     try:
         return _fill(value, values)
-    except (KeyError, IndexError) as error:
-        check.add(where, f"placeholder {error} has no value here; use {sorted(values)}")
+    except TemplateError as error:
+        check.add(where, str(error))
         return None
 
 
 def _fill(value: Any, values: Mapping[str, str]) -> Any:
     if isinstance(value, str):
-        return value.format(**values)
+        return _substituted(value, values)
     if isinstance(value, Mapping):
         return {key: _fill(item, values) for key, item in value.items()}
     if isinstance(value, list):
         return [_fill(item, values) for item in value]
     return value
+
+
+def _substituted(template: str, values: Mapping[str, str]) -> str:
+    """``template`` with each plain placeholder ``{name}`` replaced by ``values[name]``. Nothing else of
+    Python's format syntax: attributes, indexes, format specs and conversions (``{object.__init__}``,
+    ``{object:>99}``) would name memory addresses or make huge names, so they, an unknown name and a
+    brace outside a placeholder raise TemplateError with the fix."""
+    known = ", ".join(f"{{{name}}}" for name in values) or "none (this template has no for_each)"
+    for name in PLACEHOLDER.findall(template):
+        if name not in values:
+            raise TemplateError(
+                f"{{{name}}} is not a placeholder of this template; write one of {known} as it is "
+                "(no attributes, indexes or format specs)"
+            )
+    if any(brace in PLACEHOLDER.sub("", template) for brace in "{}"):
+        raise TemplateError(f"{template!r} has a brace outside a placeholder; write placeholders as {{name}}: {known}")
+    return PLACEHOLDER.sub(lambda match: values[match[1]], template)
 
 
 def _bindings(

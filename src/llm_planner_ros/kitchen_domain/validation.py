@@ -9,11 +9,14 @@ of the field, or of the nearest enclosing one when the field is missing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import yaml
+
+from llm_planner_ros.kitchen_domain.hidden_text import hidden_text, visible
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ class Problem:
     entry: str = ""
 
     def __str__(self) -> str:
-        where = f"field {self.field or '<top level>'}"
+        where = f"field {visible(self.field) or '<top level>'}"
         if self.episode is not None:
             where = f"episode {self.episode}, {where}"
         if self.line is not None:
@@ -102,14 +105,31 @@ class Checker:
         if self.problems:
             raise error(source, with_lines(self.problems, text) if text is not None else self.problems)
 
+    def plain_texts(self, value: Any, field: str = "") -> None:
+        """Record every string of ``value`` (a parsed document: its keys and its values) that can show other
+        than it says: a control or format character, a word that mixes alphabets (``hidden_text``). A
+        domain's names, synonyms and skill texts are what the planner reads and the robot acts on; they get
+        the rule an instruction gets."""
+        if isinstance(value, str):
+            found = hidden_text(value)
+            if found is not None:
+                self.add(field, found)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                self.plain_texts(key, join(field, str(key)))
+                self.plain_texts(item, join(field, str(key)))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                self.plain_texts(item, join(field, index))
+
     def mapping(
         self, value: Any, field: str, required: Sequence[str] = (), optional: Sequence[str] = ()
     ) -> Fields | None:
         """``value`` as ``Fields`` if it is a mapping; records unknown keys and missing required keys."""
         if not isinstance(value, Mapping):
-            self.reject(
-                value, field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {_shown(value)}"
-            )
+            # The whole document is not shown: its first line may be another file's (a link to one).
+            shown = _shown(value) if field else f"a {type(value).__name__}"
+            self.reject(value, field, f"must be a mapping with keys {quoted_list([*required, *optional])}, got {shown}")
             return None
         allowed = [*required, *optional]
         for key in value:
@@ -197,6 +217,41 @@ class Checker:
             self.reject(value, field, f"must be {need}, got {_shown(value)}")
             return None
         return value
+
+
+def read_yaml(
+    path: str | Path, error: type[ValidationError], fix: str, locate: Callable[[str | Path], Path] = Path
+) -> tuple[str, Any]:
+    """The text of the YAML file ``locate(path)`` and its document. ``error``, naming ``path``, with one
+    problem, never a traceback: when the file cannot be found or read (``fix`` says what to give instead),
+    is not UTF-8 text (a binary file), or is not valid YAML (the problem has the line where the broken
+    part begins)."""
+    source = str(path)
+    try:
+        text = locate(path).read_text(encoding="utf-8")
+        return text, yaml.safe_load(text)
+    except yaml.YAMLError as cause:
+        raise error(source, [_yaml_problem(cause)]) from cause
+    except UnicodeDecodeError as cause:
+        raise error(source, [Problem("", f"not a text file (UTF-8 YAML expected): {cause}")]) from cause
+    except OSError as cause:
+        raise error(source, [Problem("", f"cannot be read ({cause.strerror or cause}): {fix}")]) from cause
+
+
+def _yaml_problem(cause: yaml.YAMLError) -> Problem:
+    """A YAML syntax error as one problem: what the parser expected, the line where what failed began (an
+    unclosed quote's start, else where the parser stopped) and where it stopped."""
+    context, problem = getattr(cause, "context", None), getattr(cause, "problem", None)
+    start = getattr(cause, "context_mark", None) or getattr(cause, "problem_mark", None)
+    stop = getattr(cause, "problem_mark", None)
+    what = ", ".join(part for part in (context, problem) if part) or str(cause)
+    at = f" (line {stop.line + 1}, column {stop.column + 1})" if stop is not None else ""
+    return Problem(
+        "",
+        f"not valid YAML: {what}{at}: fix the syntax there (close each quote and bracket, indent nested "
+        "keys, put a space after each colon)",
+        line=start.line + 1 if start is not None else None,
+    )
 
 
 _PATH_STEP = re.compile(r"\[(\d+)\]|\.?([^.\[]+)")
