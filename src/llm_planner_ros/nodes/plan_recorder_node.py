@@ -45,12 +45,14 @@ class PlanRecorderNode(Node):
             self._writer = BagWriter(folder)
         except (OSError, DefinitionError) as error:
             raise StartupError(f"cannot record to {folder}: {error}") from error
-        recorder = BagRecorder(self, self._writer, recorded_topics(p["robot_state_topic"], p["camera"]))
-        self.get_logger().info(f"recording {', '.join(recorder.topics)} to {folder}")
+        self._recorder = BagRecorder(self, self._writer, recorded_topics(p["robot_state_topic"], p["camera"]))
+        self.get_logger().info(f"recording {', '.join(self._recorder.topics)} to {folder}")
 
     def close(self) -> None:
         folder = self._writer.close()
         self.get_logger().info(f"wrote {self._writer.message_count} messages to {folder}")
+        if (lost := self._recorder.lost_report()) is not None:
+            self.get_logger().error(lost)
 
 
 def main() -> None:

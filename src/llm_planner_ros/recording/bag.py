@@ -47,7 +47,9 @@ class BagWriter:
         self.folder = folder
         self.file = folder / f"{folder.name}_0.mcap"
         self._stream: BinaryIO = self.file.open("wb")
-        self._writer = Writer(self._stream, compression=CompressionType.ZSTD)
+        # Data CRCs on: the DataEnd record then checks the records outside the chunks too (the chunks carry
+        # their own CRC), so a reader can tell an intact bag from a damaged one (recording.bag_reader).
+        self._writer = Writer(self._stream, compression=CompressionType.ZSTD, enable_data_crcs=True)
         self._writer.start(profile="ros2", library="llm_planner_ros")
         self._topics: dict[str, _Topic] = {}
         self._schemas: dict[str, int] = {}

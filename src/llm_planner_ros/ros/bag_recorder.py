@@ -2,20 +2,33 @@
 
 Each topic is subscribed with ``raw=True``: the bag keeps the CDR bytes that arrived, as ``ros2 bag
 record`` does. The latched topics (the scene, the robot-state record) are subscribed transient-local, so
-the bag starts with the state the graph was in.
+the bag starts with the state the graph was in. The plan events (goals, steps) are subscribed with the
+planner's own profile (``topics.EVENTS_QOS``: reliable, transient-local, deep), so neither a burst of goals
+nor a match that completes just after a goal started loses one; of the history that comes with the match,
+what was published before the recording began is left out (by its source timestamp: the planner's clock
+and the recorder's must agree, as on one machine). A publisher on those topics that offers only volatile
+durability does not match. The goal events' ``seq`` numbers are followed all the same:
+``goal_events_lost`` counts any that never arrived.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
+from rclpy.serialization import deserialize_message
+from std_msgs.msg import String
 
 from llm_planner_ros.recording.bag import BagWriter
+from llm_planner_ros.recording.goal_events import ForeignEventError, SequenceGaps, parse_goal_event
 from llm_planner_ros.recording.message_definitions import message_class
+from llm_planner_ros.ros import topics as names
 from llm_planner_ros.ros.topics import (
+    EVENTS_DEPTH,
     EXECUTE_INSTRUCTION_ACTION,
     GOALS_TOPIC,
     MARKERS_TOPIC,
@@ -25,7 +38,13 @@ from llm_planner_ros.ros.topics import (
     STOP_TOPIC,
 )
 
-EVENTS_QOS = QoSProfile(depth=100)  # reliable, volatile: the planner's publishers' profile, with room for bursts
+# The other topics (markers, e-stop, goal statuses, camera): reliable, volatile, room for a burst; not
+# EVENTS_DEPTH, which for camera images would hold up to a gigabyte in a recorder that fell behind.
+STREAM_QOS = QoSProfile(depth=100)
+# A live view of the plan events (the operator console): reliable and volatile (it matches any publisher and
+# gets no history), as deep as the planner's history.
+EVENTS_QOS = QoSProfile(depth=EVENTS_DEPTH)
+EVENT_TOPICS = (GOALS_TOPIC, SCORES_TOPIC)
 
 
 @dataclass(frozen=True)
@@ -65,12 +84,44 @@ class BagRecorder:
 
     def __init__(self, node: Node, writer: BagWriter, topics: Sequence[RecordedTopic]) -> None:
         self.topics = [node.resolve_topic_name(topic.name) for topic in topics]
+        self._gaps = SequenceGaps()
+        # Wall-clock, as the DDS source timestamps: plan events published before it are history, not recorded.
+        self._start_ns = time.time_ns()
         clock = node.get_clock()
         for topic, resolved in zip(topics, self.topics, strict=True):
             writer.add_topic(resolved, topic.type_name)
+            events = topic.name in EVENT_TOPICS
+            goals = topic.name == GOALS_TOPIC
 
-            def record(data: bytes, name: str = resolved) -> None:
+            def record(
+                data: bytes, info: dict[str, Any], name: str = resolved, events: bool = events, goals: bool = goals
+            ) -> None:
+                if events and info["source_timestamp"] < self._start_ns:
+                    return  # transient-local history from before the recording began
                 writer.write(name, data, clock.now().nanoseconds)
+                if goals:
+                    self._count_goal_event(data)
 
-            qos = STATE_QOS if topic.latched else EVENTS_QOS
+            qos = STATE_QOS if topic.latched else names.EVENTS_QOS if events else STREAM_QOS
             node.create_subscription(message_class(topic.type_name), topic.name, record, qos, raw=True)
+
+    @property
+    def goal_events_lost(self) -> int:
+        """How many of the planner's goal events never arrived (gaps in their ``seq``)."""
+        return self._gaps.lost
+
+    def lost_report(self) -> str | None:
+        """What to tell the user when goal events were lost; None when none was."""
+        if not self._gaps.lost:
+            return None
+        return (
+            f"{self._gaps.lost} goal events lost: their seq numbers on {GOALS_TOPIC} skip, so the bag lacks them "
+            "(a planner publishing with a shallower QoS than topics.EVENTS_QOS, or a recorder that fell behind)"
+        )
+
+    def _count_goal_event(self, data: bytes) -> None:
+        try:
+            event = parse_goal_event(deserialize_message(data, String).data)
+        except ForeignEventError:
+            return  # someone else's message: kept in the bag, not one of the planner's numbered events
+        self._gaps.see(event.seq)

@@ -25,12 +25,17 @@ STOP_TOPIC = "llm_planner/stop"
 # down: the planner then ends the plan (the executor is going away) instead of dispatching to it again.
 EXECUTOR_CLOSING = "executor shutting down: "
 
-# Plan events (the goals' starts and ends, the steps): reliable and volatile, and deep enough that none is
-# lost in a burst. A reliable keep-last writer drops its oldest sample, acknowledged or not, once its history
-# is full: with rclpy's depth of 10 a burst of 100 goals (about 200 goal events at once) lost 15 events before
-# the recorder took them. EVENTS_DEPTH holds five such bursts; publishers and subscribers both use it.
+# Plan events (the goals' starts and ends, the steps) as the planner offers them: reliable, transient-local,
+# and deep enough that none is lost in a burst. A reliable keep-last writer drops its oldest sample,
+# acknowledged or not, once its history is full: with rclpy's depth of 10 a burst of 100 goals (about 200 goal
+# events at once) lost 15 events before the recorder took them. EVENTS_DEPTH holds five such bursts.
+# Transient-local: a recorder whose subscription the planner matches a moment after a goal started still gets
+# that goal's first events (it asks for the history and keeps what was published after it began). A volatile
+# reader (a live view) matches too and gets only what is published after it matched.
 EVENTS_DEPTH = 1000
-EVENTS_QOS = QoSProfile(depth=EVENTS_DEPTH, reliability=ReliabilityPolicy.RELIABLE)
+EVENTS_QOS = QoSProfile(
+    depth=EVENTS_DEPTH, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+)
 
 # Latched state: a subscriber that starts later still gets the current world.
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
