@@ -33,6 +33,7 @@ from replayed_planner_graph import (
     execute_instruction,
     record_fetch,
     replaying_sim_graph,
+    start_replay_planner,
 )
 from ros_harness import RosGraph, ros_graph, wait_until
 
@@ -311,3 +312,37 @@ def test_lost_and_foreign_goal_events_are_reported_by_record_and_replay(tmp_path
     ]
     assert "2 goal events missing here (seq jumps to 5)" in lines, lines
     assert "goal ended (done): ok" in lines, lines
+
+
+def test_a_burst_of_100_goals_is_recorded_without_losing_an_event(tmp_path: Path) -> None:
+    """Each goal is started and ended (99 of them at once as busy): 200 goal events in a burst. The planner's
+    depth of 10 lost about 15 of them before the recorder took them."""
+    from llm_planner_interfaces.action import ExecuteInstruction
+    from llm_planner_ros.ros.action_client import RaceFreeActionClient
+
+    recording = record_fetch(tmp_path / "saycan.jsonl")
+    bag = tmp_path / "bag"
+    with ros_graph(tmp_path / "graph") as graph:
+        start_replay_planner(graph, recording, planner="saycan")
+        process = graph.start_process([LLM_PLANNER, "record", "--out", str(bag)], label="record")
+        wait_until(
+            lambda: graph.node.count_subscribers("/llm_planner/goals") >= 1, 30, "the recorder's goal subscription"
+        )
+        client = RaceFreeActionClient(graph.node, ExecuteInstruction, "/llm_planner/execute_instruction")
+        assert client.wait_for_server(timeout_sec=60)
+        goal = ExecuteInstruction.Goal(instruction=FETCH_INSTRUCTION, plan_only=True)
+        sent = [client.send_goal_async(goal) for _ in range(100)]
+        wait_until(lambda: all(future.done() for future in sent), 60, "an answer to each of 100 goals")
+        results = [future.result().get_result_async() for future in sent]
+        wait_until(lambda: all(future.done() for future in results), 120, "a result for each of 100 goals")
+        time.sleep(1.0)  # the last events have reached the recorder
+        code = process.stop()
+        output = process.log()
+    assert code == 0 and "lost" not in output, output
+    info = yaml.safe_load((bag / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
+    with (bag / info["relative_file_paths"][0]).open("rb") as stream:
+        reader = make_reader(stream, decoder_factories=[DecoderFactory()])
+        seqs = [
+            json.loads(m.data)["seq"] for _s, c, _m, m in reader.iter_decoded_messages() if c.topic.endswith("goals")
+        ]
+    assert sorted(seqs) == list(range(1, 201)), seqs

@@ -56,12 +56,18 @@ def parse_goal_event(text: str) -> GoalEvent:
 
 class SequenceGaps:
     """Counts the goal events missing between those seen, from their ``seq``: each event should follow the
-    one before by exactly 1. A seq not above the last one begins a new count (the planner restarted), and
-    the events before the first one seen are not counted (published before the recording began)."""
+    one before by exactly 1. A seq not above the last one begins a new count (the planner restarted). With
+    ``last`` None the events before the first one seen are not counted (a bag that begins mid-run); a
+    recorder that knows what came before gives ``last`` (0: the first event must be seq 1)."""
 
-    def __init__(self) -> None:
+    def __init__(self, last: int | None = None) -> None:
         self.lost = 0
-        self._last: int | None = None
+        self._last = last
+
+    def seed(self, seq: int | None) -> None:
+        """An event from before the count began (history): the next one should follow it."""
+        if seq is not None:
+            self._last = seq
 
     def see(self, seq: int | None) -> int:
         """Take one event's ``seq`` (None: not counted); returns how many events are missing just before it."""

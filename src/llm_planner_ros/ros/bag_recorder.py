@@ -84,7 +84,9 @@ class BagRecorder:
 
     def __init__(self, node: Node, writer: BagWriter, topics: Sequence[RecordedTopic]) -> None:
         self.topics = [node.resolve_topic_name(topic.name) for topic in topics]
-        self._gaps = SequenceGaps()
+        # The history that comes with the match tells the last event before the recording; with none, the
+        # planner has published nothing yet, so its first event must be seq 1.
+        self._gaps = SequenceGaps(last=0)
         # Wall-clock, as the DDS source timestamps: plan events published before it are history, not recorded.
         self._start_ns = time.time_ns()
         clock = node.get_clock()
@@ -96,11 +98,11 @@ class BagRecorder:
             def record(
                 data: bytes, info: dict[str, Any], name: str = resolved, events: bool = events, goals: bool = goals
             ) -> None:
-                if events and info["source_timestamp"] < self._start_ns:
-                    return  # transient-local history from before the recording began
-                writer.write(name, data, clock.now().nanoseconds)
+                history = events and info["source_timestamp"] < self._start_ns
+                if not history:  # transient-local history from before the recording began is not recorded
+                    writer.write(name, data, clock.now().nanoseconds)
                 if goals:
-                    self._count_goal_event(data)
+                    self._count_goal_event(data, history)
 
             qos = STATE_QOS if topic.latched else names.EVENTS_QOS if events else STREAM_QOS
             node.create_subscription(message_class(topic.type_name), topic.name, record, qos, raw=True)
@@ -119,9 +121,12 @@ class BagRecorder:
             "(a planner publishing with a shallower QoS than topics.EVENTS_QOS, or a recorder that fell behind)"
         )
 
-    def _count_goal_event(self, data: bytes) -> None:
+    def _count_goal_event(self, data: bytes, history: bool) -> None:
         try:
             event = parse_goal_event(deserialize_message(data, String).data)
         except ForeignEventError:
             return  # someone else's message: kept in the bag, not one of the planner's numbered events
-        self._gaps.see(event.seq)
+        if history:
+            self._gaps.seed(event.seq)
+        else:
+            self._gaps.see(event.seq)
