@@ -7,10 +7,12 @@ the console's API as the page does; each request must reach the robot it came fr
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from console_browser import console_url
@@ -59,3 +61,15 @@ def test_console_serves_each_namespaced_robots_approvals(ros_graph: RosGraph) ->
         response = reply.result(timeout=60)
     assert response.approved and response.reason == "approved by cli@127.0.0.1"
     assert state(url)["robots"][1]["decision"]["skills"] == ["pick up the apple"]
+
+
+def test_a_console_on_every_address_prints_and_publishes_one_a_browser_can_open(ros_graph: RosGraph) -> None:
+    cli = str(Path(sys.executable).parent / "llm-planner")
+    console = ros_graph.start_process([cli, "console", "--host", "0.0.0.0", "--port", "0"], label="console")
+    url = console_url(ros_graph)
+    # The machine's name (this test's machine resolves its own), never 0.0.0.0, which no other machine opens.
+    assert urlsplit(url).hostname == socket.gethostname()
+    token = parse_qs(urlsplit(url).query)["token"][0]
+    with urllib.request.urlopen(f"{url.split('?')[0]}api/state?token={token}", timeout=10) as reply:
+        assert reply.status == 200
+    wait_until(lambda: f"operator console at {url} " in console.log(), 10, "the address in the console's output")

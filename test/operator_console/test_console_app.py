@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.operator_console.access import Access
+from llm_planner_ros.operator_console.access import Access, ServedNames
 from llm_planner_ros.operator_console.approvals import CLOSED, Answer, ApprovalDesk
-from llm_planner_ros.operator_console.board import ConsoleBoard
-from llm_planner_ros.operator_console.web_app import ControlError, create_app
+from llm_planner_ros.operator_console.board import LOG_LENGTH, ConsoleBoard
+from llm_planner_ros.operator_console.web_app import MAX_BODY_BYTES, ControlError, create_app
 from llm_planner_ros.planning.decision import CandidateScore, StepRecord
 
 
@@ -52,12 +52,14 @@ def step(skill: str) -> StepRecord:
     return StepRecord(0, Skill(skill, "pick"), candidates)
 
 
-def console(token: str = "", timeout_s: float = 10.0, robots: int = 1):
+def console(token: str = "", timeout_s: float = 10.0, robots: int = 1, allowed_hosts: tuple[str, ...] = ()):
+    """The application of a console bound to 127.0.0.1:8080, as a browser on this machine opens it."""
     access = Access(token)
     board = ConsoleBoard([f"/robot{i}" for i in range(robots)] if robots > 1 else [""], access.required)
     desk = ApprovalDesk(board, timeout_s)
     controls = RecordedControls()
-    return TestClient(create_app(board, desk, controls, access)), board, desk, controls
+    app = create_app(board, desk, controls, access, ServedNames.for_bind("127.0.0.1", allowed_hosts))
+    return TestClient(app, base_url="http://127.0.0.1:8080"), board, desk, controls
 
 
 def ask_in_background(desk: ApprovalDesk, robot: int = 0, skill: str = "pick up the coke") -> dict:
@@ -149,11 +151,12 @@ def test_with_a_token_every_request_needs_it_and_refusals_are_logged() -> None:
     assert wrong.status_code == 401 and controls.calls == []
     right = client.post("/api/robots/0/cancel", json={"operator": "ann"}, headers={"X-Console-Token": "s3cret"})
     assert right.status_code == 200 and controls.calls == [("cancel", 0)]
-    log = client.get("/api/state?token=s3cret").json()["log"]
-    assert [(entry["action"], entry["detail"]) for entry in log] == [
-        ("refused e-stop", "missing or wrong console token"),
-        ("refused cancel", "missing or wrong console token"),
-        ("cancel", "did cancel"),
+    snapshot = client.get("/api/state?token=s3cret").json()
+    assert [(entry["action"], entry["detail"]) for entry in snapshot["log"]] == [("cancel", "did cancel")]
+    assert [entry["action"] for entry in snapshot["refused"]] == [
+        "GET /api/state",
+        "POST /api/robots/0/estop",
+        "POST /api/robots/0/cancel",
     ]
 
 
@@ -186,3 +189,56 @@ def test_the_event_stream_starts_with_the_current_state() -> None:
         line = next(line for line in stream.iter_lines() if line.startswith("data: "))
     snapshot = json.loads(line.removeprefix("data: "))
     assert snapshot["version"] == 1 and snapshot["robots"][0]["estop"] is True
+
+
+def test_a_foreign_host_name_is_refused_even_on_a_loopback_console_without_a_token() -> None:
+    """DNS rebinding: a page of evil.example whose name now resolves to 127.0.0.1 sends its own name."""
+    client, board, _, controls = console(allowed_hosts=("robot.example",))
+    rebound = {"Host": "evil.example:8080"}
+    assert client.get("/api/state", headers=rebound).status_code == 403
+    assert client.get("/", headers=rebound).status_code == 403
+    refused = client.post("/api/robots/0/estop", json={"engaged": False}, headers=rebound)
+    assert refused.status_code == 403 and "allowed_hosts" in refused.json()["detail"]
+    cross_site = client.post("/api/robots/0/cancel", json={}, headers={"Origin": "http://localhost:3000"})
+    assert cross_site.status_code == 403
+    for host in ("localhost:8080", "[::1]:8080", "ROBOT.example"):
+        assert client.get("/api/state", headers={"Host": host}).status_code == 200, host
+    assert controls.calls == [] and board.snapshot()["log"] == []
+
+
+def test_a_body_over_the_limit_is_refused_whether_declared_or_chunked() -> None:
+    """The real server's memory under a large body: test_console_boundary.py."""
+    client, _, _, controls = console()
+    declared = client.post(
+        "/api/robots/0/instruction",
+        content=b"x" * 100,
+        headers={"Content-Length": str(200_000_000), "Content-Type": "application/json"},
+    )
+    assert declared.status_code == 413
+
+    def chunked():  # no Content-Length: the body is counted as it arrives
+        for _ in range(MAX_BODY_BYTES // 1024 + 2):
+            yield b" " * 1024
+
+    streamed = client.post("/api/robots/0/instruction", content=chunked(), headers={"Content-Type": "application/json"})
+    assert streamed.status_code == 413 and controls.calls == []
+    fits = client.post("/api/robots/0/instruction", json={"text": "bring a coke " * 150})
+    assert fits.status_code == 200 and controls.calls == [("instruction", 0, "bring a coke " * 150, "", False)]
+
+
+def test_a_flood_of_refused_requests_is_rate_limited_and_never_pushes_an_operators_action_out() -> None:
+    client, board, desk, _ = console(token="s3cret")
+    outcome = ask_in_background(desk)
+    request_id = pending_id(board)
+    approved = client.post(
+        f"/api/robots/0/approvals/{request_id}",
+        json={"approved": True, "operator": "ann"},
+        headers={"X-Console-Token": "s3cret"},
+    )
+    assert approved.status_code == 200
+    outcome["thread"].join(5)
+    for _ in range(2 * LOG_LENGTH):
+        assert client.post("/api/robots/0/estop", json={"engaged": False}).status_code == 401
+    snapshot = board.snapshot()
+    assert [(entry["who"], entry["action"]) for entry in snapshot["log"]] == [("ann@testclient", "approved")]
+    assert len(snapshot["refused"]) == 10

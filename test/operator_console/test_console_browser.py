@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +26,7 @@ from ros_harness import RosGraph, wait_until
 from selenium.webdriver.common.by import By
 
 from llm_planner_interfaces.msg import PlanStep
+from llm_planner_interfaces.srv import ConfirmPlan
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(420)]
 
@@ -164,7 +166,7 @@ def test_off_loopback_the_console_needs_its_token_in_the_browser_and_for_every_a
         url = console_url(graph)
         token = parse_qs(urlsplit(url).query)["token"][0]
         assert len(token) >= 20
-        local = url.replace("0.0.0.0", "127.0.0.1")
+        local = url  # the machine's name, not 0.0.0.0 (test_console_command.py)
         stranger.get(local.split("?")[0])
         wait_for_text(stranger, "notice", "needs its token")
         stranger.get(local.split("?")[0] + "?token=not-it")
@@ -175,9 +177,46 @@ def test_off_loopback_the_console_needs_its_token_in_the_browser_and_for_every_a
         wait_for_text(operator, "connection", "live")
         status, answer = api(local, "/api/robots/0/estop", {"engaged": False, "operator": "ann"}, token=token)
         assert status == 200, answer
-        wait_for_text(operator, "log", "missing or wrong console token")
+        wait_for_text(operator, "refused", "missing or wrong console token")
         wait_for_text(operator, "estop-state-0", "e-stop released")
         screenshot(stranger, "4-without-the-token")
+
+
+# Whether the page shows itself stale and every control on a robot is disabled (read in one script).
+READ_STALE = (
+    "const controls = [...document.querySelectorAll('#robots button, #robots input, #robots select')];"
+    "return [document.body.classList.contains('stale'), controls.length > 0 && controls.every((c) => c.disabled),"
+    " controls.some((c) => c.disabled)];"
+)
+
+
+def stale_within(person: Any, seconds: float) -> float:
+    """Seconds until the page shows itself stale with every control disabled; fails after ``seconds``."""
+    start = time.monotonic()
+    wait_until(lambda: person.execute_script(READ_STALE)[:2] == [True, True], seconds, "the page to go stale")
+    return time.monotonic() - start
+
+
+def test_a_page_that_loses_its_console_goes_stale_and_disables_every_action_within_2_s(ros_graph: RosGraph) -> None:
+    console = start_console(ros_graph, approval_timeout_s=120.0)
+    confirm = ros_graph.service_client(ConfirmPlan, "/llm_planner/confirm")
+    confirm.call_async(ConfirmPlan.Request(instruction="bring a coke", steps=[PlanStep(index=0, skill="find a coke")]))
+    with browser() as person:
+        person.get(console_url(ros_graph))
+        wait_for_text(person, "pending-skill-0", "find a coke")
+        wait_for_text(person, "connection", "live")
+        assert person.execute_script(READ_STALE) == [False, False, False]
+        os.killpg(console.pid, signal.SIGSTOP)  # a hung console (or network): the connection stays open, silent
+        try:
+            stale_within(person, 2.0)
+            screenshot(person, "5-console-lost")
+        finally:
+            os.killpg(console.pid, signal.SIGCONT)
+        wait_for_text(person, "connection", "live", timeout=10)
+        assert person.execute_script(READ_STALE) == [False, False, False]
+        os.killpg(console.pid, signal.SIGKILL)  # a dead console
+        stale_within(person, 2.0)
+        assert "stale" in text_of(person, "connection")
 
 
 def test_the_robot_graphs_camera_and_scene_reach_the_page(tmp_path: Path) -> None:

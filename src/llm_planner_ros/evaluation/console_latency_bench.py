@@ -103,11 +103,16 @@ def stream(url: str, watcher: Watcher, stop: threading.Event) -> None:
     # The read timeout outlasts the console's keep-alive: a quiet stream is not a broken one.
     try:
         with requests.get(f"{url}api/events", stream=True, timeout=(10, KEEP_ALIVE_S + 10)) as reply:
+            event = "message"  # the snapshots; the console's "alive" events carry none
             for line in reply.iter_lines(decode_unicode=True):
                 if stop.is_set():
                     return
-                if line and line.startswith("data: "):
+                if line and line.startswith("event: "):
+                    event = line[7:]
+                elif line and line.startswith("data: ") and event == "message":
                     watcher.saw(json.loads(line[6:]), time.time())
+                elif not line:
+                    event = "message"
     except requests.exceptions.RequestException as error:
         if not stop.is_set():
             watcher.error = f"the event stream broke: {error}"

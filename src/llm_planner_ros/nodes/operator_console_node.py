@@ -15,11 +15,14 @@ A thin adapter between the robots' ROS graphs and the console's web application
 Safety: the console never dispatches a skill; it binds to ``host`` (loopback by default), and on any
 other address every request needs the token (``token``, or a random one printed at start). When the
 console stops (or dies), its ConfirmPlan service goes with it and a pending request is refused, so the
-planner refuses the next step: the robot is left stopped, never running unsupervised. The page's address
-is logged and published latched on ``operator_console/url``.
+planner refuses the next step: the robot is left stopped, never running unsupervised. It answers only
+to the names it is bound to (and ``allowed_hosts``), so a page of another site cannot reach it by DNS
+rebinding. The page's address (one a browser can open: the machine's name on a 0.0.0.0 bind) is logged
+and published latched on ``operator_console/url``. Every action, and every refused request
+(rate-limited), goes to the node's log and to a JSON-lines file of this run under ``audit_folder``.
 
-Parameters: ``host``, ``port`` (0: any free port), ``token``, ``robots``, ``approval_timeout_s``,
-``robot_state_topic``, ``camera_topics``.
+Parameters: ``host``, ``port`` (0: any free port), ``token``, ``allowed_hosts``, ``audit_folder``,
+``robots``, ``approval_timeout_s``, ``robot_state_topic``, ``camera_topics``.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ from std_msgs.msg import Bool, String
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
 from llm_planner_interfaces.srv import ConfirmPlan
-from llm_planner_ros.operator_console.access import Access
+from llm_planner_ros.operator_console.access import Access, ServedNames, browser_host
 from llm_planner_ros.operator_console.approvals import ApprovalDesk
+from llm_planner_ros.operator_console.audit import AuditTrail, audit_path
 from llm_planner_ros.operator_console.board import ConsoleBoard, RobotBoard, step_json
 from llm_planner_ros.operator_console.web_app import ControlError, create_app
 from llm_planner_ros.perception.ros_messages import ImageFormatError, rgb_from_msg
@@ -75,6 +79,12 @@ PARAMETERS = {
     "host": Parameter("127.0.0.1", "address the page is served on; any non-loopback address needs the token"),
     "port": Parameter(8080, "TCP port of the page (0: any free port, published on operator_console/url)", 0, 65535),
     "token": Parameter("", "the token every request needs (empty: none on loopback, a random one elsewhere)"),
+    "allowed_hosts": Parameter(
+        [""], "host names the page may also be opened by (besides the bound address, and loopback's names)"
+    ),
+    "audit_folder": Parameter(
+        "", "folder of the audit files, one JSON-lines file a run (empty: ~/.cache/llm_planner_ros/console)"
+    ),
     "robots": Parameter([""], "namespaces of the robots shown ('' is the console's own namespace)"),
     "approval_timeout_s": Parameter(30.0, "a step not answered on the page in time is refused", minimum=1.0),
     "robot_state_topic": Parameter("sim/robot_state", "the robot-state record's topic (robot/state on a robot)"),
@@ -111,24 +121,31 @@ class OperatorConsoleNode(Node):
         p = declare_parameters(self, PARAMETERS)
         self._camera_topics: list[str] = list(p["camera_topics"])
         self._access = Access.for_bind(p["host"], p["token"])
+        self._audit = self._open_audit(p["audit_folder"])
         namespaces = list(dict.fromkeys(p["robots"])) or [""]
-        self._board = ConsoleBoard([self._full_namespace(ns) for ns in namespaces], self._access.required)
+        full_namespaces = [self._full_namespace(ns) for ns in namespaces]
+        self._board = ConsoleBoard(full_namespaces, self._access.required, audit=self._audit.write)
         self._desk = ApprovalDesk(self._board, float(p["approval_timeout_s"]))
         self._group = ReentrantCallbackGroup()
         state_topic = p["robot_state_topic"]
         self._robots = [self._connect(index, namespace, state_topic) for index, namespace in enumerate(namespaces)]
         listener = self._listen(p["host"], int(p["port"]))
         port = listener.getsockname()[1]
-        app = create_app(self._board, self._desk, self, self._access)
+        app = create_app(
+            self._board, self._desk, self, self._access, ServedNames.for_bind(p["host"], p["allowed_hosts"])
+        )
         config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1, lifespan="off")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [listener]}, daemon=True)
         self._thread.start()
-        shown = f"[{p['host']}]" if ":" in p["host"] else p["host"]
-        url = f"http://{shown}:{port}/" + (f"?token={self._access.token}" if self._access.required else "")
+        page = f"http://{browser_host(p['host'])}:{port}/"
+        url = page + (f"?token={self._access.token}" if self._access.required else "")
         self.create_publisher(String, URL_TOPIC, STATE_QOS).publish(String(data=url))
         served = ", ".join(self.resolve_service_name(_relative(ns, CONFIRM_SERVICE)) for ns in namespaces)
-        self.get_logger().info(f"operator console at {url} (answering {served})")
+        self.get_logger().info(f"operator console at {url} (answering {served}; audit file {self._audit.path})")
+        started = f"serving {page} on {p['host']}:{port} for {', '.join(full_namespaces)}"
+        entry = {"time": time.time(), "kind": "console", "who": "console", "action": "started", "detail": started}
+        self._audit.write({**entry, "robot": ""})
 
     # ----- ROS side of each robot -----------------------------------------------------------------------
     def _connect(self, index: int, namespace: str, robot_state_topic: str) -> _Robot:
@@ -292,6 +309,18 @@ class OperatorConsoleNode(Node):
         return self.resolve_topic_name(_relative(self._robots[robot].namespace, EXECUTE_INSTRUCTION_ACTION))
 
     # ----- lifetime ---------------------------------------------------------------------------------------
+    def _open_audit(self, folder: str) -> AuditTrail:
+        """The audit file of this run under ``folder``; StartupError naming the parameter when it cannot be made."""
+        path = audit_path(folder)
+        logger = self.get_logger()
+        try:
+            return AuditTrail(path, logger.info, logger.warning)
+        except OSError as error:
+            raise StartupError(
+                f"operator console cannot write its audit file {path} ({error.strerror or error}): set its "
+                "parameter audit_folder to a folder it may write"
+            ) from error
+
     def _listen(self, host: str, port: int) -> socket.socket:
         """A socket bound to host:port and already listening."""
         try:
@@ -314,6 +343,8 @@ class OperatorConsoleNode(Node):
         self._desk.close()
         self._server.should_exit = True
         self._thread.join(timeout=5.0)
+        self._board.close()
+        self._audit.close()
 
 
 def main() -> None:

@@ -5,6 +5,11 @@ candidate tables, the step waiting for approval, the last decision, the e-stop, 
 state, and one action log for all of them. ROS callbacks and web requests change it from their own
 threads; every change makes a new version, and every browser's event stream is woken to send the new
 snapshot, so several browsers see the same state.
+
+The action log on the page is a window of the last ``LOG_LENGTH`` operator actions; every entry also goes
+to the board's ``audit`` (the durable trail, ``audit.AuditTrail``). Requests refused before they reach an
+action (no token, a foreign Host) are kept apart, rate-limited, in a list of their own (``refused``), so
+they never push an operator's entry out of the window.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from llm_planner_ros.operator_console.audit import RefusalLimiter
 from llm_planner_ros.planning.decision import StepRecord
 
 LOG_LENGTH = 200
+REFUSED_LENGTH = 20
 
 
 def step_json(record: StepRecord) -> dict[str, Any]:
@@ -86,10 +93,19 @@ class ConsoleBoard:
     ``snapshot()`` is what a browser receives; ``wait_changed(version)`` (async) returns once the
     version differs from ``version``, or after its timeout (the stream then sends a keep-alive)."""
 
-    def __init__(self, namespaces: Iterable[str], token_required: bool) -> None:
+    def __init__(
+        self,
+        namespaces: Iterable[str],
+        token_required: bool,
+        audit: Callable[[dict[str, Any]], None] | None = None,
+        limiter: RefusalLimiter | None = None,
+    ) -> None:
         self._lock = threading.Lock()
         self._robots = [RobotBoard(namespace) for namespace in namespaces]
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_LENGTH)
+        self._refused: deque[dict[str, Any]] = deque(maxlen=REFUSED_LENGTH)
+        self._audit = audit
+        self._limiter = limiter or RefusalLimiter()
         self._token_required = token_required
         self._version = 0
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
@@ -116,15 +132,51 @@ class ConsoleBoard:
         """Records an operator's action (or a refusal of one) with who and when; returns the entry."""
         entry = {
             "time": time.time(),
+            "kind": "action",
             "who": who,
             "action": action,
             "robot": self._robots[robot].namespace or "/" if robot is not None else "",
             "detail": detail,
         }
-        with self._lock:
+        with self._lock:  # under the lock, so the trail has the page's order
             self._log.append(entry)
+            if self._audit is not None:
+                self._audit(entry)
             self._bump()
         return entry
+
+    def refused(self, who: str, action: str, detail: str) -> dict[str, Any] | None:
+        """Records a request refused before it reached an action, unless the limiter leaves it out
+        (None then); an entry that passes says how many were left out before it."""
+        now = time.time()
+        left_out = self._limiter.admit(now)
+        if left_out is None:
+            return None
+        if left_out:
+            detail += f" ({left_out} more refused requests before this one were not logged)"
+        entry = {"time": now, "kind": "refused request", "who": who, "action": action, "robot": "", "detail": detail}
+        with self._lock:
+            self._refused.append(entry)
+            if self._audit is not None:
+                self._audit(entry)
+            self._bump()
+        return entry
+
+    def close(self) -> None:
+        """Logs how many refused requests were left out since the last one logged, if any."""
+        left_out = self._limiter.flush()
+        if left_out and self._audit is not None:
+            detail = f"{left_out} refused requests were not logged (rate limit)"
+            self._audit(
+                {
+                    "time": time.time(),
+                    "kind": "refused request",
+                    "who": "console",
+                    "action": "left out",
+                    "robot": "",
+                    "detail": detail,
+                }
+            )
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:
@@ -133,6 +185,7 @@ class ConsoleBoard:
                 "token_required": self._token_required,
                 "robots": [robot.as_json(index) for index, robot in enumerate(self._robots)],
                 "log": list(self._log),
+                "refused": list(self._refused),
             }
 
     async def wait_changed(self, version: int, timeout_s: float) -> int:

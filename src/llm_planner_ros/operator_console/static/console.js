@@ -2,8 +2,13 @@
 "use strict";
 
 const token = new URLSearchParams(location.search).get("token") || "";
+// The server sends an event at least every 0.5 s (web_app.KEEP_ALIVE_S); silence this long means it is
+// gone (or the network is), and what the page shows may no longer be true.
+const STALE_AFTER_MS = 1500;
 const panels = [];
 let lastCameraLoad = [];
+let lastHeard = 0;
+let stale = true;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -142,26 +147,44 @@ function drawRobot(robot) {
   }
 }
 
-function drawLog(entries) {
+function drawLog(id, entries) {
   const rows = entries.slice(-40).reverse().map((e) => el("tr", {}, el("td", {}, new Date(e.time * 1000).toLocaleTimeString()),
     el("td", {}, e.who), el("td", {}, e.robot), el("td", {}, e.action), el("td", {}, e.detail)));
-  document.querySelector("#log tbody").replaceChildren(...rows);
+  document.querySelector(`#${id} tbody`).replaceChildren(...rows);
+}
+
+// Stale: the server has not been heard from for STALE_AFTER_MS. The page greys out and every control
+// that acts on a robot is disabled, so nobody approves or sends anything on a picture of the past.
+function setStale(value) {
+  stale = value;
+  document.body.classList.toggle("stale", value);
+  for (const control of document.querySelectorAll("#robots button, #robots input, #robots select")) {
+    control.disabled = value;
+  }
+  const status = document.getElementById("connection");
+  status.textContent = value ? "disconnected: what this page shows is stale" : "live";
+  status.className = `badge ${value ? "on" : "live"}`;
+}
+
+function heard() {
+  lastHeard = Date.now();
+  if (stale) setStale(false);
 }
 
 function draw(snapshot) {
   for (const robot of snapshot.robots) drawRobot(robot);
-  drawLog(snapshot.log);
+  drawLog("log", snapshot.log);
+  drawLog("refused", snapshot.refused || []);
   document.body.dataset.version = snapshot.version;
   window.consoleSnapshot = snapshot;
 }
 
 function connect() {
-  const status = document.getElementById("connection");
   const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
-  source.onopen = () => { status.textContent = "live"; status.className = "badge live"; };
-  source.onmessage = (event) => draw(JSON.parse(event.data));
+  source.onmessage = (event) => { heard(); draw(JSON.parse(event.data)); };
+  source.addEventListener("alive", heard);
   source.onerror = () => {
-    status.textContent = "disconnected: retrying"; status.className = "badge on";
+    setStale(true);
     fetch(`/api/state?token=${encodeURIComponent(token)}`).then((r) => {
       if (r.status === 401) { notice("this console needs its token: open the address it printed at start"); source.close(); }
     }).catch(() => {});
@@ -169,4 +192,6 @@ function connect() {
 }
 
 document.getElementById("operator").value = localStorage.getItem("operator") || "";
+setInterval(() => { if (!stale && Date.now() - lastHeard > STALE_AFTER_MS) setStale(true); }, 200);
+setStale(true);
 connect();
