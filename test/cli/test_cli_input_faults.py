@@ -1,14 +1,17 @@
 """A user's bad input to ``llm-planner`` ends in one clear error (exit status 2), never a traceback, and
 before any work: an episode file that is missing, binary, malformed or of another world, an unknown
-episode id, and output paths (--json, --plot, --report, --log-dir, --record) that cannot be written."""
+episode id, a domain folder whose files cannot be read, and output paths (--json, --plot, --report,
+--log-dir, --record) that cannot be written."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import TEST_DATA
 
 from llm_planner_ros.processes import entry_point
 
@@ -56,6 +59,41 @@ def test_demo_refuses_an_episode_it_cannot_use(
 def test_bench_kitchen_refuses_an_episode_file_of_another_world(episode_files: Path) -> None:
     result = llm_planner("bench", "kitchen", "--episodes", "office.yaml", cwd=episode_files)
     assert_refused(result, "unknown world 'office'; known worlds: 'saycan_kitchen'")
+
+
+def _break_domain(folder: Path, fault: str) -> list[str]:
+    """Break the domain folder copy ``folder`` by ``fault``; what the refusal must say."""
+    world = folder / "world.yaml"
+    if fault == "syntax":
+        world.write_text(world.read_text().replace("  hall:         {x: 3.0, y: 0.0}", "  hall: {x: 3.0, y: 0.0"))
+        return [f"{world}: 1 problem", "line 6, field <top level>: not valid YAML: ", "fix the syntax there"]
+    if fault == "binary":
+        world.write_bytes(bytes(range(256)))
+        return [f"{world}: 1 problem", "not a text file (UTF-8 YAML expected)"]
+    world.unlink()
+    if fault == "loop":
+        world.symlink_to("world.yaml")
+        return [f"{world} is a link that leads nowhere", "replace it with the file itself"]
+    secret = folder.parent / "secret.conf"
+    secret.write_text("root:x:0:0:the first line of a file outside the folder\n")
+    world.symlink_to(secret)
+    return [f"{world} is a link to {secret}, outside the domain folder: copy the file into {folder}"]
+
+
+@pytest.mark.parametrize("fault", ["syntax", "binary", "loop", "link out"])
+@pytest.mark.parametrize(
+    "command",
+    [["domain", "check"], ["demo", "--domain"], ["bench", "kitchen", "--domain"]],
+    ids=["domain check", "demo", "bench kitchen"],
+)
+def test_a_domain_folder_with_a_file_that_cannot_be_read_is_refused(
+    tmp_path: Path, command: list[str], fault: str
+) -> None:
+    folder = Path(shutil.copytree(TEST_DATA / "office_corner", tmp_path / "office"))
+    expected = _break_domain(folder, fault)
+    result = llm_planner(*command, str(folder), cwd=tmp_path)
+    assert_refused(result, *expected)
+    assert "the first line of a file outside" not in result.stdout + result.stderr
 
 
 @pytest.mark.parametrize(
