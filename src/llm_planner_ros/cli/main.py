@@ -41,7 +41,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         sub.set_defaults(_module=module_path)
         if name == chosen:
             importlib.import_module(module_path).add_arguments(sub)
-    domain = commands.add_parser("domain", help="build what a domain folder's methods need (docs/domains.md)")
+    domain = commands.add_parser("domain", help="check or build a domain folder (docs/domains.md)")
     actions = domain.add_subparsers(dest="action", required=True, metavar="ACTION")
     build = actions.add_parser("build", help="the example bank of a domain folder, from its train.yaml")
     build.set_defaults(_module=DOMAIN_BUILD)
