@@ -102,7 +102,7 @@ def test_refuse_ends_a_request_for_an_absent_object_at_once(graph: RosGraph, rec
     start_planner(graph, recording)  # missing_objects: refuse, the default of config/planner_node.yaml
     response = execute(graph, BANANA)
     assert response.status == GoalStatus.STATUS_ABORTED and not response.result.executed, skills(response)
-    assert response.result.message.startswith(f"refused: not in the scene: banana {SEEN}: ")
+    assert response.result.message.startswith(f"missing: not in the scene: banana {SEEN}: ")
 
 
 def test_warn_plans_and_says_which_named_object_was_absent(graph: RosGraph, recording: Path) -> None:

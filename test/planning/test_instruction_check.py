@@ -133,11 +133,11 @@ def test_other_objects_may_not_share_a_word_with_the_kitchen(kitchen: Kitchen) -
 
 
 # ----- policies --------------------------------------------------------------------------------------
-def test_refuse_ends_the_goal_naming_what_is_missing_and_what_is_seen(
+def test_refuse_ends_the_goal_missing_naming_what_is_absent_and_what_is_seen(
     vocabulary: ObjectVocabulary, world: World
 ) -> None:
     verdict = check("bring me the banana", vocabulary, world)
-    assert verdict.refusal is not None and verdict.refusal.reason == EndReason.REFUSED
+    assert verdict.refusal is not None and verdict.refusal.reason == EndReason.MISSING
     assert verdict.refusal.message.startswith("not in the scene: banana (seen: apple, coke, sponge): ")
     present = check("bring me the sponge\n", vocabulary, world)
     assert present.refusal is None and present.text == "bring me the sponge" and present.named == ("sponge",)

@@ -65,7 +65,7 @@ def diagnose(result: PlanResult, episode: Episode, kitchen: Kitchen) -> FailureD
             world = after
     if result.reason == EndReason.MAX_STEPS:
         return FailureDiagnosis("step_limit", None, result.message)
-    if result.reason in (EndReason.DONE, EndReason.NOTHING_DONE):
+    if result.reason in (EndReason.DONE, EndReason.NOTHING_DONE, EndReason.NOTHING_TO_DO):
         return FailureDiagnosis("early_termination", None, "`done` with the goal unmet")
     if result.reason == EndReason.NO_CANDIDATE:
         return FailureDiagnosis("early_termination", None, f"the method stopped with the goal unmet: {result.message}")

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
-from llm_planner_ros.evaluation.metrics import plan_metrics
+from llm_planner_ros.evaluation.metrics import held_back, plan_metrics, refused_a_task
 from llm_planner_ros.kitchen_domain.episodes import Episode
 from llm_planner_ros.kitchen_domain.failures import FailureInjector
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
@@ -24,6 +24,7 @@ from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.counting_model import CountingModel
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
+from llm_planner_ros.planning.request_loop import RequestChecks, run_request
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 
@@ -59,15 +60,27 @@ class EpisodeRun:
     execution_plan: list[str] = field(default_factory=list)
     # Skills that failed during the pass with injected failures (each one a chance to recover or not).
     execution_failed_skills: int = 0
+    # What the episode expects (task, or how the robot holds back), whether no skill was dispatched, and
+    # whether the request ended as a held-back one does (nothing_to_do, refused, missing).
+    expect: str = "task"
+    held_back: bool = False
+    refused: bool = False
 
 
 def plan_in_process(
-    planner: Planner, episode: Episode, kitchen: Kitchen, failures: FailureInjector | None = None
+    planner: Planner,
+    episode: Episode,
+    kitchen: Kitchen,
+    failures: FailureInjector | None = None,
+    checks: RequestChecks | None = None,
 ) -> tuple[PlanResult, World]:
-    """Plan and execute one episode in a SimulatedEnvironment; returns the result and the final world."""
+    """Plan and execute one episode in a SimulatedEnvironment, through the request ``checks`` the planner
+    node runs (hold back, missing objects) when given; returns the result and the final world."""
     env = SimulatedEnvironment(episode.world(kitchen), failures=failures)
     if failures is not None:
         failures.reset(episode.id)
+    if checks is not None:
+        return run_request(planner, episode.instruction, env, episode.max_steps, checks), env.world
     return run_plan(planner, episode.instruction, env, episode.max_steps), env.world
 
 
@@ -102,6 +115,7 @@ def evaluate_episode(
         scored_tokens=usage.scored_tokens if usage else 0,
         wall_s=wall_s,
     )
+    run.expect, run.held_back, run.refused = episode.expect, held_back(result), refused_a_task(result)
     run.failed_attempts = [f"{s.skill.text}: {s.message}" for s in result.steps if s.status == StepStatus.FAILED]
     run.failed_skills = len(run.failed_attempts)
     run.scored_steps = sum(bool(s.candidates) for s in result.steps)
@@ -155,9 +169,15 @@ def _aggregate(runs: Iterable[EpisodeRun]) -> dict[str, Any]:
     def mean(values: Iterable[float]) -> float:
         return float(statistics.fmean(values))
 
+    held = [r for r in runs if r.expect != "task"]
+    tasks = [r for r in runs if r.expect == "task"]
     return {
         "episodes": len(runs),
         "plan_success": mean(r.plan_success for r in runs),
+        # Of the requests that needed nothing done, the fraction that ended with no skill dispatched; of the
+        # tasks, the fraction refused or ended nothing_to_do (None where the file has none of the kind).
+        "held_back": mean(r.held_back for r in held) if held else None,
+        "false_refusals": mean(r.refused for r in tasks) if tasks else None,
         "execution_success": mean(r.execution_success for r in runs),
         "exec": mean(r.exec for r in runs),
         "gcr": mean(r.gcr for r in runs),

@@ -64,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--ros", action="store_true", help="run through the real node graph instead of in-process")
     parser.add_argument(
+        "--no-checks",
+        action="store_true",
+        help="in process: plan every request without the planner node's checks (hold back, missing objects), "
+        "to measure what they change",
+    )
+    parser.add_argument(
         "--sim",
         choices=("symbolic", "physics"),
         default="symbolic",
@@ -189,6 +195,10 @@ def run(args: argparse.Namespace) -> int:
         f"exec {summary['exec']:.3f}  gcr {summary['gcr']:.3f}  failed skill attempts {summary['failed_skills']}  "
         f"({final['wall_s']:.0f} s)"
     )
+    if summary["held_back"] is not None:
+        console.print(f"held_back {summary['held_back']:.3f}: requests that needed nothing done, no skill dispatched")
+    if summary["false_refusals"] is not None:
+        console.print(f"false_refusals {summary['false_refusals']:.3f}: tasks refused or ended nothing_to_do")
     if summary["scored_steps"]:
         console.print(
             f"the affordance overturned the language model's first choice at {summary['overturned_steps']} of "
@@ -254,16 +264,19 @@ class _runner:
         from llm_planner_ros.llm.counting_model import CountingModel
         from llm_planner_ros.llm.factory import load_embedder, load_language_model
         from llm_planner_ros.planning.registry import PlannerResources, build_planner
+        from llm_planner_ros.planning.request_loop import RequestChecks
 
         with self._console.status("loading the language model"):
             model = CountingModel(load_language_model(self._llm))
         resources = PlannerResources(model, self._kitchen, lambda: load_embedder({}), self._options)
         planner = build_planner(self._args.planner, resources)
         probabilities = self._kitchen.library.failure_probability
+        # The planner node's checks (hold back, missing objects), unless --no-checks measures without them.
+        checks = None if self._args.no_checks else RequestChecks.of_domain(self._kitchen, resources.embedder)
 
         def runner(episode: Any, failures: bool) -> Any:
             injector = FailureInjector(probabilities, seed=self._args.seed, enabled=True) if failures else None
-            return plan_in_process(planner, episode, self._kitchen, injector)
+            return plan_in_process(planner, episode, self._kitchen, injector, checks)
 
         return runner, model
 

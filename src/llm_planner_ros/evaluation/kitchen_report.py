@@ -14,24 +14,34 @@ _COLUMNS = (
     "execution_success",
     "exec",
     "gcr",
+    "held_back",
+    "false_refusals",
     "mean_plan_length",
     "llm_calls_per_episode",
     "wall_s_per_episode",
 )
 
+_PERCENT = ("plan_success", "execution_success", "exec", "gcr", "held_back", "false_refusals")
+
 
 def markdown_report(summary: dict[str, Any], title: str) -> str:
     """A table with one row per family and the overall row, then the failure breakdown."""
-    header = ["family", "n", "plan SR", "exec SR", "Exec", "GCR", "length", "LLM calls", "s/episode", *FAILURE_KINDS]
+    header = [
+        "family", "n", "plan SR", "exec SR", "Exec", "GCR", "held back", "false refusals", "length", "LLM calls",
+        "s/episode", *FAILURE_KINDS,
+    ]  # fmt: skip
     lines = [f"# {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     rows = [*summary["families"].items(), ("**all**", summary)]
     for name, values in rows:
         cells = [name, str(values["episodes"])]
         for key in _COLUMNS[1:]:
             value = values[key]
-            cells.append(
-                f"{100 * value:.0f}%" if key in ("plan_success", "execution_success", "exec", "gcr") else f"{value:.1f}"
-            )
+            if value is None:
+                cells.append("-")  # no episode of the kind (held back: no hold-back episode; refusals: no task)
+            elif key in _PERCENT:
+                cells.append(f"{100 * value:.0f}%")
+            else:
+                cells.append(f"{value:.1f}")
         cells += [str(values["failures"][kind]) for kind in FAILURE_KINDS]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

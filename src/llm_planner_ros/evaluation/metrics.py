@@ -1,7 +1,8 @@
 """The plan metrics of ProgPrompt (arXiv 2209.11302, section 4.3), for every planning method, without ROS.
 
 - SR, ``plan_success``: the method ended with ``done`` within its step budget and the episode's goal
-  holds in the final state (docs/episodes.md);
+  holds in the final state (docs/episodes.md); for an episode that expects the robot to hold back
+  (``expect: nothing_to_do | refused | missing``), that no skill was dispatched (``held_back``);
 - Exec, ``executability``: the fraction of the plan's steps that were executable in the state they were
   chosen in, whether or not they helped the task;
 - GCR, ``goal_condition_recall``: the fraction of the goal's parts
@@ -28,7 +29,13 @@ from llm_planner_ros.kitchen_domain.conditions import goal_condition_recall as _
 from llm_planner_ros.kitchen_domain.episodes import Episode
 from llm_planner_ros.kitchen_domain.skill import TERMINATE
 from llm_planner_ros.kitchen_domain.world import World
-from llm_planner_ros.planning.plan_loop import PlanResult
+from llm_planner_ros.planning.decision import StepStatus
+from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
+
+# Step states of a skill that reached an executor (or the simulator): it was acted on.
+DISPATCHED = (StepStatus.RUNNING, StepStatus.SUCCEEDED, StepStatus.FAILED, StepStatus.CANCELED)
+# How a request ends when the robot holds back on it.
+HOLD_BACK_ENDS = (EndReason.NOTHING_TO_DO, EndReason.REFUSED, EndReason.MISSING)
 
 
 @dataclass
@@ -60,8 +67,21 @@ def plan_metrics(result: PlanResult, episode: Episode, final_world: World) -> Pl
 
 
 def plan_success(result: PlanResult, episode: Episode, final_world: World) -> bool:
-    """SR: ended with ``done`` in budget, and the goal holds at the end."""
+    """SR: ended with ``done`` in budget, and the goal holds at the end; for an episode that expects the
+    robot to hold back, that no skill was dispatched."""
+    if episode.holds_back:
+        return held_back(result)
     return result.success and episode.goal_holds(final_world)
+
+
+def held_back(result: PlanResult) -> bool:
+    """Whether no skill was dispatched: the request ended before any, or the method chose ``done`` first."""
+    return not any(step.skill.family != TERMINATE and step.status in DISPATCHED for step in result.steps)
+
+
+def refused_a_task(result: PlanResult) -> bool:
+    """Whether the plan ended as the robot ends a request it holds back on (a false refusal, for a task)."""
+    return result.reason in HOLD_BACK_ENDS
 
 
 def goal_condition_recall(episode: Episode, final_world: World) -> float:

@@ -10,6 +10,9 @@ An episode file is YAML::
         max_steps: 30                  # optional, default 30
         initial: {robot: {at: table, holding: null}, objects: [...]}   # see llm_planner_ros.kitchen_domain.scene
         goal: <condition>              # see llm_planner_ros.kitchen_domain.conditions
+        expect: nothing_to_do          # optional: task (default, needs a goal) | nothing_to_do | refused |
+                                       # missing: a request the robot must hold back on (no goal; it
+                                       # succeeds when no skill is dispatched)
 
 ``load_episodes`` checks everything (unknown keys, missing fields, unknown labels and places, duplicate
 ids, malformed conditions, a held object that disagrees with ``robot.holding``, ...) and raises one
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.conditions import Condition, ConditionCheck, goal_checks, parse_condition
+from llm_planner_ros.kitchen_domain.conditions import All, Condition, ConditionCheck, goal_checks, parse_condition
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.kitchen_domain.scene import Scene, parse_scene
@@ -32,8 +35,11 @@ from llm_planner_ros.kitchen_domain.world import World
 
 DEFAULT_MAX_STEPS = 30
 
-_REQUIRED = ("id", "family", "instruction", "initial", "goal")
-_OPTIONAL = ("max_steps",)
+_REQUIRED = ("id", "family", "instruction", "initial")
+_OPTIONAL = ("max_steps", "goal", "expect")
+TASK = "task"
+# What an episode expects: a task carried out, or one of the ends where the robot holds back.
+EXPECTATIONS = (TASK, "nothing_to_do", "refused", "missing")
 
 
 class EpisodeFileError(ValidationError):
@@ -49,7 +55,8 @@ class UnknownEpisodeError(InputError, KeyError):
 
 @dataclass(frozen=True)
 class Episode:
-    """One benchmark episode: an instruction, the scene it starts from, and the goal that must hold."""
+    """One benchmark episode: an instruction, the scene it starts from, and the goal that must hold; or, with
+    ``expect`` other than ``task``, a request to hold back on (its goal: true, as nothing may change)."""
 
     id: str
     family: str
@@ -57,6 +64,12 @@ class Episode:
     max_steps: int
     initial: Scene
     goal: Condition
+    expect: str = TASK
+
+    @property
+    def holds_back(self) -> bool:
+        """Whether the robot must end this request with no skill dispatched."""
+        return self.expect != TASK
 
     def world(self, kitchen: Kitchen) -> World:
         """A fresh world in this episode's initial state."""
@@ -153,13 +166,22 @@ def _parse_episode(item: Any, index: int, seen: dict[str, int], kitchen: Kitchen
     instruction = check.string(entry["instruction"], "instruction")
     max_steps = check.positive_int(entry.get("max_steps", DEFAULT_MAX_STEPS), "max_steps")
     scene = parse_scene(entry["initial"], kitchen.config, check, "initial")
-    goal = parse_condition(entry["goal"], kitchen.config, check, "goal")
+    expect = check.one_of(entry.get("expect", TASK), "expect", EXPECTATIONS, "expectation")
+    goal: Condition | None = All(())
+    if expect == TASK and "goal" not in entry:
+        check.add("goal", "missing (required) for a task; or set `expect:` to how the robot holds back")
+        goal = None
+    elif expect != TASK and "goal" in entry:
+        check.add("goal", f"an episode that expects {expect} has no goal (nothing may be done): remove it")
+        goal = None
+    elif "goal" in entry:
+        goal = parse_condition(entry["goal"], kitchen.config, check, "goal")
     if scene is not None and goal is not None:
         _check_goal_places(goal, scene, kitchen, check)
     if len(check.problems) > problems_before:
         return None
-    assert episode_id and family and instruction and max_steps and scene and goal
-    return Episode(episode_id, family, instruction, max_steps, scene, goal)
+    assert episode_id and family and instruction and max_steps and scene and goal is not None and expect
+    return Episode(episode_id, family, instruction, max_steps, scene, goal, expect)
 
 
 def _check_goal_places(goal: Condition, scene: Scene, kitchen: Kitchen, check: Checker) -> None:

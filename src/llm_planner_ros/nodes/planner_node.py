@@ -51,6 +51,8 @@ from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
+from llm_planner_ros.planning.hold_back.classifier import HoldBackModelError
+from llm_planner_ros.planning.hold_back.screen import DEFAULT_MODEL, RequestScreen
 from llm_planner_ros.planning.instruction_check import MissingObjects, ObjectVocabulary, Verdict, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
 from llm_planner_ros.planning.registry import (
@@ -60,6 +62,7 @@ from llm_planner_ros.planning.registry import (
     UnknownPlannerError,
     load_planner_options,
 )
+from llm_planner_ros.planning.request_loop import DEFAULT_HOLD_BACK_CONFIDENCE
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.ros.conversions import record_to_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
@@ -114,6 +117,19 @@ _PARAMETERS = {
         "once, asks /llm_planner/confirm for a substitute, or is planned with a warning in the result",
         choices=tuple(policy.value for policy in MissingObjects),
     ),
+    "hold_back": Parameter(
+        True,
+        "end a stop or null request nothing_to_do, and one beyond the domain's skills or unsafe refused, "
+        "before any skill (planning.hold_back; the model loads with the first goal)",
+    ),
+    "hold_back_confidence": Parameter(
+        DEFAULT_HOLD_BACK_CONFIDENCE,
+        "the hold-back model's probability of 'no task' at which a request is held back (higher: fewer "
+        "false refusals, more requests planned that needed nothing)",
+        minimum=0.01,
+        maximum=1.0,
+    ),
+    "hold_back_model": Parameter(DEFAULT_MODEL, "the hold-back model's weight file", read_only=True),
     "allowed_skills": Parameter(["*"], "fnmatch patterns of skill texts that may be dispatched; nothing else ever is"),
     "require_confirmation": Parameter(False, "ask /llm_planner/confirm (ConfirmPlan) before every step"),
     "confirm_timeout_s": Parameter(30.0, "a confirmation not answered in time counts as refused", minimum=0.0),
@@ -195,9 +211,11 @@ class _RunningGoal:
 
 
 class PlannerNode(Node):
-    """Serves ExecuteInstruction. Outcomes of a goal: SUCCEEDED when the method ended with ``done``;
-    CANCELED when the client canceled; ABORTED otherwise, with ``result.message`` saying why
-    (step budget, refusal, e-stop, a missing server, a malformed instruction, busy)."""
+    """Serves ExecuteInstruction. Outcomes of a goal: SUCCEEDED when the method ended with ``done``
+    (``result.success`` true) or when the request needed nothing done (``success`` false, message
+    ``nothing_to_do: ...``); CANCELED when the client canceled; ABORTED otherwise, with ``result.message``
+    saying why (``refused:`` beyond the domain's skills, unsafe, or a person's no; ``missing:`` an object
+    the scene lacks; the step budget, e-stop, a missing server, a malformed instruction, busy)."""
 
     def __init__(self) -> None:
         super().__init__("planner")
@@ -238,6 +256,7 @@ class PlannerNode(Node):
                 scorer_service=self._scorer_client,
             )
         )
+        self._screen: tuple[float, RequestScreen] | None = None
         self._slot = GoalSlot()
         self._closing = threading.Event()
         self._goal: _RunningGoal | None = None
@@ -443,7 +462,12 @@ class PlannerNode(Node):
             return None
 
     def _check_instruction(self, text: str) -> Verdict:
-        """The instruction's text and the objects it names, checked before planning (planning.instruction_check)."""
+        """The instruction's text, whether to hold back on it, and the objects it names, checked before
+        planning (planning.instruction_check)."""
+        try:
+            hold_back = self._hold_back() if self.get_parameter("hold_back").value else None
+        except (HoldBackModelError, ValueError, OSError) as error:
+            return Verdict(refusal=PlanResult(EndReason.ERROR, str(error)))
         return check_instruction(
             text,
             self._objects,
@@ -451,10 +475,23 @@ class PlannerNode(Node):
             self._str("missing_objects"),
             scene=lambda: self._state.wait(self._float("state_timeout_s")),
             confirm=self._ask_confirmation,
+            hold_back=hold_back,
         )
 
+    def _hold_back(self) -> RequestScreen:
+        """The domain's hold-back screen, built with the first goal that needs it (it shares the methods'
+        sentence embedder) and again only when ``hold_back_confidence`` changes."""
+        confidence = self._float("hold_back_confidence")
+        if self._screen is None or self._screen[0] != confidence:
+            screen = RequestScreen.load(
+                self._kitchen, self._planners.resources.embedder, confidence, self._str("hold_back_model")
+            )
+            self._screen = (confidence, screen)
+        return self._screen[1]
+
     def _end(self, handle: ServerGoalHandle, result: PlanResult) -> ExecuteInstruction.Result:
-        if result.success:
+        # nothing_to_do: the goal was served as asked (no error), though no task was carried out (success false).
+        if result.success or result.reason == EndReason.NOTHING_TO_DO:
             handle.succeed()
         elif result.reason == EndReason.CANCELED and handle.is_cancel_requested:
             handle.canceled()

@@ -41,6 +41,8 @@ from llm_planner_ros.kitchen_domain.paths import resolve_config
 from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import StepRecord
+from llm_planner_ros.planning.hold_back.requests import RequestKind
+from llm_planner_ros.planning.hold_back.screen import RequestScreen
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
 OTHER_OBJECTS_FILE = "other_objects.yaml"
@@ -308,9 +310,12 @@ def check_instruction(
     missing_objects: str,
     scene: Callable[[], World | None],
     confirm: Confirm,
+    hold_back: RequestScreen | None = None,
 ) -> Verdict:
-    """Normalise ``text`` and ground the objects it names in ``scene()`` (asked only when it names one;
-    None: no state to check against), applying the ``missing_objects`` policy (a MissingObjects value)."""
+    """Normalise ``text``, hold back on it when ``hold_back`` finds it a stop, out of scope or unsafe
+    (``nothing_to_do`` or ``refused``, nothing planned), and ground the objects it names in ``scene()``
+    (asked only when it names one; None: no state to check against), applying the ``missing_objects``
+    policy (a MissingObjects value): with ``refuse`` an absent object ends the request ``missing``."""
     try:
         policy = MissingObjects(missing_objects)
         cleaned = normalise(text, max_chars)
@@ -327,8 +332,13 @@ def check_instruction(
         named = vocabulary.named(cleaned)
     except InstructionError as error:
         return Verdict(refusal=PlanResult(EndReason.ERROR, str(error)))
+    held = hold_back.decide(cleaned) if hold_back is not None else None
+    if held is not None and held.kind == RequestKind.STOP:
+        return Verdict(refusal=PlanResult(EndReason.NOTHING_TO_DO, held.message))
+    # Out of scope or unsafe: refused, unless it names an absent object, the plainer reason (below).
+    refused = Verdict(refusal=PlanResult(EndReason.REFUSED, held.message)) if held is not None else None
     if not named:
-        return Verdict(cleaned)
+        return refused or Verdict(cleaned)
     world = scene()
     if world is not None:
         world = world.copy()  # the scene before the plan, kept for the result's object report
@@ -342,8 +352,10 @@ def check_instruction(
     present = sorted({obj.label for obj in world.objects})
     missing = tuple(name for name in named if name not in present)
     if not missing:
-        return Verdict(cleaned, named=named, before=world)
+        return refused or Verdict(cleaned, named=named, before=world)
     absent = Absent(missing, tuple(present))
+    if refused is not None:
+        policy = MissingObjects.REFUSE
     if policy is MissingObjects.WARN:
         return Verdict(cleaned, warning=f"planned anyway, {absent}", named=named, before=world)
     if policy is MissingObjects.CONFIRM:
@@ -353,7 +365,7 @@ def check_instruction(
         return Verdict(refusal=PlanResult(EndReason.REFUSED, f"{absent}; a substitute was not approved: {reason}"))
     return Verdict(
         refusal=PlanResult(
-            EndReason.REFUSED,
+            EndReason.MISSING,
             f"{absent}: ask for one of those, or set the planner's missing_objects parameter to confirm or warn",
         )
     )

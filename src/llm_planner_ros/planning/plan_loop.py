@@ -33,11 +33,17 @@ class EndReason(StrEnum):
     """Why a plan ended. Only DONE is a success."""
 
     DONE = "done"  # the method chose the terminate skill after a skill took effect (or only skipped ones)
-    NOTHING_DONE = "nothing_done"  # terminate chosen first, or after skills that all failed: nothing done
+    # Nothing needed doing: the request was a stop or null one (planning.hold_back), or the method chose
+    # the terminate skill first. Not a task's success and not an error: no skill ran, as asked.
+    NOTHING_TO_DO = "nothing_to_do"
+    NOTHING_DONE = "nothing_done"  # terminate chosen after skills that all failed: nothing done
+    MISSING = "missing"  # the request names an object the scene lacks; nothing was planned (no substitute)
     MAX_STEPS = "max_steps"  # the step budget ran out first
     NO_CANDIDATE = "no_candidate"  # the method had nothing to propose
     NOT_ALLOWED = "not_allowed"  # the method proposed a skill outside the allow-list; nothing was dispatched
-    REFUSED = "refused"  # the human (ConfirmPlan) refused the step, or did not answer in time
+    # The human (ConfirmPlan) refused the step or did not answer in time; or the request was held back as
+    # beyond the domain's skills or unsafe (planning.hold_back), and nothing was planned.
+    REFUSED = "refused"
     CANCELED = "canceled"  # the client canceled the goal, or the e-stop fired
     ERROR = "error"  # a dependency failed (LLM service, affordance server, executor unreachable)
 
@@ -158,7 +164,10 @@ def run_plan(
                 planner.observe(record)
                 executed = sum(step.succeeded for step in steps) - 1
                 tried = [step for step in steps[:-1] if step.status != StepStatus.SKIPPED]
-                if executed == 0 and (tried or len(steps) == 1):
+                if len(steps) == 1:
+                    # The method's own "nothing needs doing": its done scored first, like any candidate.
+                    return result(EndReason.NOTHING_TO_DO, "the method chose done first: no skill was run")
+                if executed == 0 and tried:
                     # Success is the world's word, not the method's: a "done" after skills that all failed
                     # (two graphs fighting over one robot did this) or before any was proposed must not
                     # read as an instruction carried out. Skipped steps alone (a method that found each

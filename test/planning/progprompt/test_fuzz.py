@@ -339,8 +339,15 @@ def test_completions_through_the_planner_dispatch_only_whitelisted_skills(
         result = run_plan(planner, "bring me a coke", env, max_steps=60)
     assert violations == [] and not SENTINEL.exists()
     assert set(env.executed) <= WHITELIST
-    # NOTHING_DONE: a program that calls done() before any skill took effect is never a success.
-    assert result.reason in (EndReason.DONE, EndReason.NO_CANDIDATE, EndReason.MAX_STEPS, EndReason.NOTHING_DONE)
+    # NOTHING_DONE / NOTHING_TO_DO: a program that calls done() before any skill took effect is never a success.
+    ended = (
+        EndReason.DONE,
+        EndReason.NO_CANDIDATE,
+        EndReason.MAX_STEPS,
+        EndReason.NOTHING_DONE,
+        EndReason.NOTHING_TO_DO,
+    )
+    assert result.reason in ended
     assert result.message
     if result.reason == EndReason.NOTHING_DONE:
         assert result.message.startswith("the method chose done before any skill took effect"), result.message
