@@ -210,6 +210,9 @@ class _RunningGoal:
     watch: ClientWatch | None
 
 
+# Every parameter the node declares, the llm.* fields of its in-process model included.
+DECLARED_PARAMETERS = {**_PARAMETERS, **field_parameters(LLMConfig, prefix=LLM_PREFIX)}
+
 class PlannerNode(Node):
     """Serves ExecuteInstruction. Outcomes of a goal: SUCCEEDED when the method ended with ``done``
     (``result.success`` true) or when the request needed nothing done (``success`` false, message
@@ -219,7 +222,7 @@ class PlannerNode(Node):
 
     def __init__(self) -> None:
         super().__init__("planner")
-        declare_parameters(self, {**_PARAMETERS, **field_parameters(LLMConfig, prefix=LLM_PREFIX)})
+        declare_parameters(self, DECLARED_PARAMETERS)
         try:
             self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
             self._planner_options = load_planner_options(self._str("planners_file") or None)

@@ -118,14 +118,6 @@ def suggestion(name: str, known: Sequence[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _planner_parameters() -> Mapping[str, Any]:
-    from llm_planner_ros.llm.factory import LLMConfig
-    from llm_planner_ros.nodes import planner_node
-    from llm_planner_ros.ros.parameters import field_parameters
-
-    return {**planner_node._PARAMETERS, **field_parameters(LLMConfig, prefix=planner_node.LLM_PREFIX)}
-
-
 def _module_parameters(module: str, *names: str) -> Callable[[], Mapping[str, Any]]:
     return lambda: {key: spec for name in names for key, spec in getattr(importlib.import_module(module), name).items()}
 
@@ -144,7 +136,7 @@ _DECLARED_BY: dict[str, Callable[[], Mapping[str, Any]]] = {
     "manipulator_executor": _EXECUTOR,
     "mobile_base_executor": _EXECUTOR,
     "skill_executor": _EXECUTOR,
-    "planner_node": _planner_parameters,
+    "planner_node": _module_parameters("llm_planner_ros.nodes.planner_node", "DECLARED_PARAMETERS"),
     "physics_sim_node": _module_parameters("llm_planner_ros.kitchen_sim.physics_sim_node", "PARAMETERS"),
     "perception_node": _module_parameters("llm_planner_ros.perception.perception_node", "PARAMETERS"),
     "operator_console": _module_parameters("llm_planner_ros.nodes.operator_console_node", "PARAMETERS"),
