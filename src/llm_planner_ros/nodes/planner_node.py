@@ -213,6 +213,7 @@ class _RunningGoal:
 # Every parameter the node declares, the llm.* fields of its in-process model included.
 DECLARED_PARAMETERS = {**_PARAMETERS, **field_parameters(LLMConfig, prefix=LLM_PREFIX)}
 
+
 class PlannerNode(Node):
     """Serves ExecuteInstruction. Outcomes of a goal: SUCCEEDED when the method ended with ``done``
     (``result.success`` true) or when the request needed nothing done (``success`` false, message
