@@ -8,6 +8,8 @@ reach a method, so no recording is needed for them.
 
 from __future__ import annotations
 
+import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from replayed_planner_graph import (
 from ros_harness import RosGraph, wait_future
 
 from llm_planner_interfaces.action import ExecuteInstruction
+from llm_planner_ros.processes import entry_point
 
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
@@ -72,6 +75,17 @@ def test_stop_never_mind_and_an_absent_object_send_nothing_to_the_executors(grap
     assert response.result.message.startswith("missing: not in the scene: banana (seen: coke)"), response.result.message
     assert list(response.result.executed) == []
     assert executed_skills(graph) == [], graph.logs()
+
+
+def test_llm_planner_run_says_nothing_to_do_and_exits_0(graph: RosGraph, tmp_path: Path) -> None:
+    """A user's `llm-planner run "Never mind."`: served as asked, so exit 0, the ending named, no skill."""
+    out = tmp_path / "outcome.json"
+    argv = [entry_point("llm-planner"), "run", "Never mind.", "--planner", "zero_shot", "--json", str(out)]
+    completed = subprocess.run(argv, env={**graph.env, "COLUMNS": "200"}, capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "nothing to do (succeeded, no skill run): nothing_to_do: 'Never mind.' asks for nothing" in completed.stdout
+    outcome = json.loads(out.read_text())
+    assert (outcome["ending"], outcome["success"], outcome["steps"]) == ("nothing_to_do", False, [])
 
 
 def test_an_ordinary_request_still_runs_after_the_held_back_ones(graph: RosGraph) -> None:

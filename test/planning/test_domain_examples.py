@@ -174,11 +174,28 @@ def test_the_shipped_bank_is_what_domain_build_writes(tmp_path: Path) -> None:
 
     out = tmp_path / "bank.jsonl"
     # The generated tasks come one after the other from the seed: the first 20 of the shipped 1,500.
-    assert main(["domain", "build", str(OFFICE), "--out", str(out), "--generate", "20", "--seed", "0"]) == 0
+    argv = ["domain", "build", str(OFFICE), "--out", str(out), "--generate", "20", "--seed", "0", "--hold-back", "0"]
+    assert main(argv) == 0
     written = out.read_text().splitlines()
     train = len(load_episodes(OFFICE / "train.yaml", load_domain(OFFICE)))
     assert len(written) == train + 20
     assert written == (OFFICE / "bank.jsonl").read_text().splitlines()[: train + 20]
+
+
+def test_domain_build_adds_requests_to_hold_back_on_each_planned_done(tmp_path: Path) -> None:
+    """A user's domain gets stop, out-of-scope and unsafe requests in its bank without writing any."""
+    from llm_planner_ros.cli.main import main
+
+    out = tmp_path / "bank.jsonl"
+    assert main(["domain", "build", str(OFFICE), "--out", str(out), "--hold-back", "9"]) == 0
+    examples = [json.loads(line) for line in out.read_text().splitlines()]
+    held = [example for example in examples if example["kind"] == "hold_back"]
+    assert len(held) == 9 and all(example["steps"] == ["done"] for example in held)
+    families = [example["family"] for example in held]
+    assert families == ["hold_back_stop", "hold_back_out_of_scope", "hold_back_unsafe"] * 3
+    office = load_domain(OFFICE)
+    assert all(example["initial"] == office.world().to_initial() for example in held)
+    assert main(["domain", "build", str(OFFICE), "--out", str(out), "--hold-back", "-1"]) == 2
 
 
 def test_domain_build_leaves_out_a_training_request_that_is_evaluated(
@@ -196,7 +213,7 @@ def test_domain_build_leaves_out_a_training_request_that_is_evaluated(
     output = capsys.readouterr().out
     assert "t-deliver-01" in output and "left out" in output and "deliver-01" in output
     ids = [json.loads(line)["id"] for line in (folder / "bank.jsonl").read_text().splitlines()]
-    assert "t-deliver-01" not in ids and len(ids) == 23
+    assert "t-deliver-01" not in ids and len([i for i in ids if not i.startswith("hold-")]) == 23
     assert "1 training request(s) equal an evaluated one" in " ".join(output.split())
 
 

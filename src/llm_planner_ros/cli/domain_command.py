@@ -5,11 +5,12 @@ adapters and SayCanPay's Can and Pay models.
         [--generate N --seed S] [--adapter [METHOD ...] --adapter-examples N --max-minutes M [--resume FILE]] \
         [--saycanpay [--saycanpay-epochs N] [--saycanpay-resume]]
 
-Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml`` and ``--generate`` tasks written from the domain's files
-(``training.domain_tasks``), leaving out any request that an evaluation file (``DIR/episodes.yaml``,
-``DIR/dev.yaml``, each ``--exclude``) holds. ``--adapter`` then trains one adapter on the bank for the
-methods it names (saycan, progprompt, llm_planner, zero_shot; none named: saycan) and writes it as
-``DIR/adapters/<method>.safetensors`` for each (``training.saycan_adapter``). ``--saycanpay`` trains
+Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml``, ``--generate`` tasks written from the domain's files
+(``training.domain_tasks``) and ``--hold-back`` requests to end at once with ``done`` (stop, out of scope,
+unsafe: ``training.domain_bank.hold_back_examples``), leaving out any request that an evaluation file
+(``DIR/episodes.yaml``, ``DIR/dev.yaml``, each ``--exclude``) holds. ``--adapter`` then trains one adapter on
+the bank for the methods it names (saycan, progprompt, llm_planner, zero_shot; none named: saycan) and writes
+it as ``DIR/adapters/<method>.safetensors`` for each (``training.saycan_adapter``). ``--saycanpay`` trains
 SayCanPay's Can and Pay models on the bank's plans (``training.saycanpay_models --domain-folder``) as
 ``DIR/saycanpay/can.safetensors`` and ``pay.safetensors``, which ``planner: saycanpay`` uses in that domain;
 ``--saycanpay-resume`` continues them from their checkpoints. Exit status 1 when an episode has no plan or
@@ -40,10 +41,12 @@ from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER
 from llm_planner_ros.planning.saycan.bank import PlanExample, save_bank
-from llm_planner_ros.training.domain_bank import bank_example, held_out_requests
+from llm_planner_ros.training.domain_bank import bank_example, held_out_requests, hold_back_examples
 from llm_planner_ros.training.domain_tasks import generate_examples
 from llm_planner_ros.training.saycan_bank import normalized
 
+# Requests to hold back on that a bank gets by default (about 3% of a bank of 1,500).
+HOLD_BACK_EXAMPLES = 45
 # The methods whose prompt the adapter trainer writes in any domain.
 ADAPTER_METHODS = ("saycan", "progprompt", "llm_planner", "zero_shot")
 
@@ -62,6 +65,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, help=f"the bank to write (default: DIR/{BANK_FILE})")
     parser.add_argument("--generate", type=int, default=0, help="tasks generated from the domain's files (default 0)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated tasks and of the adapter's training")
+    parser.add_argument(
+        "--hold-back",
+        type=int,
+        default=HOLD_BACK_EXAMPLES,
+        help=f"requests to hold back on (stop, out of scope, unsafe), each planned `done`, generated from the "
+        f"domain's names (default {HOLD_BACK_EXAMPLES}; 0: none)",
+    )
     parser.add_argument(
         "--adapter",
         nargs="*",
@@ -131,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
             for example in generate_examples(kitchen, args.generate, args.seed, known):
                 examples.append(example)
                 progress.advance()
+    if args.hold_back < 0:
+        raise DomainFolderError(f"--hold-back is {args.hold_back}: give 0 or more")
+    examples += hold_back_examples(kitchen, args.hold_back, args.seed)
     written = save_bank(examples, out)
     console.print(
         f"wrote {written} examples to {out} in {time.perf_counter() - started:.1f} s; "

@@ -83,7 +83,7 @@ def run_demo(args: argparse.Namespace) -> int:
         _write_json(args.json, instruction, outcome)
     return (
         0
-        if outcome.success and (episode is None or (outcome.world is not None and episode.goal_holds(outcome.world)))
+        if outcome.served and (episode is None or (outcome.world is not None and episode.goal_holds(outcome.world)))
         else 1
     )
 
@@ -131,7 +131,8 @@ def run_instruction(args: argparse.Namespace) -> int:
     _report(console, outcome, None, args.plot, args.instruction)
     if args.json:
         _write_json(args.json, args.instruction, outcome)
-    return 0 if outcome.success else 1
+    # A request that needed nothing done was served as asked: not an error for a calling script.
+    return 0 if outcome.served else 1
 
 
 def _graph_options(args: argparse.Namespace) -> GraphOptions:
@@ -315,8 +316,12 @@ def _report(
     console.rule("result")
     console.print(f"plan ({len(executed)} skills): {', '.join(executed) or '(none)'}")
     console.print(f"final world state:\n{outcome.world.summary() if outcome.world else '(no state received)'}")
-    style = "green" if outcome.success else "red"
-    console.print(f"[{style}]{outcome.status_name}[/{style}]: {outcome.message}")
+    if outcome.success:
+        console.print(f"[green]{outcome.status_name}[/green]: {outcome.message}")
+    elif outcome.served:
+        console.print(f"[yellow]nothing to do[/yellow] ({outcome.status_name}, no skill run): {outcome.message}")
+    else:
+        console.print(f"[red]{outcome.status_name}[/red]: {outcome.message}")
     planning = [step.planning_s for step in outcome.steps]
     if planning:
         console.print(
@@ -357,6 +362,7 @@ def _write_json(path: Path, instruction: str, outcome: InstructionOutcome) -> No
             "instruction": instruction,
             "success": outcome.success,
             "status": outcome.status_name,
+            "ending": outcome.ending,
             "message": outcome.message,
             "wall_s": outcome.wall_s,
             "steps": steps,

@@ -10,6 +10,10 @@ Held out: the folder's ``episodes.yaml`` (and each ``--exclude`` file) is evalua
 episode whose instruction equals one of them (case and punctuation aside) is left out of the bank and
 named in the output, so a bank never holds an evaluated request; the summary gives the overlap found.
 An episode the oracle cannot solve within its ``max_steps`` is reported and left out too.
+
+Hold back: ``hold_back_examples`` adds requests the robot must not act on ("never mind", "call my
+mother", "throw the mug at me"), generated from the domain's own names, each with the plan ``done``, so
+the domain's adapters and retrieved prompt examples learn to end them at once without a user writing any.
 """
 
 from __future__ import annotations
@@ -21,9 +25,14 @@ from typing import Any
 from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen
 from llm_planner_ros.kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
+from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
+from llm_planner_ros.planning.instruction_check import load_other_objects
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_bank import normalized
+
+HOLD_BACK_KIND = "hold_back"
 
 
 def bank_example(episode: Episode, raw: dict[str, Any], kitchen: Kitchen) -> PlanExample | None:
@@ -52,3 +61,31 @@ def held_out_requests(files: Iterable[Path], kitchen: Kitchen) -> dict[str, str]
         for episode in load_episodes(path, kitchen):
             requests.setdefault(normalized(episode.instruction), f"{path}: {episode.id}")
     return requests
+
+
+def hold_back_examples(kitchen: Kitchen, count: int, seed: int) -> list[PlanExample]:
+    """``count`` bank examples of requests the robot holds back on (stop, out of scope, unsafe, in turn),
+    generated from the domain's own names and skills (planning.hold_back.requests, training patterns),
+    each in the domain's default scene with the plan ``done``: what an adapter trained on the bank, and a
+    prompt that retrieves from it, should answer. Requests naming an absent object are left to the scene
+    check and not included."""
+    world = kitchen.world()
+    initial = world.to_initial()
+    held = [
+        request
+        for request in generate(domain_vocabulary(kitchen, ()), load_other_objects(), count, "train", seed)
+        if request.kind in (RequestKind.STOP, RequestKind.OUT_OF_SCOPE, RequestKind.UNSAFE)
+    ][:count]
+    return [
+        PlanExample(
+            f"hold-{request.kind.value.replace('_', '-')}-{index:05d}",
+            HOLD_BACK_KIND,
+            f"hold_back_{request.kind.value}",
+            request.text,
+            describe_scene(world),
+            ("done",),
+            initial,
+            {"all": []},
+        )
+        for index, request in enumerate(held)
+    ]
