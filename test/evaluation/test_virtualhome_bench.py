@@ -85,6 +85,42 @@ def test_an_unknown_task_or_a_resume_without_a_file_is_refused_before_anything_l
     assert run.returncode == 2 and "--option terminate_afordance: saycan has no such option" in run.stderr
 
 
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("llm_temperature=.nan", "--option llm_temperature=.nan: saycan's llm_temperature takes a finite number"),
+        ("top_k=[unclosed", "--option top_k=[unclosed: not a plain YAML value (expected ',' or ']'"),
+        ("top_k=!!python/name:os.system", "not a plain YAML value (could not determine a constructor for the tag"),
+    ],
+    ids=["nan", "unclosed", "python-tag"],
+)
+def test_an_option_value_the_method_cannot_take_is_refused_before_the_model_loads(option: str, message: str) -> None:
+    run = bench("--option", option)
+    assert (run.returncode, "Traceback" in run.stderr, message in run.stderr) == (2, False, True), run.stderr
+    assert "loading the language model" not in run.stdout
+
+
+def test_a_markdown_path_that_cannot_be_written_is_refused_before_the_run(tmp_path: Path) -> None:
+    (tmp_path / "notes").write_text("a file, not a folder")
+    table = tmp_path / "notes" / "table.md"
+    run = bench("--markdown", str(table))
+    assert run.returncode == 2 and f"--markdown {table}: {tmp_path / 'notes'} is a file" in run.stderr, run.stderr
+    assert "reading" not in run.stdout
+
+
+def test_a_run_too_small_for_the_scorer_says_so_and_keeps_its_rows(tmp_path: Path) -> None:
+    # The benchmark's first 50 tasks have no action goal the scorer scores: it cannot summarize them.
+    report_file, table = tmp_path / "one.json", tmp_path / "one.md"
+    run = bench("--limit", "1", "--max-steps", "2", "--json", str(report_file), "--markdown", str(table))
+    shown = " ".join(run.stdout.split())  # rich wraps lines at the pipe's 80 columns
+    needs = "it needs at least the first 51 of the tasks asked for (--limit 51)"
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert needs in shown.split("loading the language model")[0], shown
+    report = json.loads(report_file.read_text())
+    assert [row["id"] for row in report["rows"]] == ["27_2"] and report["rows"][0]["plan"]
+    assert needs in report["summary"]["scorer"] and needs in table.read_text()
+
+
 def test_dev_plans_development_tasks_scored_by_their_own_goals(tmp_path: Path) -> None:
     _, development = development_split(load_examples())
     chosen = development[:2]

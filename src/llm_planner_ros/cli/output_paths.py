@@ -15,7 +15,7 @@ from pathlib import Path
 from llm_planner_ros.kitchen_domain.validation import InputError
 
 # Options that name one file the command writes at its end, and folders it writes into as it goes.
-OUTPUT_FILE_OPTIONS = ("json", "plot", "report")
+OUTPUT_FILE_OPTIONS = ("json", "markdown", "plot", "report")
 OUTPUT_FOLDER_OPTIONS = ("log_dir", "record")
 
 

@@ -13,8 +13,9 @@ keeps the scorer's summary as the published rows were computed, and beside it th
 that case counted as a success. Its JSON reader also drops an action without objects (``"SLEEP": []``),
 so no plan can carry one. The scorer skips a task whose own gold program misses its goals
 (``Task.gold_reaches_goals``, the scorer's own check), so rates are over the tasks it scores; and it
-cannot summarize a set of tasks none of which has an edge or an action goal (it divides by their
-count): ``ScorerCannotSummarize``.
+cannot summarize a set of tasks without one it scores, or whose scored tasks have no node, edge or
+action goal between them (it divides by their count): ``summarizable`` tells beforehand,
+``ScorerCannotSummarize`` when it happened.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from __future__ import annotations
 import json
 import tempfile
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.virtualhome_domain.tasks import SCENE_ID, Action, Task, package_paths, quiet
+from llm_planner_ros.virtualhome_domain.tasks import SCENE_ID, Action, Task, package_paths, quiet, tasks
 
 RESPONSES = ("virtualhome", "action_sequencing")
 # The scorer's error types of one plan, by the names its summary gives their rates.
@@ -83,7 +84,33 @@ class RunScore:
 
 
 class ScorerCannotSummarize(RuntimeError):
-    """The scorer divided by zero: none of the run's scored tasks has an edge goal or an action goal."""
+    """The scorer divided by zero: the run has no task it scores, or none of those has a node, an edge or
+    an action goal (``summarizable``)."""
+
+
+# The scorer's summary divides by the number of tasks it scores and by their goals of each of these kinds.
+SUMMARY_GOALS = ("node_goals", "edge_goals", "action_goals")
+TASKS_READ_AT_ONCE = 16  # reading a task runs its gold program (about 0.1 s): read no more than needed
+
+
+def summarizable(run: Iterable[Task]) -> bool:
+    """Whether the scorer can summarize a run of these tasks: it scores at least one of them (its gold
+    program reaches its goals), and those it scores have node, edge and action goals between them."""
+    scored = [task for task in run if task.gold_reaches_goals]
+    return bool(scored) and all(any(getattr(task, kind) for task in scored) for kind in SUMMARY_GOALS)
+
+
+def fewest_summarizable(identifiers: Sequence[str], read: Mapping[str, Task]) -> int | None:
+    """The fewest of ``identifiers``, from the first on, that the scorer can summarize (None: not even all
+    of them). Tasks missing from ``read`` are read as far as needed."""
+    known = dict(read)
+    for end in range(1, len(identifiers) + 1):
+        if identifiers[end - 1] not in known:
+            more = [i for i in identifiers[end - 1 : end - 1 + TASKS_READ_AT_ONCE] if i not in known]
+            known.update((task.identifier, task) for task in tasks(more))
+        if summarizable(known[i] for i in identifiers[:end]):
+            return end
+    return None
 
 
 def answer_text(actions: Sequence[Action]) -> str:
@@ -149,8 +176,8 @@ def _evaluate_run(answers: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
             return _evaluate(answers, Path(folder), "run")
         except ZeroDivisionError as error:
             raise ScorerCannotSummarize(
-                "eai-eval's scorer cannot summarize these tasks: none of those it scores has an edge goal or an "
-                "action goal (it divides by their number); score more tasks at once"
+                "eai-eval's scorer cannot summarize these tasks: it scores none of them, or those it scores have "
+                "no node, edge or action goal between them (it divides by their number); score more tasks at once"
             ) from error
 
 

@@ -12,7 +12,10 @@ the scorer in its JSON format; the scorer runs them again in its own simulator a
 execution success and its error types. Its number is reported as the published rows were computed, and
 beside it the success rate with plans equal to the gold program counted (the scorer never checks those;
 ``eai_virtualhome``). A task the bench cannot set up or plan is failed with the reason (an empty answer,
-which the scorer counts as a parsing error) and the run goes on.
+which the scorer counts as a parsing error) and the run goes on. The scorer cannot summarize every set of
+tasks (``eai_virtualhome.summarizable``: the first 50 of the benchmark's order have no action goal it
+scores): such a run is said so before the model loads, with the fewest tasks it would need, and is
+planned all the same; its rows are written, its summary says why it has no score, and it exits with 1.
 
 The language model defaults to the embedded SmolLM2 with the method's VirtualHome adapter where one is
 shipped (``virtualhome_planners.default_llm``: SayCan's and ProgPrompt's), else without adapter
@@ -184,6 +187,48 @@ def markdown(planner: str, model: str, summary: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def scorer_needs(selection: Sequence[str], tasks_by_id: Mapping[str, Any]) -> str | None:
+    """Why eai-eval's scorer cannot summarize the run's tasks (``tasks_by_id``: the first of ``selection``,
+    the tasks asked for before --limit), with the fewest of ``selection`` it can; None where it can."""
+    from llm_planner_ros.evaluation.eai_virtualhome import fewest_summarizable, summarizable
+
+    if summarizable(tasks_by_id.values()):
+        return None
+    fewest = fewest_summarizable(selection, tasks_by_id)
+    fix = (
+        f"it needs at least the first {fewest} of the tasks asked for (--limit {fewest})"
+        if fewest is not None
+        else "add tasks to --tasks whose gold programs reach node, edge and action goals"
+    )
+    return (
+        f"eai-eval's scorer cannot summarize these {len(tasks_by_id)} tasks (it divides by the number of tasks it "
+        f"scores and by their node, edge and action goals, and these lack some): {fix}. The rows are written; "
+        "the run gets no score"
+    )
+
+
+def _scored(
+    console: Any,
+    planner: str,
+    model: str,
+    rows: Sequence[Mapping[str, Any]],
+    tasks_by_id: Mapping[str, Any],
+    unscorable: str | None,
+) -> tuple[dict[str, Any], str]:
+    """(summary, table) of a benchmark run; where the scorer cannot summarize it, a summary that says why
+    (``scorer``) and that reason as the table."""
+    from llm_planner_ros.evaluation.eai_virtualhome import ScorerCannotSummarize
+
+    if unscorable is None:
+        console.print("scoring with eai-eval's evaluate_results ...")
+        try:
+            summary = summarize(rows, tasks_by_id)
+            return summary, markdown(planner, model, summary)
+        except ScorerCannotSummarize as error:  # plans that crash the scorer are left out: too few may remain
+            unscorable = f"{error}. The rows are written; the run gets no score"
+    return {"tasks": len(rows), "scored": 0, "scorer": unscorable}, unscorable + "\n"
+
+
 def _resumed(path: Path | None, planner: str, tasks_from: str) -> dict[str, dict[str, Any]]:
     """The rows of a previous run of ``planner`` on the same tasks in the --json file, by task id."""
     if path is None or not path.is_file():
@@ -200,6 +245,7 @@ def _resumed(path: Path | None, planner: str, tasks_from: str) -> dict[str, dict
 
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
+    from rich.markup import escape
 
     from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
@@ -244,7 +290,8 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"--tasks: no VirtualHome {what} {', '.join(unknown)}; ids are like {like}")
     if args.every < 1:
         raise SystemExit(f"--every must be at least 1, got {args.every}")
-    wanted = wanted[:: args.every][: args.limit or None]
+    selection = wanted[:: args.every]
+    wanted = selection[: args.limit or None]
     done = _resumed(json_file(args.json), args.planner, tasks_from) if args.resume else {}
     console = Console()
     console.print(f"reading {len(wanted)} {tasks_from} tasks from eai-eval ...")
@@ -254,6 +301,10 @@ def run(args: argparse.Namespace) -> int:
             tasks_by_id = {i: goal_subset(task, random.Random(f"dev/{i}")) for i, task in tasks_by_id.items()}
     else:
         tasks_by_id = {task.identifier: task for task in tasks(wanted)}
+    # Said before the model loads, and again in the summary: the rows of such a run are kept, unscored.
+    unscorable = None if args.dev else scorer_needs(selection, tasks_by_id)
+    if unscorable is not None:
+        console.print(f"[yellow]{escape(unscorable)}")
     llm_config = parse_key_values(args.llm) if args.llm else default_llm(args.planner)
     console.print(f"loading the language model ({llm_config})")
     model = CountingModel(load_language_model(llm_config))
@@ -288,12 +339,10 @@ def run(args: argparse.Namespace) -> int:
         summary = summarize_development(rows)
         table = development_markdown(args.planner, model.name, summary)
     else:
-        console.print("scoring with eai-eval's evaluate_results ...")
-        summary = summarize(rows, tasks_by_id)
-        table = markdown(args.planner, model.name, summary)
+        summary, table = _scored(console, args.planner, model.name, rows, tasks_by_id, unscorable)
     write_json(args.json, report(summary), say=console.print)
-    console.print(table)
+    console.print(escape(table))
     if args.markdown is not None:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(table)
-    return 0
+    return 0 if summary.get("scorer") is None else 1

@@ -8,6 +8,7 @@ that module, imported only when the method is used.
 from __future__ import annotations
 
 import importlib
+import math
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -85,26 +86,47 @@ def load_planner_options(path: str | Path | None = None) -> dict[str, dict[str, 
 def override_options(options: dict[str, dict[str, Any]], planner: str, overrides: Mapping[str, str]) -> None:
     """Set ``--option key=value`` overrides (values read as YAML) in ``planner``'s section of ``options``
     (load_planner_options). InputError names the option and the fix for a key the packaged section lacks
-    (config/planners.yaml lists every option of a method, so it is a typo), and for a value that is not
+    (config/planners.yaml lists every option of a method, so it is a typo), for a value that is no plain
+    YAML (unclosed brackets, a ``!!python`` tag: safe_load refuses tags), and for a value that is not
     true/false where the packaged one is, or not a number where the packaged one is (an integer option
-    takes integers only). Options packaged as text, a mapping or null take any value (``examples`` is
-    "none", "file" or a count)."""
+    takes integers only), and for nan or inf anywhere (they would reach the method's arithmetic only once
+    the model is loaded). Options packaged as text, a mapping or null take any other value (``examples``
+    is "none", "file" or a count)."""
     section = options.setdefault(planner, {})
     for key, text in overrides.items():
         if key not in section:
             raise InputError(f"--option {key}: {planner} has no such option; known: {', '.join(sorted(section))}")
-        value, packaged = yaml.safe_load(text), section[key]
-        if isinstance(packaged, bool):
-            wanted = None if isinstance(value, bool) else "true or false"
-        elif isinstance(packaged, int | float):
-            whole = isinstance(packaged, int)
-            number = not isinstance(value, bool) and isinstance(value, int if whole else int | float)
-            wanted = None if number else "a whole number" if whole else "a number"
-        else:
-            wanted = None
+        value, packaged = _option_value(key, text), section[key]
+        wanted = _wanted_type(value, packaged)
         if wanted is not None:
             raise InputError(f"--option {key}={text}: {planner}'s {key} takes {wanted} (packaged: {packaged!r})")
         section[key] = value
+
+
+def _option_value(key: str, text: str) -> Any:
+    """``text`` read as YAML; InputError naming the option where it is none."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        problem = getattr(error, "problem", None) or " ".join(str(error).split())
+        raise InputError(
+            f"--option {key}={text}: not a plain YAML value ({problem}); give a number, true/false or text, "
+            f"quoted to keep it as written (--option '{key}=\"...\"')"
+        ) from error
+
+
+def _wanted_type(value: Any, packaged: Any) -> str | None:
+    """What an option packaged as ``packaged`` takes, where ``value`` is not that; None where it is. No
+    option takes nan or inf, not even one packaged as null (``terminate_affordance``)."""
+    if isinstance(packaged, bool):
+        return None if isinstance(value, bool) else "true or false"
+    if isinstance(packaged, int) and (isinstance(value, bool) or not isinstance(value, int)):
+        return "a whole number"
+    if isinstance(packaged, float) and (isinstance(value, bool) or not isinstance(value, int | float)):
+        return "a number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "a finite number"
+    return None
 
 
 def build_planner(name: str, resources: PlannerResources) -> Planner:
