@@ -81,7 +81,7 @@ _NEGATED = (
     "do not {t}", "forget about it, don't {t}", "stop, don't {t}", "I said don't {t}",
     "there's no need to {t} anymore", "cancel that, don't {t}", "you shouldn't {t}", "don't {t} after all",
     "I no longer need you to {t}", "stop trying to {t}", "never {t}", "don't you dare {t}",
-    "you mustn't {t}", "it's not necessary to {t}", "please do not {t}", "I don't want you to {t}",
+    "you mustn't {t}", "it's not necessary to {t}", "kindly leave it and don't {t}", "I don't want you to {t}",
     "refrain from trying to {t}", "no, I didn't ask you to {t}", "wait, don't {t}", "let's not {t}",
     "skip it, no need to {t}", "you needn't {t}", "hold off, don't {t}",
 )  # fmt: skip
