@@ -58,13 +58,17 @@ def test_decision_chart_is_written_and_refuses_an_empty_plan(tmp_path: Path) -> 
 
 
 def test_benchmark_report_and_chart(tmp_path: Path) -> None:
-    failures = {"llm_error": 1, "affordance_error": 0, "early_termination": 0, "step_limit": 0, "error": 0}
+    failures = {
+        "llm_error": 1, "affordance_error": 0, "early_termination": 0, "step_limit": 0, "error": 0, "not_held_back": 0
+    }  # fmt: skip
     family = {
         "episodes": 2,
         "plan_success": 0.5,
         "execution_success": 0.5,
         "exec": 1.0,
         "gcr": 0.75,
+        "held_back": None,
+        "false_refusals": 0.0,
         "mean_plan_length": 4.0,
         "llm_calls_per_episode": 5.0,
         "wall_s_per_episode": 1.5,
@@ -72,5 +76,5 @@ def test_benchmark_report_and_chart(tmp_path: Path) -> None:
     }
     summary = {**family, "families": {"nl_verbs": family}}
     report = markdown_report(summary, "test run")
-    assert "| nl_verbs | 2 | 50% | 50% | 100% | 75% | 4.0 | 5.0 | 1.5 | 1 | 0 | 0 | 0 | 0 |" in report
+    assert "| nl_verbs | 2 | 50% | 50% | 100% | 75% | - | 0% | 4.0 | 5.0 | 1.5 | 1 | 0 | 0 | 0 | 0 | 0 |" in report
     assert write_family_chart(summary, tmp_path / "families.png", "test run").stat().st_size > 5_000

@@ -26,7 +26,8 @@ from llm_planner_ros.kitchen_domain.skill import TERMINATE
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
-FAILURE_KINDS = ("llm_error", "affordance_error", "early_termination", "step_limit", "error")
+# not_held_back: a request that needed nothing done (an episode's `expect`) had a skill dispatched.
+FAILURE_KINDS = ("llm_error", "affordance_error", "early_termination", "step_limit", "error", "not_held_back")
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class FailureDiagnosis:
 
 def diagnose(result: PlanResult, episode: Episode, kitchen: Kitchen) -> FailureDiagnosis:
     """The failure kind of a plan that did not reach its episode's goal (see the module docstring)."""
+    if episode.holds_back:
+        acted = [step.skill.text for step in result.steps if step.skill.family != TERMINATE]
+        return FailureDiagnosis("not_held_back", 0, f"expected {episode.expect}; planned {', '.join(acted)}")
     world = episode.world(kitchen)
     for step in result.steps:
         if step.status == StepStatus.SKIPPED:

@@ -59,6 +59,10 @@ class PlanMetrics:
 
 
 def plan_metrics(result: PlanResult, episode: Episode, final_world: World) -> PlanMetrics:
+    if episode.holds_back:
+        # Nothing was to be done: the request is met exactly when nothing was dispatched.
+        held = held_back(result)
+        return PlanMetrics(held, float(held), float(held))
     return PlanMetrics(
         plan_success=plan_success(result, episode, final_world),
         exec=executability(result, episode, final_world),

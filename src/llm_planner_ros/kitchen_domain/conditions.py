@@ -249,9 +249,10 @@ def goal_checks(goal: Condition, world: World) -> list[ConditionCheck]:
 
 
 def goal_condition_recall(goal: Condition, world: World) -> float:
-    """Fraction of the goal's parts that hold in ``world`` (1.0 exactly when every part holds)."""
+    """Fraction of the goal's parts that hold in ``world`` (1.0 exactly when every part holds, as it does
+    for a goal of no parts)."""
     checks = goal_checks(goal, world)
-    return sum(check.holds for check in checks) / len(checks)
+    return sum(check.holds for check in checks) / len(checks) if checks else 1.0
 
 
 def condition_from_yaml(data: Any, config: KitchenConfig, source: str = "condition") -> Condition:
