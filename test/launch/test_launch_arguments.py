@@ -418,7 +418,7 @@ def test_the_domain_launch_argument_starts_the_domains_executors(
     assert str(TEST_DATA / "elevator_lobby" / "params.yaml") in presser["parameters"]
 
 
-# Every form of a node key rcl reads (checked against rclpy in test/ros/test_parameter_files.py), each
+# Every form of a node key rcl reads (checked against rclpy in test/ros/test_params_file_keys.py), each
 # with the mistyped name that, before, left the planner running without a person's approval.
 KEY_FORMS = [
     ("", {"/planner": {"ros__parameters": {"require_confirmaton": True}}}, "/planner"),
