@@ -7,14 +7,12 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 from console_browser import approve_until_ended, browser, click, console_url, screenshot, wait_for_text
 from rclpy.qos import QoSProfile
 from robot_graph import INITIAL, start_doubles
-from ros2_cli import Ros2, interrupt_and_wait
+from ros2_cli import Ros2, interrupt_and_wait, params_file, wait_for_exit
 from ros_harness import RosGraph, wait_until
 from rosgraph_msgs.msg import Clock
 from selenium.webdriver.common.by import By
@@ -25,13 +23,6 @@ from llm_planner_ros.processes import NodeProcess
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(600)]
 
 ACTION = "llm_planner/execute_instruction"
-
-
-def params_file(folder: Path, parameters: dict[str, dict[str, Any]]) -> Path:
-    """A user's ROS parameter file: node name -> parameters."""
-    path = folder / "params.yaml"
-    path.write_text(yaml.safe_dump({node: {"ros__parameters": values} for node, values in parameters.items()}))
-    return path
 
 
 def stop_cleanly(launch: NodeProcess) -> None:
@@ -62,6 +53,21 @@ def test_sim_launch_in_a_namespace_with_a_params_file(ros2: Ros2, ros_graph: Ros
     assert "skill:" in step and "candidates:" in step, step
     assert ros2.param("get", "/robot1/sim_world_node", "time_scale").stdout.strip() == "Double value is: 0.1"
     stop_cleanly(launch)
+
+
+def test_ros2_launch_refuses_a_params_file_key_the_planner_does_not_declare_before_starting_any_node(
+    ros2: Ros2, tmp_path: Path
+) -> None:
+    # No near-miss of any planner parameter: rcl would have ignored it and the planner run unconfirmed.
+    params = params_file(tmp_path, {"/planner": {"confirm_each_step": True}})
+    launch = ros2.start("launch", "llm_planner_ros", "sim.launch.py", f"params_file:={params}", label="launch")
+    status = wait_for_exit(launch, 60)
+    log = launch.log()
+    assert status != 0, log
+    problem = next(line for line in log.splitlines() if "confirm_each_step" in line)
+    assert problem.startswith("  /planner.confirm_each_step: not a parameter of planner; its parameters: "), log
+    assert "require_confirmation" in problem.split("its parameters: ")[1], problem
+    assert "process started" not in log, log
 
 
 def test_physics_launch_serves_a_goal_on_what_perception_sees_approved_in_the_console(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ros2_cli import Ros2, interrupt_and_wait
+from ros2_cli import Ros2, interrupt_and_wait, params_file, wait_for_exit
 from ros_harness import RosGraph
 from test_colcon_workspace import console_scripts
 
@@ -67,6 +67,21 @@ def test_ros2_run_planner_node_and_its_parameters_through_ros2_param(ros2: Ros2,
 
     assert interrupt_and_wait(planner) == 0, planner.log()
     assert "Traceback" not in planner.log(), planner.log()
+
+
+def test_ros2_run_planner_node_refuses_a_params_file_key_it_does_not_declare(ros2: Ros2, tmp_path: Path) -> None:
+    # No near-miss of any planner parameter: rclpy would have ignored it and the planner run unconfirmed.
+    params = params_file(tmp_path, {"planner": {"confirm_each_step": True}})
+    planner = ros2.start(
+        "run", "llm_planner_ros", "planner_node", "--ros-args", "--params-file", str(params), label="planner"
+    )
+    status = wait_for_exit(planner, 60)
+    log = planner.log()
+    assert status == 1, log
+    assert "Traceback" not in log, log
+    problem = next(line for line in log.splitlines() if "confirm_each_step" in line)
+    assert problem.strip().startswith(f"{params}: planner.confirm_each_step: not a parameter of /planner"), log
+    assert "require_confirmation" in problem.split("its parameters: ")[1], problem
 
 
 def interface_names(repo_root: Path) -> list[str]:

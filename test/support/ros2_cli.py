@@ -6,7 +6,9 @@ import os
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import yaml
 from colcon_ws import Workspace
 from ros_harness import RosGraph
 
@@ -15,6 +17,13 @@ from llm_planner_ros.processes import NodeProcess
 GOAL_SUCCEEDED = "Goal finished with status: SUCCEEDED"
 # How long a ros2 command's own node waits to discover the graph (Fast DDS on loopback: up to 2.4 s here).
 DISCOVERY_S = 3.0
+
+
+def params_file(folder: Path, parameters: dict[str, dict[str, Any]]) -> Path:
+    """A user's ROS parameter file ``folder/params.yaml``: node name (any key form rcl reads) -> parameters."""
+    path = folder / "params.yaml"
+    path.write_text(yaml.safe_dump({node: {"ros__parameters": values} for node, values in parameters.items()}))
+    return path
 
 
 class Ros2:
@@ -72,6 +81,13 @@ def interrupt_and_wait(process: NodeProcess, timeout: float = 60.0) -> int:
     started), then its exit status once it ended; asserts that nothing it started is left running."""
     assert process.pid is not None and process.returncode is None, "the process is not running"
     os.killpg(process.pid, signal.SIGINT)
+    return wait_for_exit(process, timeout)
+
+
+def wait_for_exit(process: NodeProcess, timeout: float = 60.0) -> int:
+    """The exit status of ``process`` once it ended (subprocess.TimeoutExpired after ``timeout``); asserts
+    that nothing it started is left running."""
+    assert process.pid is not None, "the process was not started"
     status = process.wait(timeout)
     left = session_processes(process.pid)
     assert not left, f"processes left after {process.argv[:3]} ended: {left}"
