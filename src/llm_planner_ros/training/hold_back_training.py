@@ -42,9 +42,7 @@ from llm_planner_ros.planning.hold_back.requests import (
 )
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
-from llm_planner_ros.planning.saycan.bank import load_bank
-
-KITCHEN_BANK = "data/saycan/bank.jsonl"
+from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
 
 # Pools the synthetic domains draw from: places, objects and skill patterns of robots in homes, offices,
 # workshops, labs, shops and hospitals. {o}: an object, {p}: a place.
@@ -97,7 +95,7 @@ def shipped_domains() -> list[tuple[str, Kitchen]]:
 
 def bank_tasks(kitchen: Kitchen, count: int, rng: random.Random) -> list[str]:
     """Up to ``count`` instructions of the domain's bank (its training requests)."""
-    examples = load_bank(repo_path(KITCHEN_BANK)) if is_packaged_world(kitchen) else domain_bank(kitchen)[1]
+    examples = load_bank(repo_path(BANK_FILE)) if is_packaged_world(kitchen) else domain_bank(kitchen)[1]
     instructions = sorted({example.instruction for example in examples})
     return rng.sample(instructions, min(count, len(instructions)))
 
