@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 
 def parse_key_values(pairs: list[str], option: str = "--llm") -> dict[str, str]:
@@ -30,4 +31,17 @@ def step_budget(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number of steps, got {text!r}") from None
     if not 0 <= value <= UINT32_MAX:
         raise argparse.ArgumentTypeError(f"must be from 0 (the planner's default) to {UINT32_MAX}, got {value}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    """Argparse type of every real-valued option: a finite number. ``float`` alone takes "nan" and "inf",
+    which pass every ``<``/``>`` bound check and fail much later (after a model has loaded, or as a
+    temperature that turns every score into nan)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value

@@ -122,3 +122,20 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_any_work(
     # Refused before the work: no planner was looked for, and nothing the user had was touched.
     assert "waiting for" not in result.stdout + result.stderr
     assert file.read_text() == "keep me" and list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["bench", "saycan-temperature", "--temperature", "nan"],
+        ["bench", "value-reasons", "--temperature", "inf"],
+        ["up", "--time-scale", "nan"],
+    ],
+    ids=["saycan-temperature", "value-reasons", "up"],
+)
+def test_a_real_valued_option_refuses_nan_and_infinity(command: list[str], tmp_path: Path) -> None:
+    # float() takes "nan" and "inf", which pass every bound check and fail after a model has loaded.
+    result = llm_planner(*command, cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert (result.returncode, "Traceback" in output) == (2, False), output
+    assert f"error: argument {command[-2]}: expected a finite number, got {command[-1]!r}" in result.stderr, output

@@ -17,6 +17,9 @@ from llm_planner_ros.processes import NodeProcess
 GOAL_SUCCEEDED = "Goal finished with status: SUCCEEDED"
 # How long a ros2 command's own node waits to discover the graph (Fast DDS on loopback: up to 2.4 s here).
 DISCOVERY_S = 3.0
+# How long `ros2 param` then waits for the named node to appear in its graph view (its default, 1 s, lost a
+# node of a 9-node launch under a browser test's load: the verb printed "Node not found" on stderr).
+NODE_WAIT_S = 15
 
 
 def params_file(folder: Path, parameters: dict[str, dict[str, Any]]) -> Path:
@@ -42,8 +45,13 @@ class Ros2:
 
     def param(self, verb: str, *arguments: str) -> subprocess.CompletedProcess[str]:
         """``ros2 param <verb>`` without the ros2 daemon (which would outlive the test) and with time for
-        discovery: a fresh command's node needs up to a few seconds to see the others here."""
-        return self.run("param", verb, "--no-daemon", "--spin-time", str(DISCOVERY_S), *arguments)
+        discovery: a fresh command's node needs up to a few seconds to see the others here, and the verb
+        returns as soon as the node is seen. Asserts the verb ran (its stderr in the message)."""
+        done = self.run(
+            "param", verb, "--no-daemon", "--spin-time", str(DISCOVERY_S), "--timeout", str(NODE_WAIT_S), *arguments
+        )
+        assert "Node not found" not in done.stderr, f"ros2 param {verb} {' '.join(arguments)}: {done.stderr}"
+        return done
 
     def start(self, *arguments: str, label: str) -> NodeProcess:
         return self.graph.start_process([self.executable, *arguments], label=label)

@@ -40,6 +40,7 @@ from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.saycan.bank import PlanExample, save_bank
 from llm_planner_ros.training.domain_bank import bank_example, held_out_requests, hold_back_examples
 from llm_planner_ros.training.domain_tasks import generate_examples
@@ -82,7 +83,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "DIR/adapters/<method>.safetensors for each",
     )
     parser.add_argument("--adapter-examples", type=int, default=1200, help="training dialogs of the adapter")
-    parser.add_argument("--max-minutes", type=float, default=45.0, help="the adapter's training stops after this long")
+    parser.add_argument(
+        "--max-minutes", type=finite_float, default=45.0, help="the adapter's training stops after this long"
+    )
     parser.add_argument(
         "--resume",
         type=Path,

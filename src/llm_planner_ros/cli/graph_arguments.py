@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from llm_planner_ros.bringup import GraphOptionError, normalize_namespace
-from llm_planner_ros.options import step_budget
+from llm_planner_ros.options import finite_float, step_budget
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
 
@@ -34,7 +34,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     )
     demo.add_argument(
         "--time-scale",
-        type=float,
+        type=finite_float,
         default=0.1,
         help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick; --sim symbolic only)",
     )
@@ -45,7 +45,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
 
     up = commands.add_parser("up", help="bring up the sim graph and wait (Ctrl-C stops it)")
     up.add_argument("--log-dir", type=Path)
-    up.add_argument("--time-scale", type=float, default=1.0, help="simulated skill durations x this")
+    up.add_argument("--time-scale", type=finite_float, default=1.0, help="simulated skill durations x this")
     _llm_argument(up)
     up.add_argument("--episode", type=Path)
     up.add_argument("--id", dest="episode_id")
@@ -84,7 +84,10 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
         help="namespaces of the robots to show, e.g. robot1,robot2 (default: --namespace only)",
     )
     console.add_argument(
-        "--approval-timeout", type=float, default=30.0, help="seconds a step waits on the page before it is refused"
+        "--approval-timeout",
+        type=finite_float,
+        default=30.0,
+        help="seconds a step waits on the page before it is refused",
     )
     console.add_argument(
         "--robot-state-topic", default="sim/robot_state", help="the robot-state record (robot/state on a robot)"

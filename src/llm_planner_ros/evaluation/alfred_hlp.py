@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.llm_planner.alfred_plans import (
     AlfredStep,
     json_list,
@@ -95,7 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=112,
         help="budget of one generated plan (the longest training plan is 106 SmolLM2 tokens)",
     )
-    parser.add_argument("--logit-bias", type=float, default=0.1, help="bias on action-name tokens (0: off)")
+    parser.add_argument("--logit-bias", type=finite_float, default=0.1, help="bias on action-name tokens (0: off)")
     parser.add_argument(
         "--llm",
         action="append",

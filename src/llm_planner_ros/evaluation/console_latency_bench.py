@@ -40,6 +40,7 @@ import numpy as np
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
 from llm_planner_ros.operator_console.web_app import KEEP_ALIVE_S
+from llm_planner_ros.options import finite_float
 
 TARGET_P95_MS = 200.0
 READY_TIMEOUT_S = 60.0
@@ -61,11 +62,13 @@ window.draw = function (snapshot) {
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=300, help="plan steps to publish (default 300)")
-    parser.add_argument("--rate-hz", type=float, default=10.0, help="steps published per second (default 10)")
+    parser.add_argument("--rate-hz", type=finite_float, default=10.0, help="steps published per second (default 10)")
     parser.add_argument("--steps-per-goal", type=int, default=10, help="steps of each goal (default 10)")
     parser.add_argument("--streams", type=int, default=4, help="event-stream clients watching at once (default 4)")
     parser.add_argument("--candidates", type=int, default=10, help="scored candidates per step (default 10)")
-    parser.add_argument("--poll-hz", type=float, default=2.0, help="the naive client's polls per second (default 2)")
+    parser.add_argument(
+        "--poll-hz", type=finite_float, default=2.0, help="the naive client's polls per second (default 2)"
+    )
     add_json_argument(parser)
 
 

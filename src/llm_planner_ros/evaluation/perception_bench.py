@@ -41,6 +41,7 @@ from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file
 from llm_planner_ros.kitchen_domain.config import HELD
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.backends import BACKENDS, BackendOptions, make_detector
 from llm_planner_ros.perception.detection import DetectorError, View
 from llm_planner_ros.perception.geometry import Intrinsics, Transform
@@ -73,8 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=BACKENDS, default="embedded")
     parser.add_argument("--model-dir", default="", help="OWL-ViT/OWLv2 folder (backends owlvit, owlv2)")
     parser.add_argument("--encoder", default="", help="region encoder (embedded; default: the shipped one)")
-    parser.add_argument("--min-score", type=float, default=PerceptionConfig.min_score)
-    parser.add_argument("--match-m", type=float, default=0.10, help="farthest centre distance of a match (m)")
+    parser.add_argument("--min-score", type=finite_float, default=PerceptionConfig.min_score)
+    parser.add_argument("--match-m", type=finite_float, default=0.10, help="farthest centre distance of a match (m)")
     parser.add_argument("--min-pixels", type=int, default=40, help="visible pixels a true object needs to count")
     add_json_argument(parser, "the numbers")
 

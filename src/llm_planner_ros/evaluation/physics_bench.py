@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.physics_sim.scripted import ScriptedSkills
 from llm_planner_ros.physics_sim.simulation import PhysicsKitchen
 
@@ -35,7 +36,7 @@ INSTRUCTION = ("find a coke", "pick up the coke", "bring it to you", "put down t
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--width", type=int, default=320, help="camera image width (pixels)")
     parser.add_argument("--height", type=int, default=240, help="camera image height (pixels)")
-    parser.add_argument("--camera-hz", type=float, default=5.0, help="frames per simulated second, each camera")
+    parser.add_argument("--camera-hz", type=finite_float, default=5.0, help="frames per simulated second, each camera")
     parser.add_argument("--runs", default="physics_only,cameras_sim_clock", help="comma-separated runs to do")
     add_json_argument(parser, "the numbers")
     parser.add_argument(

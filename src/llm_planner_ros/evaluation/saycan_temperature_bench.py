@@ -19,13 +19,14 @@ import time
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.options import finite_float
 
 DEFAULT_EPISODES = "benchmarks/kitchen/dev.yaml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", default=DEFAULT_EPISODES, help="episode file")
-    parser.add_argument("--temperature", type=float, nargs="+", default=[1.0], help="llm_temperature values")
+    parser.add_argument("--temperature", type=finite_float, nargs="+", default=[1.0], help="llm_temperature values")
     parser.add_argument("--ids", help="comma-separated episode ids to run (default: all)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override a saycan option (YAML value)"

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.options import finite_float
 
 if TYPE_CHECKING:
     from llm_planner_ros.evaluation.ros_runner import SimGraph
@@ -139,7 +140,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=finite_float,
         default=10.0,
         help="largest RSS growth after the warm-up, in %%, that passes (default 10)",
     )

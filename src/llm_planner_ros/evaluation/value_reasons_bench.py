@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.options import finite_float
 
 DEFAULT_EPISODES = "benchmarks/kitchen/value_reasons.yaml"
 MODELS = ("analytic", "learned")
@@ -30,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ids", help="comma-separated episode ids to run (default: all)")
     parser.add_argument("--affordance", nargs="+", choices=MODELS, default=list(MODELS), help="models to compare")
     parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="learned weight file")
-    parser.add_argument("--temperature", type=float, default=None, help="saycan llm_temperature (default: configured)")
+    parser.add_argument(
+        "--temperature", type=finite_float, default=None, help="saycan llm_temperature (default: configured)"
+    )
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE", help="override a saycan option (YAML value)"
     )

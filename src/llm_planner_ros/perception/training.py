@@ -28,6 +28,7 @@ import torch
 
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.detection import View
 from llm_planner_ros.perception.geometry import Intrinsics
 from llm_planner_ros.perception.physics_scenes import PhysicsSceneRenderer
@@ -168,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--lr", type=finite_float, default=2e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/region_encoder"), help="shards and checkpoints")
     parser.add_argument("--out", type=Path, default=Path("data/perception/region_encoder.safetensors"))

@@ -30,6 +30,7 @@ from llm_planner_ros.kitchen_domain.domain_folder import is_packaged_world, load
 from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.hold_back.classifier import CLASSES, DomainScope, HoldBackModel, features
 from llm_planner_ros.planning.hold_back.requests import (
@@ -183,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, default=30, help="generated domains besides the shipped ones")
     parser.add_argument("--per-kind", type=int, default=60, help="requests of each kind per domain")
     parser.add_argument("--bank-tasks", type=int, default=5000, help="bank instructions per shipped domain")
-    parser.add_argument("--c", type=float, default=4.0, help="inverse L2 strength of the regression")
+    parser.add_argument("--c", type=finite_float, default=4.0, help="inverse L2 strength of the regression")
     args = parser.parse_args(argv)
     if args.per_kind < 1 or args.synthetic < 0 or args.bank_tasks < 0 or args.c <= 0:
         parser.error("--per-kind must be >= 1, --synthetic and --bank-tasks >= 0, --c > 0")

@@ -65,6 +65,7 @@ from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
@@ -532,7 +533,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--replan-share",
-        type=float,
+        type=finite_float,
         default=0.5,
         help="llm_planner: share of the plans (of three steps or more) cut after completed steps, as a re-plan "
         "(default 0.5)",
@@ -601,12 +602,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--modules", nargs="+", default=list(MODULE_PATHS), help="linear modules adapted (default all)")
     parser.add_argument("--rank", type=int, default=16)
-    parser.add_argument("--alpha", type=float, default=32.0)
-    parser.add_argument("--lr", type=float, default=5e-4)
+    parser.add_argument("--alpha", type=finite_float, default=32.0)
+    parser.add_argument("--lr", type=finite_float, default=5e-4)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads, 0 = all this process may use")
-    parser.add_argument("--max-minutes", type=float, default=45.0, help="stop training after this long (default 45)")
+    parser.add_argument(
+        "--max-minutes", type=finite_float, default=45.0, help="stop training after this long (default 45)"
+    )
     args = parser.parse_args(argv)
     if args.goal_subsets < 0 or (args.goal_subsets and not args.virtualhome):
         raise SystemExit(f"--goal-subsets takes a count of 0 or more, with --virtualhome only; got {args.goal_subsets}")

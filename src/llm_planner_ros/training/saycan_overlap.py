@@ -24,6 +24,7 @@ from pathlib import Path
 from llm_planner_ros.kitchen_domain.domain_folder import load_domain
 from llm_planner_ros.kitchen_domain.episodes import load_episodes
 from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.saycan.bank import load_bank
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_overlap", description=main.__doc__)
     parser.add_argument("--bank", type=Path, action="append", required=True, help="training bank JSONL (repeatable)")
     parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
-    parser.add_argument("--threshold", type=float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
+    parser.add_argument("--threshold", type=finite_float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
     parser.add_argument("--domain", type=Path, help="the domain folder of the episodes (default: the SayCan kitchen)")
     args = parser.parse_args(argv)
     suite = load_episodes(args.episodes, load_domain(args.domain) if args.domain else load_kitchen())

@@ -63,6 +63,7 @@ from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.kitchen_domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
+from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, Scorer, ScorerConfig, model_units, words
 from llm_planner_ros.training.saycanpay_trajectories import (
     KITCHEN_EXCLUDE,
@@ -362,8 +363,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=50, help="expert steps per batch (the paper's 50)")
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--delta", type=float, default=0.9, help="pay: discount per step before the end")
+    parser.add_argument("--lr", type=finite_float, default=1e-3)
+    parser.add_argument("--delta", type=finite_float, default=0.9, help="pay: discount per step before the end")
     parser.add_argument(
         "--state-negatives", type=int, default=2, help="can: hard negatives per step that the rules reject in its state"
     )
@@ -373,7 +374,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="pay: also a negative from the same plan at another step (target 0), as Can's are drawn",
     )
     parser.add_argument("--patience", type=int, default=0, help="stop after N epochs without improvement (0: never)")
-    parser.add_argument("--val-fraction", type=float, default=0.2, help="the paper's 80-20 split")
+    parser.add_argument("--val-fraction", type=finite_float, default=0.2, help="the paper's 80-20 split")
     parser.add_argument("--dim", type=int, default=64)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--heads", type=int, default=4)
