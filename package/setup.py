@@ -25,7 +25,7 @@ PROJECT = tomllib.loads((HERE.parent / "pyproject.toml").read_text(encoding="utf
 
 def tree(folder: str) -> list[tuple[str, list[str]]]:
     """Every file under the root's ``folder`` as data_files pairs, one per sub-folder, kept at the same
-    relative place under share/llm_planner_ros (data_files does not recurse); llm_planner_ros.kitchen_domain.paths reads
+    relative place under share/llm_planner_ros (data_files does not recurse); llm_planner_ros.paths reads
     them there."""
     source = os.path.join(ROOT, folder)
     return [

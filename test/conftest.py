@@ -16,7 +16,7 @@ from ros_harness import RosGraph
 from ros_harness import ros_graph as _ros_graph
 from world_builders import MakeWorld, world_builder
 
-from llm_planner_ros.kitchen_domain import Kitchen, load_kitchen
+from llm_planner_ros.domain import Domain, load_domain_files
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 
 # The test process hosts servers too (test doubles of MoveIt and Nav2): the same Fast DDS profile as the nodes.
@@ -76,13 +76,13 @@ def minilm():
 
 
 @pytest.fixture(scope="session")
-def kitchen() -> Kitchen:
+def kitchen() -> Domain:
     """The configured kitchen (config/kitchen_world.yaml and config/kitchen_skills.yaml)."""
-    return load_kitchen()
+    return load_domain_files()
 
 
 @pytest.fixture
-def make_world(kitchen: Kitchen) -> MakeWorld:
+def make_world(kitchen: Domain) -> MakeWorld:
     """A world builder: ``make_world("table", holding=None, coke_1="far counter")`` (test/support/world_builders.py)."""
     return world_builder(kitchen)
 

@@ -3,7 +3,7 @@
 Serves ``/affordance/<family>`` (llm_planner_interfaces/action/EvaluateAffordance) for each family in
 the ``families`` parameter: by default every family the skills file declares (the kitchen's find, pick,
 place, goto, terminate and drawer) except those whose ``affordance`` names the user's own server
-(``{server: ...}``, llm_planner_ros.kitchen_domain.vocabulary). A goal's skills are scored
+(``{server: ...}``, llm_planner_ros.domain.vocabulary). A goal's skills are scored
 with the calibrated function of each skill's own family (llm_planner_ros.affordance.model), so a goal may
 carry a mixed batch; a skill of a family this node does not host fails the goal with a message naming
 the server to ask instead. The result has one probability per skill, in goal order; ``success`` is
@@ -31,9 +31,9 @@ from affordance_servers.perceived_observation import ObservationListener
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
@@ -83,7 +83,7 @@ class AffordanceServerNode(Node):
         try:
             calibration = Calibration.from_mapping(constants)
             self._model = AffordanceModel(calibration)
-            kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
+            kitchen = load_domain_files(p["world_file"] or None, p["skills_file"] or None)
         except (ValueError, OSError) as error:  # ConfigError included
             raise StartupError(f"cannot configure the affordance model: {error}") from error
         declared = kitchen.library.declared_families

@@ -17,8 +17,8 @@ from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.robot_state import RobotState
 from llm_planner_ros.ros.messages import stamp_of
 from llm_planner_ros.ros.topics import STATE_QOS
 from llm_planner_ros.value_functions.observation import Observation, PerceivedObject

@@ -26,8 +26,8 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 
 from llm_planner_interfaces.srv import ScorePlanActions
-from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.base import LLMError
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import full_name

@@ -19,18 +19,18 @@ from typing import TypeVar
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.config import load_kitchen_config
-from llm_planner_ros.kitchen_domain.domain_folder import (
+from llm_planner_ros.domain.config import load_domain_config
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import (
     PACKAGED_WORLD,
     DomainFolder,
     DomainFolderError,
     domain_folder,
     folder_adapter_file,
 )
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.skill import EXECUTOR_NODE_SUFFIX
+from llm_planner_ros.domain.validation import InputError
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.parameter_files import (
     Entry,
     ParameterFileError,
@@ -479,9 +479,9 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
     for (world, skills), nodes in readers.items():
         try:
             if skills is None:
-                load_kitchen_config(world or None)
+                load_domain_config(world or None)
             else:
-                load_kitchen(world or None, skills or None)
+                load_domain_files(world or None, skills or None)
         except (InputError, OSError, yaml.YAMLError) as error:
             raise GraphOptionError(
                 f"the domain files of {', '.join(nodes)} cannot be used; fix them and start again:\n{error}"
@@ -498,7 +498,7 @@ def domain_executors(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tupl
     if not started:
         return ()
     try:
-        library = load_kitchen(*planner_domain_files(specs, options)).library
+        library = load_domain_files(*planner_domain_files(specs, options)).library
     except (InputError, OSError, yaml.YAMLError):
         return ()
     return tuple(

@@ -1,7 +1,7 @@
 """The ``action`` backend: each skill as a goal of the ROS 2 action the skills file binds its executor to.
 
 A skills file's ``executors: {wiper: {action: {type, name, goal, success, timeout_s}}}``
-(llm_planner_ros.kitchen_domain.vocabulary.ActionBinding) names the action type, the action, the goal
+(llm_planner_ros.domain.vocabulary.ActionBinding) names the action type, the action, the goal
 template and how the result tells success. The goal is filled from the skill (``{skill}``, ``{family}``,
 ``{object}``, ``{location}``) and, for a skill at a place, that place's base pose in the executor's place
 map (``{place.x}``, ``{place.y}``, ``{place.yaw}``; map_file). Every skill of the executor is filled once at
@@ -21,9 +21,9 @@ from typing import Any
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from llm_planner_ros.kitchen_domain.config import KitchenConfig
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.vocabulary import ActionBinding
+from llm_planner_ros.domain.config import DomainConfig
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.vocabulary import ActionBinding
 from llm_planner_ros.robot_motion.place_map import PlaceMap
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status
@@ -41,7 +41,7 @@ class ActionBackend(SkillBackend):
         executor: str,
         binding: ActionBinding,
         skills: Sequence[Skill],
-        config: KitchenConfig,
+        config: DomainConfig,
         places: PlaceMap | None,
         limits: CallLimits,
         group: CallbackGroup,

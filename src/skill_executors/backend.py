@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 
 ProgressCallback = Callable[[float, str], None]
 """Called with (progress in [0, 1], phase name) as a skill runs."""

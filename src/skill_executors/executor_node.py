@@ -27,9 +27,9 @@ from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.kitchen_domain.config import ConfigError
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.skill import EXECUTOR_NODE_SUFFIX, MANIPULATOR, MOBILE_BASE, Skill
+from llm_planner_ros.domain.config import ConfigError
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.skill import EXECUTOR_NODE_SUFFIX, MANIPULATOR, MOBILE_BASE, Skill
 from llm_planner_ros.robot_motion.place_map import PlaceMapError, load_place_map
 from llm_planner_ros.ros.messages import skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
@@ -87,7 +87,7 @@ class ExecutorNode(Node):
         self.executor_name = executor
         p = declare_parameters(self, PARAMETERS)
         try:
-            kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
+            kitchen = load_domain_files(p["world_file"] or None, p["skills_file"] or None)
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the kitchen configuration: {error}") from error
         library = kitchen.library
@@ -133,7 +133,7 @@ class ExecutorNode(Node):
                 return
         time.sleep(RESULT_SEND_S)
 
-    def _make_backend(self, p: dict, group: ReentrantCallbackGroup, kitchen: Kitchen) -> SkillBackend:
+    def _make_backend(self, p: dict, group: ReentrantCallbackGroup, kitchen: Domain) -> SkillBackend:
         if p["backend"] == "sim":
             return self._sim_backend(p, group)
         if p["backend"] == "action":
@@ -164,7 +164,7 @@ class ExecutorNode(Node):
     def _sim_backend(self, p: dict, group: ReentrantCallbackGroup) -> SimBackend:
         return SimBackend(self, p["sim_action"], group, p["server_timeout_s"], p["silence_timeout_s"])
 
-    def _action_backend(self, p: dict, group: ReentrantCallbackGroup, kitchen: Kitchen) -> SkillBackend:
+    def _action_backend(self, p: dict, group: ReentrantCallbackGroup, kitchen: Domain) -> SkillBackend:
         library = kitchen.library
         binding = library.action_bindings.get(self.executor_name)
         if binding is None:

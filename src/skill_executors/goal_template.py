@@ -1,4 +1,4 @@
-"""A domain's goal template (llm_planner_ros.kitchen_domain.vocabulary.ActionBinding) made into a goal message.
+"""A domain's goal template (llm_planner_ros.domain.vocabulary.ActionBinding) made into a goal message.
 
 The template mirrors the goal's fields: a mapping fills a nested message, a list a sequence, anything
 else a field of a built-in type. Strings may hold placeholders (``"wipe_{location}"``); a string that is
@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.vocabulary import PLACEHOLDER
+from llm_planner_ros.domain.vocabulary import PLACEHOLDER
 
 _INTEGER = re.compile(r"^u?int(8|16|32|64)$|^(byte|char|octet)$")
 _FLOAT = re.compile(r"^float(32|64)$|^double$")

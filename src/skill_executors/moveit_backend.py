@@ -44,7 +44,7 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from shape_msgs.msg import SolidPrimitive
 
-from llm_planner_ros.kitchen_domain.skill import DRAWER, PICK, PLACE, Skill
+from llm_planner_ros.domain.skill import DRAWER, PICK, PLACE, Skill
 from llm_planner_ros.robot_motion.drawer import PUT, DrawerSettings, drawer_action, drawer_skill_motion
 from llm_planner_ros.robot_motion.error_codes import moveit_failure
 from llm_planner_ros.robot_motion.free_spot import NoFreeSpot, free_spot

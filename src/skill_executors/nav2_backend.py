@@ -16,7 +16,7 @@ from nav2_msgs.action import NavigateToPose
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
-from llm_planner_ros.kitchen_domain.skill import FIND, Skill
+from llm_planner_ros.domain.skill import FIND, Skill
 from llm_planner_ros.robot_motion.error_codes import nav2_failure
 from llm_planner_ros.robot_motion.navigation import MotionError, navigation_goal
 from llm_planner_ros.robot_motion.place_map import PlaceMap

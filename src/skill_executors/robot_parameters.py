@@ -19,7 +19,7 @@ ROBOT_PARAMETERS = {
     ),
     "scene_topic": Parameter(SCENE_TOPIC, "perceived objects (SceneObjectArray) with their poses"),
     "robot_state_topic": Parameter(
-        "robot/state", "the robot-state record (JSON std_msgs/String, llm_planner_ros.kitchen_domain.robot_state)"
+        "robot/state", "the robot-state record (JSON std_msgs/String, llm_planner_ros.domain.robot_state)"
     ),
     "base_pose": Parameter(
         "auto",

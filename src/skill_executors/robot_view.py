@@ -2,7 +2,7 @@
 and which place the robot is at.
 
 Objects come from ``/scene/objects`` (SceneObjectArray, a pose per object). The robot-state record
-(JSON ``std_msgs/String``, ``llm_planner_ros.kitchen_domain.robot_state``) says what the gripper holds and, without
+(JSON ``std_msgs/String``, ``llm_planner_ros.domain.robot_state``) says what the gripper holds and, without
 TF, where the robot is (``at``). With ``base_pose: tf`` (or ``auto`` where ``tf2_ros`` is importable)
 the place is the one whose base pose is nearest the ``map -> base_frame`` transform instead, so the
 executors follow localization directly; tf2_ros is an optional import, not on PyPI.
@@ -21,7 +21,7 @@ from rclpy.time import Time
 from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import SceneObjectArray
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.domain.robot_state import RobotState
 from llm_planner_ros.robot_motion.geometry import Pose
 from llm_planner_ros.robot_motion.place_map import PlaceMap
 from llm_planner_ros.robot_motion.scene_objects import PerceivedObject

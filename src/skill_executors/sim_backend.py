@@ -8,7 +8,7 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.ros.messages import skill_to_msg
 from skill_executors.action_call import ActionCall, CallLimits
 from skill_executors.backend import ProgressCallback, SkillBackend, SkillOutcome, Status

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
-from llm_planner_ros.kitchen_domain import HELD, Kitchen, Skill, World
+from llm_planner_ros.domain import HELD, Domain, Skill, World
 
 MakeWorld = Callable[..., World]
 MODEL = AffordanceModel()
@@ -47,7 +47,7 @@ def test_pick_value_normalization_is_clamped() -> None:
     assert CAL.pick(0.1) == 0.0 and CAL.pick(0.35) == pytest.approx(0.5) and CAL.pick(0.9) == 1.0
 
 
-def test_goto_decays_with_distance_and_is_zero_where_the_robot_is(kitchen: Kitchen, make_world: MakeWorld) -> None:
+def test_goto_decays_with_distance_and_is_zero_where_the_robot_is(kitchen: Domain, make_world: MakeWorld) -> None:
     world = make_world("close counter")
     for place, text in (("far counter", "go to the far counter"), ("user", "bring it to you")):
         d = kitchen.config.position("close counter").distance_to(kitchen.config.position(place))
@@ -57,7 +57,7 @@ def test_goto_decays_with_distance_and_is_zero_where_the_robot_is(kitchen: Kitch
     assert CAL.goto(150.0) == 0.0 and CAL.goto(0.0) == 1.0
 
 
-def test_find_shares_the_goto_calibration_towards_the_nearest_instance(kitchen: Kitchen, make_world: MakeWorld) -> None:
+def test_find_shares_the_goto_calibration_towards_the_nearest_instance(kitchen: Domain, make_world: MakeWorld) -> None:
     world = make_world("close counter", coke_1="user", coke_2="trash can", apple_1="close counter")
     d = kitchen.config.position("close counter").distance_to(kitchen.config.position("trash can"))
     assert p(world, "find a coke") == pytest.approx(CAL.goto(d))
@@ -108,7 +108,7 @@ def test_malformed_skills_raise(make_world: MakeWorld) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(st.data())
-def test_affordances_are_probabilities_and_zero_for_impossible_skills(kitchen: Kitchen, data: st.DataObject) -> None:
+def test_affordances_are_probabilities_and_zero_for_impossible_skills(kitchen: Domain, data: st.DataObject) -> None:
     world = kitchen.world(
         {
             "robot": {"at": "table"},

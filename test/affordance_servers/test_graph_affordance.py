@@ -10,8 +10,8 @@ from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
-from llm_planner_ros.kitchen_domain import Kitchen, Skill
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.domain import Domain, Skill
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.messages import skill_to_msg
 
 pytestmark = pytest.mark.graph
@@ -42,7 +42,7 @@ def _settle(client, skills: list[Skill], expected: list[float], what: str) -> li
 
 @pytest.mark.timeout(120)
 def test_affordances_follow_the_calibration_in_chosen_states(
-    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+    ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
     ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
     ros_graph.start_node("affordance_server", param_files=[config_file("affordance.yaml")])
@@ -124,7 +124,7 @@ def test_affordances_follow_the_calibration_in_chosen_states(
 
 @pytest.mark.timeout(60)
 def test_goal_fails_with_a_reason_without_state_or_for_a_family_not_hosted(
-    ros_graph: RosGraph, kitchen: Kitchen
+    ros_graph: RosGraph, kitchen: Domain
 ) -> None:
     ros_graph.start_node("affordance_server", params={"families": ["pick", "place"], "state_timeout_s": 0.5})
     client = ros_graph.action_client(EvaluateAffordance, "/affordance/pick")
@@ -136,7 +136,7 @@ def test_goal_fails_with_a_reason_without_state_or_for_a_family_not_hosted(
 
 
 @pytest.mark.timeout(120)
-def test_goals_of_every_family_waiting_for_the_first_state_get_it(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_goals_of_every_family_waiting_for_the_first_state_get_it(ros_graph: RosGraph, kitchen: Domain) -> None:
     """A planner sends one goal per family at once, e.g. to a server restarted mid-plan that has no state
     yet. The waiting goals must leave the state subscriptions a thread, so they all end with affordances
     once the simulator publishes, not with "no world state" when their wait runs out (CI caught a server

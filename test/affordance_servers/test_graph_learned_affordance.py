@@ -18,10 +18,10 @@ from value_function_scenes import drawer_observation, random_weights, table_obse
 
 from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
-from llm_planner_ros.kitchen_domain import Kitchen, Skill
-from llm_planner_ros.kitchen_domain.config import HELD, Position
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.domain import Domain, Skill
+from llm_planner_ros.domain.config import HELD, Position
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.topics import STATE_QOS
 from llm_planner_ros.value_functions.learned import LearnedAffordance
 from llm_planner_ros.value_functions.observation import Observation
@@ -91,7 +91,7 @@ def _first_answer(ros_graph: RosGraph, action: str, skills: list[Skill]) -> tupl
 
 @pytest.mark.timeout(120)
 def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
-    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+    ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
     weights = random_weights(tmp_path / "vf.npz", kitchen, seed=5)
     ros_graph.start_node(
@@ -117,7 +117,7 @@ def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
 
 @pytest.mark.timeout(120)
 def test_learned_backend_answers_the_drawer_skills_from_their_model(
-    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+    ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
     """Open, close and put-in are one learned family: /affordance/drawer answers them from the drawer
     model (not the analytic fallback), in order, from the perceived drawer state and held object."""
@@ -146,7 +146,7 @@ def test_learned_backend_answers_the_drawer_skills_from_their_model(
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("case", ["missing", "mismatched", "unknown backend"])
 def test_learned_backend_refuses_to_start_without_usable_weights(
-    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path, case: str
+    ros_graph: RosGraph, kitchen: Domain, tmp_path: Path, case: str
 ) -> None:
     params: dict[str, object] = {"backend": "learned", "value_functions_file": str(tmp_path / "absent.npz")}
     expected = "not found at"

@@ -155,7 +155,7 @@ def test_the_graphs_plan_recorder_closes_its_bag_when_the_graph_stops(tmp_path: 
     published while it runs is in the bag it closes when stopped as a launch stops it (SIGINT)."""
     from std_msgs.msg import String
 
-    from llm_planner_ros.kitchen_domain.paths import config_file
+    from llm_planner_ros.paths import config_file
 
     bag = tmp_path / "bag"
     with ros_graph(tmp_path / "graph") as graph:

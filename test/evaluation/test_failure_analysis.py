@@ -8,9 +8,9 @@ import pytest
 from repo_paths import TEST_DATA
 from scripted_planner import ScriptedPlanner
 
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.episodes import Episode, load_episodes
 from llm_planner_ros.evaluation.failure_analysis import diagnose
-from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.planning.decision import StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanResult, run_plan
@@ -20,18 +20,18 @@ EPISODES = TEST_DATA / "sample_episodes.yaml"
 
 
 @pytest.fixture(scope="module")
-def kitchen() -> Kitchen:
-    return load_kitchen()
+def kitchen() -> Domain:
+    return load_domain_files()
 
 
 @pytest.fixture(scope="module")
-def coke(kitchen: Kitchen) -> Episode:
+def coke(kitchen: Domain) -> Episode:
     """Robot at the table, coke on the far counter; goal: the coke at the user, nothing held."""
     (episode,) = [e for e in load_episodes(EPISODES, kitchen).episodes if e.id == "nl-verb-03"]
     return episode
 
 
-def _run(planner: object, episode: Episode, kitchen: Kitchen, max_steps: int = 10) -> PlanResult:
+def _run(planner: object, episode: Episode, kitchen: Domain, max_steps: int = 10) -> PlanResult:
     return run_plan(planner, episode.instruction, SimulatedEnvironment(episode.world(kitchen)), max_steps)
 
 
@@ -51,19 +51,19 @@ def _run(planner: object, episode: Episode, kitchen: Kitchen, max_steps: int = 1
     ],
 )
 def test_each_failure_kind(
-    script: list[str], max_steps: int, kind: str, step: int | None, coke: Episode, kitchen: Kitchen
+    script: list[str], max_steps: int, kind: str, step: int | None, coke: Episode, kitchen: Domain
 ) -> None:
     result = _run(ScriptedPlanner(script), coke, kitchen, max_steps)
     diagnosis = diagnose(result, coke, kitchen)
     assert (diagnosis.kind, diagnosis.step) == (kind, step), diagnosis.detail
 
 
-def test_an_llm_error_names_the_helpful_skills(coke: Episode, kitchen: Kitchen) -> None:
+def test_an_llm_error_names_the_helpful_skills(coke: Episode, kitchen: Domain) -> None:
     diagnosis = diagnose(_run(ScriptedPlanner(["go to the close counter", "done"]), coke, kitchen), coke, kitchen)
     assert "'go to the close counter'" in diagnosis.detail and "find a coke" in diagnosis.detail
 
 
-def test_a_plan_that_ends_on_an_error_is_an_error(coke: Episode, kitchen: Kitchen) -> None:
+def test_a_plan_that_ends_on_an_error_is_an_error(coke: Episode, kitchen: Domain) -> None:
     class LosesItsServer(ScriptedPlanner):
         def next_step(self, env: PlanningEnvironment, history: Sequence[StepRecord]) -> StepDecision:
             if history:

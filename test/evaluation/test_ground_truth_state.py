@@ -9,8 +9,8 @@ import json
 from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.evaluation.ground_truth import TRUTH_TOPIC, GroundTruthState
-from llm_planner_ros.kitchen_domain import Kitchen
 from llm_planner_ros.ros.topics import STATE_QOS
 
 
@@ -20,7 +20,7 @@ def _record(holding_apple: bool) -> String:
     return String(data=json.dumps(truth))
 
 
-def test_a_record_received_after_a_moment_is_waited_for(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_a_record_received_after_a_moment_is_waited_for(ros_graph: RosGraph, kitchen: Domain) -> None:
     truth = GroundTruthState(ros_graph.node, kitchen)
     publisher = ros_graph.node.create_publisher(String, TRUTH_TOPIC, STATE_QOS)
     wait_until(lambda: publisher.get_subscription_count() >= 1, 10.0, "the truth subscription")

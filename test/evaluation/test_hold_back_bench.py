@@ -8,9 +8,9 @@ import pytest
 from repo_paths import REPO_ROOT
 from scripted_planner import ScriptedPlanner
 
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.evaluation.kitchen_benchmark import evaluate_episode, plan_in_process, summarize
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.planning.request_loop import RequestChecks
 
@@ -21,7 +21,7 @@ TASKS = REPO_ROOT / "benchmarks" / "kitchen" / "tasks_dev.yaml"
 
 
 def test_held_back_requests_and_false_refusals_are_counted() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     checks = RequestChecks.of_domain(kitchen, load_embedder({}))
     held = [e for e in load_episodes(HOLD_BACK, kitchen) if e.family == "hold_back_stop"][:3]
     task = next(e for e in load_episodes(TASKS, kitchen) if e.family == "task_deliver")

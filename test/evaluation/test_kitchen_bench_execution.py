@@ -7,6 +7,12 @@ from collections.abc import Sequence
 
 from repo_paths import TEST_DATA
 
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.episodes import Episode, load_episodes
+from llm_planner_ros.domain.failures import FailureInjector
+from llm_planner_ros.domain.oracle import optimal_next_skills
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.evaluation.kitchen_benchmark import (
     EpisodeRun,
     NotRun,
@@ -15,12 +21,6 @@ from llm_planner_ros.evaluation.kitchen_benchmark import (
     plan_in_process,
     summarize,
 )
-from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
-from llm_planner_ros.kitchen_domain.failures import FailureInjector
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.oracle import optimal_next_skills
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.plan_loop import PlanResult
@@ -47,12 +47,12 @@ class GoalSeeker:
         pass
 
 
-def _coke_episode(kitchen: Kitchen) -> Episode:
+def _coke_episode(kitchen: Domain) -> Episode:
     (episode,) = [e for e in load_episodes(EPISODES, kitchen).episodes if e.id == "nl-verb-03"]
     return episode
 
 
-def _runner(kitchen: Kitchen, pick_fails: float, seed: int = 0):
+def _runner(kitchen: Domain, pick_fails: float, seed: int = 0):
     def run(episode: Episode, failures: bool) -> tuple[PlanResult, World]:
         injector = FailureInjector({"pick": pick_fails}, seed=seed, enabled=True) if failures else None
         return plan_in_process(GoalSeeker(episode), episode, kitchen, injector)
@@ -60,7 +60,7 @@ def _runner(kitchen: Kitchen, pick_fails: float, seed: int = 0):
     return run
 
 
-def _seed_failing_first_pick_only(kitchen: Kitchen, episode: Episode) -> int:
+def _seed_failing_first_pick_only(kitchen: Domain, episode: Episode) -> int:
     """A seed under which the first 'pick up the coke' attempt fails and the second succeeds at p = 0.5."""
     pick = episode.world(kitchen).skill("pick up the coke")
     for seed in range(200):
@@ -72,7 +72,7 @@ def _seed_failing_first_pick_only(kitchen: Kitchen, episode: Episode) -> int:
 
 
 def test_a_failed_pick_is_retried_and_the_episode_still_succeeds() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episode = _coke_episode(kitchen)
     seed = _seed_failing_first_pick_only(kitchen, episode)
     run = evaluate_episode(episode, kitchen, _runner(kitchen, 0.5, seed), None, execution_failures=True)
@@ -82,7 +82,7 @@ def test_a_failed_pick_is_retried_and_the_episode_still_succeeds() -> None:
 
 
 def test_a_pick_that_always_fails_costs_execution_success_but_not_plan_success() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episode = _coke_episode(kitchen)
     run = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=True)
     assert run.plan_success and not run.execution_success
@@ -96,7 +96,7 @@ def test_a_pick_that_always_fails_costs_execution_success_but_not_plan_success()
 def test_failed_attempts_of_the_plan_pass_are_counted() -> None:
     """A physical simulator fails skills in the plan pass itself: those attempts are what a learned
     "Can" should avoid, so each run and the summary count them."""
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episode = _coke_episode(kitchen)
     seed = _seed_failing_first_pick_only(kitchen, episode)
     failing_first_pick = _runner(kitchen, 0.5, seed)
@@ -123,7 +123,7 @@ class OverturningSeeker(GoalSeeker):
 
 
 def test_steps_where_the_affordance_overturned_the_language_model_are_counted() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episode = _coke_episode(kitchen)
     run = evaluate_episode(
         episode, kitchen, lambda e, _: plan_in_process(OverturningSeeker(e), e, kitchen), None, execution_failures=False
@@ -137,14 +137,14 @@ def test_steps_where_the_affordance_overturned_the_language_model_are_counted() 
 
 
 def test_without_the_failure_pass_execution_success_is_plan_success() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episode = _coke_episode(kitchen)
     run = evaluate_episode(episode, kitchen, _runner(kitchen, 1.0), None, execution_failures=False)
     assert run.plan_success and run.execution_success and run.execution_failed_skills == 0
 
 
 def test_an_episode_whose_runner_raises_is_listed_as_not_run_and_the_next_episode_still_runs() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episodes = list(load_episodes(EPISODES, kitchen).episodes)[:3]
     broken = episodes[1].id
     plan = _runner(kitchen, 0.0)

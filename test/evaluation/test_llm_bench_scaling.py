@@ -15,7 +15,7 @@ from ros_harness import RosGraph, wait_until
 from tiny_llm import build_tiny_model
 
 from llm_planner_ros.cli.main import main
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.processes import entry_point
 
 

@@ -1,7 +1,7 @@
 """The repository's documents stay true and self-contained.
 
 - The example of docs/episodes.md is a valid episode file that uses every condition kind, so the format
-  description cannot drift from ``llm_planner_ros.kitchen_domain.load_episodes``.
+  description cannot drift from ``llm_planner_ros.domain.load_episodes``.
 - Nothing in the shipped tree cites files a clone does not have (the design folder and paper texts that
   sat beside the working copy) or narrates how the work went (issue and session numbers): the
   CHANGELOG is the one place for history.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 from repo_paths import REPO_ROOT
 
-from llm_planner_ros.kitchen_domain import load_episodes, load_kitchen
-from llm_planner_ros.kitchen_domain.conditions import CONDITION_KINDS
+from llm_planner_ros.domain import load_domain_files, load_episodes
+from llm_planner_ros.domain.conditions import CONDITION_KINDS
 
 # Where the patterns are searched: the shipped code, configuration and prose (not out/, where runs write).
 SEARCHED = (
@@ -146,7 +146,7 @@ def test_the_episode_format_example_loads(tmp_path: Path) -> None:
     assert len(blocks) == 1, "docs/episodes.md should hold exactly one ```yaml episode file example"
     path = tmp_path / "example.yaml"
     path.write_text(blocks[0])
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episodes = load_episodes(path, kitchen)
     assert [e.id for e in episodes] == ["coke-to-user", "sponge-in-drawer"]
     # A fact needs a world that declares facts, which the kitchen does not: docs/domains.md shows them.
@@ -161,7 +161,7 @@ def test_the_domain_example_loads_and_its_rules_run(tmp_path: Path) -> None:
     world, skills = _yaml_blocks((REPO_ROOT / "docs/domains.md").read_text())[:2]
     (tmp_path / "world.yaml").write_text(world)
     (tmp_path / "skills.yaml").write_text(skills)
-    office = load_kitchen(tmp_path / "world.yaml", tmp_path / "skills.yaml")
+    office = load_domain_files(tmp_path / "world.yaml", tmp_path / "skills.yaml")
     room = office.world({"robot": {"at": "hall", "holding": None}, "objects": [], "facts": []})
     assert not room.can_apply("go to the meeting room")
     room.apply("open the door")

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from colcon_ws import Workspace
 
-from llm_planner_ros.kitchen_domain import paths
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros import paths
+from llm_planner_ros.domain.episodes import load_episodes
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -28,9 +28,9 @@ PROBE = textwrap.dedent("""
     checkout_src = Path(sys.argv[1]).resolve()
     sys.path = [p for p in sys.path if not p or Path(p).resolve() != checkout_src]
 
-    import llm_planner_ros.kitchen_domain.paths
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+    import llm_planner_ros.paths
+    from llm_planner_ros.domain.episodes import load_episodes
+    from llm_planner_ros.domain.definition import load_domain_files
     from llm_planner_ros.llm.factory import LLMConfig, adapter_file, load_embedder, load_language_model, parse_config
     from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
     from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
@@ -38,15 +38,15 @@ PROBE = textwrap.dedent("""
     options = load_planner_options()
     options["saycan"] = {**options["saycan"], "examples": "retrieved"}
     model = load_language_model({"backend": "replay", "recording": sys.argv[2]})
-    resources = PlannerResources(model, load_kitchen(), lambda: load_embedder({}), options)
+    resources = PlannerResources(model, load_domain_files(), lambda: load_embedder({}), options)
     planner = build_planner("saycan", resources)
     planner.reset("bring me a coke")
     prompt = planner.current_prompt()
     bank = load_bank()
     print(json.dumps({
-        "module": llm_planner_ros.kitchen_domain.paths.__file__,
+        "module": llm_planner_ros.paths.__file__,
         "adapter": str(adapter_file(parse_config(LLMConfig, {}))),
-        "bank": str(llm_planner_ros.kitchen_domain.paths.repo_path(BANK_FILE)),
+        "bank": str(llm_planner_ros.paths.repo_path(BANK_FILE)),
         "bank_size": len(bank),
         "episodes": len(load_episodes("benchmarks/kitchen/dev.yaml")),
         "retrieved": [example.instruction for example in bank if example.instruction in prompt],

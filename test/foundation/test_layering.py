@@ -20,7 +20,8 @@ SRC = REPO_ROOT / "src"
 
 # Lowest first. A folder is the longest prefix of a module's dotted name listed here.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("llm_planner_ros.kitchen_domain", "llm_planner_ros.babyai_domain"),
+    ("llm_planner_ros.paths",),
+    ("llm_planner_ros.domain", "llm_planner_ros.babyai_domain"),
     ("llm_planner_ros.virtualhome_domain",),
     ("llm_planner_ros.options", "llm_planner_ros.llm", "llm_planner_ros.robot_motion"),
     ("llm_planner_ros.physics_sim",),
@@ -193,7 +194,7 @@ def test_the_domain_and_the_planners_never_import_ros() -> None:
     ros_roots = ("rclpy", "llm_planner_interfaces", "std_msgs", "geometry_msgs", "visualization_msgs", "action_msgs")
     offenders = []
     for folder in (
-        "llm_planner_ros/kitchen_domain",
+        "llm_planner_ros/domain",
         "llm_planner_ros/llm",
         "llm_planner_ros/affordance",
         "llm_planner_ros/planning",
@@ -221,7 +222,7 @@ def test_the_domain_and_the_planners_never_import_ros() -> None:
 @pytest.mark.parametrize(
     ("module", "expected"),
     [
-        ("llm_planner_ros.kitchen_domain.world", "llm_planner_ros.kitchen_domain"),
+        ("llm_planner_ros.domain.world", "llm_planner_ros.domain"),
         ("llm_planner_ros.planning.saycan.planner", "llm_planner_ros.planning"),
         ("llm_planner_ros.bringup", "llm_planner_ros.bringup"),
         ("numpy", None),

@@ -7,7 +7,7 @@ from data_files import SAMPLE_EPISODES, bad_episode_expectations
 from graph_helpers import WorldWatcher, load_episode
 from ros_harness import RosGraph, wait_until
 
-from llm_planner_ros.kitchen_domain import Kitchen, load_episodes
+from llm_planner_ros.domain import Domain, load_episodes
 
 pytestmark = pytest.mark.graph
 
@@ -35,7 +35,7 @@ def test_every_malformed_episode_file_is_refused_with_a_useful_message(ros_graph
 
 
 @pytest.mark.timeout(60)
-def test_loaded_episode_is_published_as_ground_truth(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_loaded_episode_is_published_as_ground_truth(ros_graph: RosGraph, kitchen: Domain) -> None:
     episode = load_episodes(SAMPLE_EPISODES, kitchen).episode("restock-coke")
     ros_graph.start_node(
         "sim_world_node",

@@ -11,8 +11,8 @@ from graph_helpers import WorldWatcher, execute, load_episode, write_episode
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.kitchen_domain import FailureInjector, Kitchen, Skill
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.domain import Domain, FailureInjector, Skill
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.messages import skill_to_msg
 
 pytestmark = pytest.mark.graph
@@ -33,7 +33,7 @@ def _start(graph: RosGraph, **sim_params: object) -> tuple[WorldWatcher, object,
 
 
 @pytest.mark.timeout(120)
-def test_find_pick_go_to_put_down_change_the_world(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_find_pick_go_to_put_down_change_the_world(ros_graph: RosGraph, kitchen: Domain) -> None:
     watcher, arm, base = _start(ros_graph, time_scale=0.01)
     watcher.wait_for(lambda w: w.location_of("coke_1") == "far counter", "default scene on /scene/objects")
     robot = watcher.wait_robot("default scene robot state", lambda r: r.at == "close counter")
@@ -69,7 +69,7 @@ def test_find_pick_go_to_put_down_change_the_world(ros_graph: RosGraph, kitchen:
 
 
 @pytest.mark.timeout(60)
-def test_unknown_skill_and_wrong_executor_are_rejected(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_unknown_skill_and_wrong_executor_are_rejected(ros_graph: RosGraph, kitchen: Domain) -> None:
     _watcher, arm, base = _start(ros_graph)
     world = kitchen.world()
     assert execute(arm, world.skill("go to the table")) is None
@@ -88,7 +88,7 @@ def test_unknown_skill_and_wrong_executor_are_rejected(ros_graph: RosGraph, kitc
 
 
 @pytest.mark.timeout(120)
-def test_cancel_mid_skill_leaves_the_world_consistent(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_cancel_mid_skill_leaves_the_world_consistent(ros_graph: RosGraph, kitchen: Domain) -> None:
     # Real-time durations (the trip to the user takes ~12 s, a pick 6 s): cancel lands mid-skill.
     watcher, arm, base = _start(ros_graph, time_scale=1.0)
     world = kitchen.world()
@@ -119,7 +119,7 @@ def test_cancel_mid_skill_leaves_the_world_consistent(ros_graph: RosGraph, kitch
 
 @pytest.mark.timeout(120)
 def test_injected_failures_are_reproducible_with_a_fixed_seed(
-    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+    ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
     skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
     skills["failure_probability"] = {

@@ -10,14 +10,14 @@ from graph_helpers import WorldWatcher, execute
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.ros.messages import skill_to_msg
 
 pytestmark = pytest.mark.graph
 
 
 @pytest.mark.timeout(60)
-def test_executor_without_simulator_fails_the_skill_with_the_fix(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_executor_without_simulator_fails_the_skill_with_the_fix(ros_graph: RosGraph, kitchen: Domain) -> None:
     ros_graph.start_node("mobile_base_executor", params={"server_timeout_s": 1.0})
     base = ros_graph.action_client(ExecuteSkill, "/executors/mobile_base/execute_skill")
     response = execute(base, kitchen.world().skill("go to the table"))
@@ -29,7 +29,7 @@ def test_executor_without_simulator_fails_the_skill_with_the_fix(ros_graph: RosG
 
 
 @pytest.mark.timeout(90)
-def test_simulator_dying_mid_skill_ends_the_goal(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_simulator_dying_mid_skill_ends_the_goal(ros_graph: RosGraph, kitchen: Domain) -> None:
     sim = ros_graph.start_node("sim_world_node", params={"time_scale": 1.0})
     ros_graph.start_node("mobile_base_executor", params={"silence_timeout_s": 2.0})
     base = ros_graph.action_client(ExecuteSkill, "/executors/mobile_base/execute_skill")

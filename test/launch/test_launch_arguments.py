@@ -31,7 +31,7 @@ from llm_planner_ros.bringup import (
     packaged_parameters,
     planner_domain_files,
 )
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
 from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name

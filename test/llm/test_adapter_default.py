@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.kitchen_domain.paths import repo_path
 from llm_planner_ros.llm.factory import (
     EMBEDDED_ADAPTER,
     METHOD_ADAPTERS,
@@ -16,6 +15,7 @@ from llm_planner_ros.llm.factory import (
     method_llm_config,
     parse_config,
 )
+from llm_planner_ros.paths import repo_path
 
 
 def test_the_embedded_model_gets_the_saycan_adapter_by_default() -> None:

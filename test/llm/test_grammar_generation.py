@@ -12,8 +12,8 @@ from openai_stub import StubServer
 from repo_paths import REPO_ROOT
 from tiny_llm import KITCHEN_TEXT
 
-from llm_planner_ros.kitchen_domain import World
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain import World
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import InvalidRequestError, RecordingNotFoundError, UnsupportedRequestError
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.openai_compat import OpenAICompatibleModel

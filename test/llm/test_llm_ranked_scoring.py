@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pytest
 from language_model_doubles import RecordingModel
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.llm import ranked_scorer
 from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, RankRequest, ScoreResult
 from llm_planner_ros.llm.hf import HFLanguageModel
@@ -108,7 +108,7 @@ def test_backends_without_pruning_rank_by_scoring_everything(tiny_lm: HFLanguage
 
 
 def test_saycan_pruned_steps_choose_as_exhaustive_steps(tiny_lm: HFLanguageModel, tiny_model, tiny_tokenizer) -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     exhaustive_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny-llama", context_window=4096)
     pruned_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny-llama", context_window=4096)
     options = {"saycan": {"prompt_file": "saycan_grounded_prompt.yaml", "scene_context": True, "examples": "none"}}

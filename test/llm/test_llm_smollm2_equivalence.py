@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from llm_planner_ros.kitchen_domain import kitchen_skill_texts
+from llm_planner_ros.domain import domain_skill_texts
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.naive import naive_token_log_probs
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
@@ -34,7 +34,7 @@ def check_against_naive(loaded: Any, prompt: str, skills: list[str], scores: tup
 def test_saycan_scores_equal_naive_scores_across_steps(
     smollm2: Any, smollm2_lm: HFLanguageModel, saycan: SayCanPrompt, count_forwards: Any
 ) -> None:
-    skills = kitchen_skill_texts()
+    skills = domain_skill_texts()
     assert len(skills) == 51
     instruction = "I spilled my coke, can you bring me something to clean it up?"
 

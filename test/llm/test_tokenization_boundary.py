@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from llm_planner_ros.kitchen_domain import kitchen_skill_texts
-from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.domain import domain_skill_texts
 from llm_planner_ros.llm.hf_loading import LoadedModel
 from llm_planner_ros.llm.tokenization import SplitCompletion, split_completions
+from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 
 pytestmark = pytest.mark.model
@@ -66,7 +66,7 @@ def test_spliced_tokenization_equals_the_joint_one_for_every_kitchen_skill(
     smollm2: LoadedModel, instruction: str, done: list[str]
 ) -> None:
     prompt = PROMPT.render(instruction, done)
-    completions = [PROMPT.completion(skill) for skill in kitchen_skill_texts()]
+    completions = [PROMPT.completion(skill) for skill in domain_skill_texts()]
     counting = _CountingTokenizer(smollm2.tokenizer)
     assert split_completions(counting, prompt, completions) == _reference(smollm2.tokenizer, prompt, completions)
     # The head was tokenized once or twice (the check), not once per candidate.
@@ -75,7 +75,7 @@ def test_spliced_tokenization_equals_the_joint_one_for_every_kitchen_skill(
 
 def test_a_tokenizer_that_cannot_be_spliced_gets_the_full_joint_tokenization(smollm2: LoadedModel) -> None:
     prompt = PROMPT.render("bring me the sponge", ["find a sponge"])
-    completions = [PROMPT.completion(skill) for skill in kitchen_skill_texts()]
+    completions = [PROMPT.completion(skill) for skill in domain_skill_texts()]
     closing = _CountingTokenizer(smollm2.tokenizer, append_end_token=smollm2.tokenizer.eos_token_id)
     splits = split_completions(closing, prompt, completions)
     assert splits == _reference(

@@ -29,7 +29,7 @@ from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScoreCompletions
 from llm_planner_ros.bringup import SIM_GRAPH
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.processes import NodeProcess
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
@@ -220,7 +220,7 @@ def test_affordance_server_stopped_mid_plan_ends_the_goal_quickly_and_a_restart_
 
 @pytest.mark.timeout(90)
 def test_an_executor_timeout_cancels_the_skill_and_reads_its_outcome_back(
-    ros_graph: RosGraph, kitchen: Kitchen, tmp_path: Path
+    ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
     ros_graph.start_node("sim_world_node", params={"time_scale": 0.5})
     ros_graph.start_node("manipulator_executor")

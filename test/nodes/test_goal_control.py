@@ -9,7 +9,7 @@ import threading
 import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
 from llm_planner_ros.options import step_budget
 from llm_planner_ros.planning.registry import PlannerCache, PlannerResources, UnknownPlannerError, load_planner_options
@@ -102,7 +102,7 @@ def test_step_budget_refuses_what_does_not(text: str) -> None:
         step_budget(text)
 
 
-def test_the_planner_cache_builds_each_method_and_the_embedder_once(kitchen: Kitchen) -> None:
+def test_the_planner_cache_builds_each_method_and_the_embedder_once(kitchen: Domain) -> None:
     loads: list[WordEmbedder] = []
 
     def load() -> WordEmbedder:

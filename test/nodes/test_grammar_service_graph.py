@@ -11,7 +11,7 @@ from ros_harness import RosGraph, wait_future
 from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_interfaces.srv import GenerateText
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import LLMError
 from llm_planner_ros.planning.grammars import plan_grammar
 from llm_planner_ros.ros.llm_client import ServiceLanguageModel

@@ -25,7 +25,7 @@ from ros_harness import RosGraph, ros_graph
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
 from llm_planner_ros.bringup import PHYSICS_GRAPH
-from llm_planner_ros.kitchen_domain import load_kitchen
+from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
 from llm_planner_ros.planning.decision import StepRecord
@@ -50,7 +50,7 @@ FAST_SIM = {"real_time_factor": 0.0, "image_width": 64, "image_height": 48, "cam
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("replay") / "llm_planner.jsonl"
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     model = ReplayLanguageModel(path, ScriptedModel([[plan] for plan in PLANS]))
     resources = PlannerResources(model, kitchen, lambda: load_embedder({}), load_planner_options())
     env = SimulatedEnvironment(kitchen.world(BEFORE))

@@ -15,7 +15,7 @@ from ros_harness import RosGraph, wait_future, wait_until
 from std_msgs.msg import Bool
 
 from llm_planner_interfaces.action import ExecuteInstruction
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.processes import ros_argv
 
 pytestmark = pytest.mark.graph

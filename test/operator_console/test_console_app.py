@@ -10,7 +10,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.operator_console.access import Access, ServedNames
 from llm_planner_ros.operator_console.approvals import CLOSED, Answer, ApprovalDesk
 from llm_planner_ros.operator_console.board import LOG_LENGTH, ConsoleBoard

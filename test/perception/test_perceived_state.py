@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain.config import Position
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance
+from llm_planner_ros.domain.config import Position
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.scene import ObjectInstance
 from llm_planner_ros.perception.tracking import Observation, Tracker, TrackerConfig
 from llm_planner_ros.planning.scene_change import ScenePlanCheck, compare
 from llm_planner_ros.ros.state_provider import StateAssembler
@@ -21,7 +21,7 @@ def robot(at: str, holding: str | None = None, label: str | None = None) -> Robo
     return RobotState((7, 0), 3, "", at, Position(4.5, -0.1), holding, label, None, (at,))
 
 
-def test_the_robot_state_says_what_is_held_in_a_perceived_scene(kitchen: Kitchen) -> None:
+def test_the_robot_state_says_what_is_held_in_a_perceived_scene(kitchen: Domain) -> None:
     assembler = StateAssembler(kitchen, match_stamps=False)
     # Perception has not dropped the picked coke's track yet, under its own id and under the record's.
     for track in ("coke_3", "coke_1"):

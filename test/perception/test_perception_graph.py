@@ -18,8 +18,8 @@ from visualization_msgs.msg import MarkerArray
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import ClearScene
 from llm_planner_ros.bringup import OPTIONAL_NODES, with_optional
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.perception.perception_node import PARAMETERS
 from llm_planner_ros.perception.ros_messages import depth_to_msg, intrinsics_to_msg, rgb_to_msg
 from llm_planner_ros.perception.synthetic import Frame
@@ -234,7 +234,7 @@ def test_owlvit_node_runs_end_to_end_with_a_tiny_random_model(ros_graph: RosGrap
     wait_until(lambda: bool(listener.debug) and bool(listener.scenes), STARTUP_S, "a processed frame")
     wait_until(lambda: bool(listener.status) and listener.status[-1]["state"] == "ok", 10.0, "status ok")
     assert listener.status[-1]["backend"] == "owlvit"
-    vocabulary = set(load_kitchen().config.labels)
+    vocabulary = set(load_domain_files().config.labels)
     for obj in listener.scenes[-1].objects:
         assert obj.label in vocabulary and obj.pose.header.frame_id == "map"
 

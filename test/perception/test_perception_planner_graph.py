@@ -21,9 +21,9 @@ from std_msgs.msg import String
 from test_perception_graph import Camera, Listener, _pose
 
 from llm_planner_interfaces.action import ExecuteInstruction
-from llm_planner_ros.kitchen_domain.config import Position
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.domain.config import Position
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.topics import STATE_QOS
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.perception.physics_scenes import TOPS, PhysicsSceneRenderer, instance_layout, relight
 from llm_planner_ros.physics_sim import load_layout
 
 
 @pytest.fixture(scope="module")
 def kitchen_and_layout():  # type: ignore[no-untyped-def]
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     return kitchen, load_layout(kitchen.config)
 
 

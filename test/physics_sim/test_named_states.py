@@ -10,7 +10,7 @@ import pytest
 import yaml
 from repo_paths import REPO_ROOT
 
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.physics_sim import LayoutError, load_layout
 from llm_planner_ros.physics_sim.layout import LAYOUT_FILE
 from llm_planner_ros.physics_sim.robot import TUCKED
@@ -18,14 +18,14 @@ from llm_planner_ros.physics_sim.robot import TUCKED
 CONFIG = REPO_ROOT / "config" / LAYOUT_FILE
 
 
-def test_the_packaged_named_states_hold_tucked_and_ready(kitchen: Kitchen) -> None:
+def test_the_packaged_named_states_hold_tucked_and_ready(kitchen: Domain) -> None:
     states = load_layout(kitchen.config).named_states
     assert states["tucked"] == pytest.approx(TUCKED)
     assert set(states) == {"tucked", "ready"}
     assert all(len(angles) == 7 for angles in states.values())
 
 
-def test_a_named_state_without_seven_angles_is_refused_naming_it(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_a_named_state_without_seven_angles_is_refused_naming_it(kitchen: Domain, tmp_path: Path) -> None:
     data = yaml.safe_load(CONFIG.read_text())
     data["named_states"]["home"] = [0.0, 0.1]
     broken = tmp_path / "layout.yaml"

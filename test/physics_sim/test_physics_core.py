@@ -9,9 +9,9 @@ import numpy as np
 import pybullet as pb
 import pytest
 
-from llm_planner_ros.kitchen_domain import Kitchen, load_episodes
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain import Domain, load_episodes
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
 from llm_planner_ros.physics_sim import Outcome, PhysicsKitchen, Pose2D, load_layout
 from llm_planner_ros.physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
 from llm_planner_ros.physics_sim.scripted import EE_LINK, ScriptedSkills, top_down
@@ -21,20 +21,20 @@ EPISODES = "benchmarks/kitchen/dev.yaml"
 
 
 @pytest.fixture(scope="module")
-def sim(kitchen: Kitchen) -> Iterator[PhysicsKitchen]:
+def sim(kitchen: Domain) -> Iterator[PhysicsKitchen]:
     world = PhysicsKitchen(kitchen, load_layout(kitchen.config), kitchen.world().scene(), image_size=(64, 48))
     yield world
     world.close()
 
 
 @pytest.fixture
-def fresh(sim: PhysicsKitchen, kitchen: Kitchen) -> PhysicsKitchen:
+def fresh(sim: PhysicsKitchen, kitchen: Domain) -> PhysicsKitchen:
     sim.load(kitchen.world().scene())
     return sim
 
 
 def test_every_episode_builds_into_the_world_the_symbolic_simulator_starts_from(
-    sim: PhysicsKitchen, kitchen: Kitchen
+    sim: PhysicsKitchen, kitchen: Domain
 ) -> None:
     episodes = load_episodes(EPISODES, kitchen)
     assert len(episodes) > 50
@@ -47,7 +47,7 @@ def test_every_episode_builds_into_the_world_the_symbolic_simulator_starts_from(
 
 
 def test_scripted_fetch_moves_the_coke_to_the_user_and_the_goal_holds_on_physics_state(
-    fresh: PhysicsKitchen, kitchen: Kitchen
+    fresh: PhysicsKitchen, kitchen: Domain
 ) -> None:
     skills = ScriptedSkills(fresh)
     for text in ("find a coke", "pick up the coke", "bring it to you", "put down the coke"):
@@ -62,7 +62,7 @@ def test_scripted_fetch_moves_the_coke_to_the_user_and_the_goal_holds_on_physics
     assert world.visited == ("close counter", "far counter", "user")
 
 
-def test_scripted_drawer_skills_open_fill_and_close_the_drawer(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+def test_scripted_drawer_skills_open_fill_and_close_the_drawer(sim: PhysicsKitchen, kitchen: Domain) -> None:
     """The executor's drawer motions in process: open the closed drawer by its handle and close it again
     (the energy bar inside rides along), put the held coke into the open drawer beside it; refused with an
     empty gripper and where there is no drawer."""
@@ -86,7 +86,7 @@ def test_scripted_drawer_skills_open_fill_and_close_the_drawer(sim: PhysicsKitch
     assert "the table has no drawer in the robot map" in skills.drawer(None).message
 
 
-def test_a_push_holding_the_drawer_ignores_what_rides_in_it(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+def test_a_push_holding_the_drawer_ignores_what_rides_in_it(sim: PhysicsKitchen, kitchen: Domain) -> None:
     """A can standing where the hand's push goal will be, inside the open drawer, moves with the drawer
     the hand pushes: the goal is reachable while the hand holds the handle (CI saw 'close the drawer'
     refused at 'push 3/3': "the arm would hit redbull_1"), and refused once it let go."""
@@ -134,7 +134,7 @@ def test_a_can_in_the_drawer_stands_through_the_pull(sim: PhysicsKitchen, idle_s
     assert ridden == pytest.approx(sim.drawer_extension(), abs=0.01), "the can slid in the drawer"
 
 
-def test_a_drawer_set_part_way_out_carries_its_contents(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+def test_a_drawer_set_part_way_out_carries_its_contents(sim: PhysicsKitchen, kitchen: Domain) -> None:
     sim.load(Scene("drawers", (ObjectInstance("tea_1", "tea", "drawer"),), False))
     before = next(o.position for o in sim.truth().objects)
     sim.set_drawer_extension(0.12)
@@ -181,7 +181,7 @@ def test_navigation_goes_around_an_obstacle_on_the_straight_line(fresh: PhysicsK
     assert fresh.robot.pose.distance_to(goal) < 0.01 and fresh.truth().robot_at == "far counter"
 
 
-def test_an_object_released_in_the_air_falls_and_is_no_longer_held(fresh: PhysicsKitchen, kitchen: Kitchen) -> None:
+def test_an_object_released_in_the_air_falls_and_is_no_longer_held(fresh: PhysicsKitchen, kitchen: Domain) -> None:
     skills = ScriptedSkills(fresh)
     assert skills.run_text("pick up the redbull").success
     assert fresh.truth().world(kitchen).holding is not None

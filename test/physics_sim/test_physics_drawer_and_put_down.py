@@ -23,7 +23,7 @@ from std_msgs.msg import String
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.bringup import PHYSICS_GRAPH
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.ros.topics import STATE_QOS
 
 pytestmark = pytest.mark.graph
@@ -90,7 +90,7 @@ def start(graph: RosGraph, tmp_path: Path, initial: dict[str, Any]) -> tuple[Any
     return graph.action_client(ExecuteSkill, "/executors/manipulator/execute_skill", timeout=60.0), truth
 
 
-def run_skill(arm: Any, kitchen: Kitchen, initial: dict[str, Any], text: str) -> str:
+def run_skill(arm: Any, kitchen: Domain, initial: dict[str, Any], text: str) -> str:
     """Execute one skill through the executor; fails with the executor's message unless it succeeded."""
     response = execute(arm, kitchen.world(initial).skill(text))
     assert response is not None, f"{text!r} rejected"
@@ -100,7 +100,7 @@ def run_skill(arm: Any, kitchen: Kitchen, initial: dict[str, Any], text: str) ->
 
 @pytest.mark.timeout(240)
 def test_the_drawer_skills_open_the_drawer_fetch_from_it_fill_it_and_close_it(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     arm, truth = start(ros_graph, tmp_path, AT_THE_DRAWER)
     assert truth.get("drawer_open") is False
@@ -127,7 +127,7 @@ def test_the_drawer_skills_open_the_drawer_fetch_from_it_fill_it_and_close_it(
 
 @pytest.mark.timeout(180)
 def test_a_second_object_put_down_at_a_place_stands_beside_the_first(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     arm, truth = start(ros_graph, tmp_path, COKE_IN_HAND)
     run_skill(arm, kitchen, COKE_IN_HAND, "put down the coke")

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from repo_paths import REPO_ROOT
 
-from llm_planner_ros.kitchen_domain import Kitchen, load_episodes
+from llm_planner_ros.domain import Domain, load_episodes
 from llm_planner_ros.physics_sim import PhysicsKitchen, load_layout
 from llm_planner_ros.physics_sim.motions import Outcome
 from llm_planner_ros.physics_sim.robot import LINK_INDEX, TUCKED, within_limits
@@ -44,13 +44,13 @@ def surface(place: str) -> Pose:
 
 
 @pytest.fixture(scope="module")
-def sim(kitchen: Kitchen) -> Iterator[PhysicsKitchen]:
+def sim(kitchen: Domain) -> Iterator[PhysicsKitchen]:
     world = PhysicsKitchen(kitchen, load_layout(kitchen.config), kitchen.world().scene(), image_size=(64, 48))
     yield world
     world.close()
 
 
-def load(sim: PhysicsKitchen, kitchen: Kitchen, episode_id: str) -> None:
+def load(sim: PhysicsKitchen, kitchen: Domain, episode_id: str) -> None:
     episode = load_episodes(EPISODES, kitchen).select(episode_id)
     sim.load(episode.initial, episode.id)
 
@@ -93,7 +93,7 @@ def test_the_physics_stow_is_the_tucked_pose() -> None:
     assert graph_arm_settings().stow_joints == pytest.approx(TUCKED)
 
 
-def test_a_snack_bag_folds_with_the_arm_and_drops_into_the_bin(sim: PhysicsKitchen, kitchen: Kitchen) -> None:
+def test_a_snack_bag_folds_with_the_arm_and_drops_into_the_bin(sim: PhysicsKitchen, kitchen: Domain) -> None:
     load(sim, kitchen, "noun-02")
     settings = graph_arm_settings()
     go_and_pick(sim, "close counter", "jalapeno_chips_1", settings)
@@ -104,7 +104,7 @@ def test_a_snack_bag_folds_with_the_arm_and_drops_into_the_bin(sim: PhysicsKitch
 
 
 def test_a_bottle_put_down_on_the_table_stands_on_the_table_beside_the_sponge(
-    sim: PhysicsKitchen, kitchen: Kitchen
+    sim: PhysicsKitchen, kitchen: Domain
 ) -> None:
     load(sim, kitchen, "verb-04")
     settings = graph_arm_settings()
@@ -117,7 +117,7 @@ def test_a_bottle_put_down_on_the_table_stands_on_the_table_beside_the_sponge(
 
 
 def test_a_released_can_stays_on_the_table_when_the_hand_waits_before_retreating(
-    sim: PhysicsKitchen, kitchen: Kitchen
+    sim: PhysicsKitchen, kitchen: Domain
 ) -> None:
     load(sim, kitchen, "noun-01")
     settings = graph_arm_settings()
@@ -127,7 +127,7 @@ def test_a_released_can_stays_on_the_table_when_the_hand_waits_before_retreating
     assert truth[can].at == "user" and truth[can].upright and truth[can].touching == ("user",)
 
 
-def test_objects_are_set_out_off_the_put_down_point_within_reach_of_every_surface(kitchen: Kitchen) -> None:
+def test_objects_are_set_out_off_the_put_down_point_within_reach_of_every_surface(kitchen: Domain) -> None:
     layout = load_layout(kitchen.config)
     spec = layout.placement
     for place, piece in layout.furniture.items():
@@ -153,7 +153,7 @@ def test_an_ik_angle_beyond_a_limit_turns_a_whole_turn_or_clamps() -> None:
 
 
 def test_an_apple_seen_off_centre_towards_the_camera_is_picked_across_the_view_and_handed_over(
-    sim: PhysicsKitchen, kitchen: Kitchen
+    sim: PhysicsKitchen, kitchen: Domain
 ) -> None:
     """emb-08: perception put the 7.4 cm apple's centre 1.4 cm towards the head camera (along -y's
     opposite at the close counter) and 1.3 cm high, 5 cm tall; 3 mm a side is all the open fingers have."""

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.physics_sim import PhysicsKitchen, load_layout
 from llm_planner_ros.physics_sim.builder import drawer_handle
 from llm_planner_ros.physics_sim.layout import Pose2D
@@ -24,7 +24,7 @@ DRAWER_SCENE = {"robot": {"at": "drawers", "holding": None}, "objects": [], "dra
 
 
 @pytest.fixture(scope="module")
-def sim(kitchen: Kitchen) -> Iterator[PhysicsKitchen]:
+def sim(kitchen: Domain) -> Iterator[PhysicsKitchen]:
     world = PhysicsKitchen(
         kitchen, load_layout(kitchen.config), kitchen.world(DRAWER_SCENE).scene(), image_size=(64, 48)
     )
@@ -32,7 +32,7 @@ def sim(kitchen: Kitchen) -> Iterator[PhysicsKitchen]:
     world.close()
 
 
-def test_every_base_pose_of_the_map_is_the_physics_standing_pose(kitchen: Kitchen) -> None:
+def test_every_base_pose_of_the_map_is_the_physics_standing_pose(kitchen: Domain) -> None:
     layout, places = load_layout(kitchen.config), load_place_map()
     for name, piece in layout.furniture.items():
         base = places.place(name)
@@ -40,7 +40,7 @@ def test_every_base_pose_of_the_map_is_the_physics_standing_pose(kitchen: Kitche
         assert math.cos(base.heading - piece.standing.yaw) == pytest.approx(1.0, abs=1e-6), name
 
 
-def test_the_map_drawer_handle_is_the_cabinet_handle(kitchen: Kitchen) -> None:
+def test_the_map_drawer_handle_is_the_cabinet_handle(kitchen: Domain) -> None:
     drawer = load_place_map().place("drawers").drawer
     built = drawer_handle(load_layout(kitchen.config).furniture["drawers"])
     assert (drawer.handle.x, drawer.handle.y, drawer.handle.z) == pytest.approx(built, abs=1e-3)

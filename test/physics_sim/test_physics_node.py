@@ -23,7 +23,7 @@ from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.domain.robot_state import RobotState
 from llm_planner_ros.perception.geometry import Transform
 from llm_planner_ros.physics_sim.robot import TUCKED
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS

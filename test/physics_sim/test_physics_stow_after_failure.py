@@ -17,7 +17,7 @@ from ros_harness import RosGraph, wait_until
 from sensor_msgs.msg import JointState
 from test_physics_drawer_and_put_down import AT_THE_DRAWER, start
 
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.physics_sim.robot import TUCKED
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(180)]
@@ -48,7 +48,7 @@ class ArmJoints:
 
 
 def test_a_failed_drawer_skill_returns_the_arm_to_the_named_stow_state(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     joints = ArmJoints(ros_graph)
     arm, _ = start(ros_graph, tmp_path, AT_THE_DRAWER)

@@ -15,10 +15,10 @@ import yaml
 from language_model_doubles import RecordingModel, WordEmbedder
 from office_copy import OFFICE, copy_domain
 
-from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
-from llm_planner_ros.kitchen_domain.domain_folder import load_domain
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.conditions import condition_from_yaml
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.planning.domain_examples import MissingDomainBankError, diverse_examples
 from llm_planner_ros.planning.progprompt.examples import task_function_name
@@ -127,7 +127,7 @@ def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path:
 
 def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen(tmp_path: Path) -> None:
     bare = load_domain(copy_domain(tmp_path, bank=True))
-    assert method_llm_config({}, "progprompt", load_kitchen()) == {"adapter": "progprompt"}
+    assert method_llm_config({}, "progprompt", load_domain_files()) == {"adapter": "progprompt"}
     assert method_llm_config({}, "progprompt") == {"adapter": "progprompt"}
     assert method_llm_config({}, "progprompt", bare) == {"adapter": "none"}
     assert method_llm_config({}, "saycan", bare) == {"adapter": "none"}
@@ -327,7 +327,7 @@ def test_a_generated_request_never_equals_an_excluded_one() -> None:
 def test_a_shipped_domain_is_found_by_its_packaged_path_from_any_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from llm_planner_ros.kitchen_domain.domain_folder import DomainFolderError, domain_folder
+    from llm_planner_ros.domain.domain_folder import DomainFolderError, domain_folder
 
     monkeypatch.chdir(tmp_path)
     assert domain_folder("domains/office").path == OFFICE

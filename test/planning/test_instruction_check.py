@@ -13,8 +13,8 @@ import pytest
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain import Kitchen, World
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
+from llm_planner_ros.domain import Domain, World
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.instruction_check import (
     Confirm,
@@ -35,7 +35,7 @@ BANK = REPO_ROOT / "data" / "saycan" / "bank.jsonl"
 
 
 @pytest.fixture(scope="module")
-def vocabulary(kitchen: Kitchen) -> ObjectVocabulary:
+def vocabulary(kitchen: Domain) -> ObjectVocabulary:
     return ObjectVocabulary.of_kitchen(kitchen.config)
 
 
@@ -124,7 +124,7 @@ def test_only_exact_object_names_that_are_asked_for_count(
     assert vocabulary.named(text) == named
 
 
-def test_other_objects_may_not_share_a_word_with_the_kitchen(kitchen: Kitchen) -> None:
+def test_other_objects_may_not_share_a_word_with_the_kitchen(kitchen: Domain) -> None:
     assert "banana" in load_other_objects()
     with pytest.raises(ValueError, match="'lime' shares the word.* lime .*remove it from other_objects.yaml"):
         ObjectVocabulary.of_kitchen(kitchen.config, ["banana", "lime"])
@@ -193,7 +193,7 @@ def test_an_unknown_policy_is_an_error_naming_the_choices(vocabulary: ObjectVoca
 
 # ----- no false refusals -------------------------------------------------------------------------------
 @pytest.mark.parametrize("path", EPISODE_FILES, ids=lambda path: path.name)
-def test_no_episode_is_refused_in_its_own_scene(kitchen: Kitchen, vocabulary: ObjectVocabulary, path: Path) -> None:
+def test_no_episode_is_refused_in_its_own_scene(kitchen: Domain, vocabulary: ObjectVocabulary, path: Path) -> None:
     refused = [
         (episode.id, verdict.refusal.message)
         for episode in load_episodes(path, kitchen)
@@ -203,7 +203,7 @@ def test_no_episode_is_refused_in_its_own_scene(kitchen: Kitchen, vocabulary: Ob
 
 
 def test_no_request_of_the_saycan_example_bank_is_refused_in_its_scene(
-    kitchen: Kitchen, vocabulary: ObjectVocabulary
+    kitchen: Domain, vocabulary: ObjectVocabulary
 ) -> None:
     examples = [json.loads(line) for line in BANK.read_text(encoding="utf-8").splitlines()]
     refused = [
@@ -263,7 +263,7 @@ def test_other_alphabets_in_their_own_words_are_planned(vocabulary: ObjectVocabu
 def test_in_another_domain_the_packaged_other_objects_give_way_to_its_own_labels() -> None:
     """The packaged list of objects the kitchen lacks names a phone; in the office, which has one, "phone"
     is the office's label, not an absent object (the planner would refuse to start otherwise)."""
-    from llm_planner_ros.kitchen_domain.domain_folder import load_domain
+    from llm_planner_ros.domain.domain_folder import load_domain
 
     office = load_domain(REPO_ROOT / "domains" / "office")
     vocabulary = ObjectVocabulary.of_kitchen(office.config)
@@ -278,7 +278,7 @@ def test_a_synonym_the_world_declares_names_its_label() -> None:
     without them it names nothing the check knows."""
     from dataclasses import replace
 
-    from llm_planner_ros.kitchen_domain.domain_folder import load_domain
+    from llm_planner_ros.domain.domain_folder import load_domain
 
     office = load_domain(REPO_ROOT / "domains" / "office").config
     assert ObjectVocabulary.of_kitchen(replace(office, synonyms={})).named("Bring me a cup.") == ()

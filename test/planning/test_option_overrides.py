@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.planning.registry import load_planner_options, override_options
 
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import pytest
 from scripted_planner import ScriptedPlanner
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import BackendUnavailableError
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome
@@ -23,7 +23,7 @@ LLM_GONE = "/llm/score is gone after 3.0 s: start llm_service_node"
 
 @pytest.fixture
 def world() -> World:
-    return load_kitchen().world(
+    return load_domain_files().world(
         {"robot": {"at": "table", "holding": None}, "objects": [{"id": "sponge_1", "label": "sponge", "at": "table"}]}
     )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from scripted_planner import ScriptedPlanner
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks, run_plan
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
@@ -14,7 +14,7 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 @pytest.fixture
 def world() -> World:
-    return load_kitchen().world(
+    return load_domain_files().world(
         {
             "robot": {"at": "close counter", "holding": None},
             "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],

@@ -10,8 +10,8 @@ from repo_paths import REPO_ROOT
 from scripted_planner import ScriptedPlanner
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.world import World
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, LlmPlanner, PlanGenerator

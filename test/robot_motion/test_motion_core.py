@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.kitchen_domain import Kitchen
-from llm_planner_ros.kitchen_domain.config import load_kitchen_config
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain import Domain
+from llm_planner_ros.domain.config import load_domain_config
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.physics_sim.layout import load_layout
 from llm_planner_ros.robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
 from llm_planner_ros.robot_motion.error_codes import moveit_failure, nav2_failure
@@ -37,7 +37,7 @@ from llm_planner_ros.robot_motion.scene_objects import PerceivedObject, object_t
 COKE = PerceivedObject("coke_1", "coke", "far counter", Pose("map", 4.5, 0.5, 0.96), 0.12)
 
 
-def test_the_robot_map_has_every_place_the_kitchen_skills_go_to(kitchen: Kitchen) -> None:
+def test_the_robot_map_has_every_place_the_kitchen_skills_go_to(kitchen: Domain) -> None:
     places = load_place_map()
     assert places.frame == kitchen.config.frame_id
     assert places.missing_places(kitchen.config.places(with_drawer=True)) == []
@@ -97,7 +97,7 @@ def test_find_prefers_an_instance_not_put_away_and_finds_drawer_contents_at_the_
 
 
 def test_the_drawer_contents_location_is_the_kitchen_worlds() -> None:
-    assert load_kitchen_config().drawer.contents_at == DRAWER_CONTENTS
+    assert load_domain_config().drawer.contents_at == DRAWER_CONTENTS
 
 
 def test_navigation_failures_say_why() -> None:
@@ -268,7 +268,7 @@ def test_the_hand_faces_the_handle_with_its_fingers_vertical() -> None:
     assert rotate(turned, (0.0, 1.0, 0.0))[2] == pytest.approx(0.0, abs=1e-5)
 
 
-def test_drawer_motions_open_close_and_put_in(kitchen: Kitchen) -> None:
+def test_drawer_motions_open_close_and_put_in(kitchen: Domain) -> None:
     world = kitchen.world({"robot": {"at": "drawers", "holding": None}, "objects": [], "drawer": {"open": False}})
     drawer, arm, settings = load_place_map().place("drawers").drawer, ArmSettings(), DrawerSettings(pull_steps=2)
     opening = drawer_skill_motion(world.skill("open the drawer"), drawer, 0.12, arm, settings)
@@ -320,7 +320,7 @@ def test_a_pick_plan_takes_the_object_at_the_robots_place_resting_on_its_surface
         plan_pick("coke", [hovering], "close counter", places, ArmSettings())
 
 
-def test_the_object_height_catalogue_knows_every_label_as_the_physics_kitchen_builds_it(kitchen: Kitchen) -> None:
+def test_the_object_height_catalogue_knows_every_label_as_the_physics_kitchen_builds_it(kitchen: Domain) -> None:
     heights, models = load_object_heights(), load_layout(kitchen.config).models
     assert set(heights.heights) == set(kitchen.config.labels) == set(models)
     assert {label: heights.height(label) for label in models} == pytest.approx(

@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 
 from ros_harness import allocate_domain_id
 
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.dds_profile import PROFILE_VARIABLES, PROFILES_FILE, use_project_profiles
 
 # One server and one client in one process: the client's request arrives, its reply path never matches,

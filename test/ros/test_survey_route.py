@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import math
 
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.ros.survey import route
 
 
-def test_the_route_starts_at_the_drawers_and_visits_every_surface_nearest_first(kitchen: Kitchen) -> None:
+def test_the_route_starts_at_the_drawers_and_visits_every_surface_nearest_first(kitchen: Domain) -> None:
     world = kitchen.world({"robot": {"at": "drawers", "holding": None}, "objects": [], "drawer": {"open": False}})
     places = [str(skill.argument) for skill in route(world)]
     config = kitchen.config
@@ -22,7 +22,7 @@ def test_the_route_starts_at_the_drawers_and_visits_every_surface_nearest_first(
     assert places[0] == nearest
 
 
-def test_the_route_leaves_out_the_robots_own_place(kitchen: Kitchen) -> None:
+def test_the_route_leaves_out_the_robots_own_place(kitchen: Domain) -> None:
     world = kitchen.world({"robot": {"at": "table", "holding": None}, "objects": []})
     places = [str(skill.argument) for skill in route(world)]
     assert "table" not in places and sorted([*places, "table"]) == sorted(kitchen.config.locations)

@@ -18,14 +18,14 @@ from repo_paths import TEST_DATA
 from ros_harness import RosGraph, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.kitchen_domain import load_kitchen
+from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.processes import NodeProcess, param_literal
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(120)]
 
 LOBBY = TEST_DATA / "elevator_lobby"
 DEVICES = Path(__file__).parents[1] / "support" / "user_devices.py"
-PRESS = load_kitchen(LOBBY / "world.yaml", LOBBY / "skills.yaml").library.find("press the elevator button").skill
+PRESS = load_domain_files(LOBBY / "world.yaml", LOBBY / "skills.yaml").library.find("press the elevator button").skill
 
 
 def start_devices(graph: RosGraph, record: Path, **params: object) -> None:

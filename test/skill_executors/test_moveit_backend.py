@@ -16,7 +16,7 @@ from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.bringup import ROBOT_GRAPH
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.robot_motion.geometry import rotate
 from llm_planner_ros.robot_motion.manipulation import ArmSettings
 from llm_planner_ros.robot_motion.object_heights import load_object_heights
@@ -34,7 +34,7 @@ HEIGHT = 0.12  # config/kitchen_world.yaml object_size z
 
 
 def test_pick_and_put_down_run_their_pose_goals_and_gripper_commands(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE)
     arm = start_executor(ros_graph, ARM)
@@ -74,7 +74,7 @@ def test_pick_and_put_down_run_their_pose_goals_and_gripper_commands(
 
 
 def _approach_and_lower_heights(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen, **doubles: Any
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain, **doubles: Any
 ) -> tuple[float, float]:
     """Pick up the coke at the far counter and put it down again with the doubles' ``doubles``
     parameters (perception that stops reporting what the gripper holds, as perception_node); the heights
@@ -90,7 +90,7 @@ def _approach_and_lower_heights(
 
 
 def test_put_down_lowers_by_the_height_the_grasp_was_made_for_when_the_held_object_is_not_reported(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     settings = ArmSettings()
     approach, lower = _approach_and_lower_heights(ros_graph, tmp_path, kitchen, object_height=0.2)  # a bottle
@@ -100,7 +100,7 @@ def test_put_down_lowers_by_the_height_the_grasp_was_made_for_when_the_held_obje
 
 
 def test_an_object_reported_without_its_bottom_is_grasped_and_put_down_as_standing_on_the_surface(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     # The camera missed the lowest 3 cm of the 12 cm can: reported 9 cm tall, its centre 1.5 cm high.
     settings = ArmSettings()
@@ -111,7 +111,7 @@ def test_an_object_reported_without_its_bottom_is_grasped_and_put_down_as_standi
 
 
 def test_a_flat_object_is_grasped_with_the_fingers_clear_of_the_surface(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     # An energy bar perceived 1.8 cm tall: at its centre the fingertips would reach into the counter.
     settings = ArmSettings()
@@ -121,7 +121,7 @@ def test_a_flat_object_is_grasped_with_the_fingers_clear_of_the_surface(
 
 
 def test_an_object_held_from_the_start_is_put_down_by_its_catalogue_height(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     held = {
         "robot": {"at": "far counter", "holding": "water_bottle_1"},
@@ -167,7 +167,7 @@ def _closing_axis(orientation: list[float]) -> tuple[float, float]:
 
 
 def test_the_fingers_close_across_the_base_and_a_put_down_opens_them_along_it(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     # At the far counter the base faces -y: the fingers close along x, across the camera's view.
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE)
@@ -187,7 +187,7 @@ def test_the_fingers_close_across_the_base_and_a_put_down_opens_them_along_it(
 
 
 def test_without_turn_grasp_the_grasp_orientation_is_sent_as_given(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE)
     arm = start_executor(ros_graph, ARM, turn_grasp=False)
@@ -197,7 +197,7 @@ def test_without_turn_grasp_the_grasp_orientation_is_sent_as_given(
     assert sent and all(o == pytest.approx(list(ArmSettings().grasp_orientation)) for o in sent)
 
 
-def test_a_planning_failure_fails_the_pick_at_its_step(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+def test_a_planning_failure_fails_the_pick_at_its_step(ros_graph: RosGraph, tmp_path: Path, kitchen: Domain) -> None:
     start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail")
     arm = start_executor(ros_graph, ARM)
     response = execute(arm, kitchen.world().skill("pick up the coke"))
@@ -209,7 +209,7 @@ def test_a_planning_failure_fails_the_pick_at_its_step(ros_graph: RosGraph, tmp_
 
 
 def test_an_execution_abort_midway_fails_with_control_failed(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="abort")
     arm = start_executor(ros_graph, ARM)
@@ -219,7 +219,7 @@ def test_an_execution_abort_midway_fails_with_control_failed(
     assert "CONTROL_FAILED, error code -4" in response.result.message
 
 
-def test_a_grasp_that_closes_on_nothing_fails_the_pick(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+def test_a_grasp_that_closes_on_nothing_fails_the_pick(ros_graph: RosGraph, tmp_path: Path, kitchen: Domain) -> None:
     start_doubles(ros_graph, tmp_path, AT_COKE, gripper_outcomes="success,empty")
     arm = start_executor(ros_graph, ARM)
     response = execute(arm, kitchen.world().skill("pick up the coke"))
@@ -228,7 +228,7 @@ def test_a_grasp_that_closes_on_nothing_fails_the_pick(ros_graph: RosGraph, tmp_
     assert "nothing was grasped" in response.result.message
 
 
-def test_a_cancel_of_the_skill_cancels_the_arm_motion(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+def test_a_cancel_of_the_skill_cancels_the_arm_motion(ros_graph: RosGraph, tmp_path: Path, kitchen: Domain) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="slow")
     # With a stow state set: a cancel may be the e-stop, so the arm must not then move to it.
     arm = start_executor(ros_graph, ARM, stow_named_target="ready")
@@ -248,7 +248,7 @@ def test_a_cancel_of_the_skill_cancels_the_arm_motion(ros_graph: RosGraph, tmp_p
 
 
 def test_without_perception_or_away_from_the_drawer_nothing_moves(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     kitchen_with_drawer = {"robot": {"at": "table", "holding": None}, "objects": [], "drawer": {"open": False}}
     arm = start_executor(ros_graph, ARM, server_timeout_s=1.0)
@@ -274,7 +274,7 @@ def test_without_perception_or_away_from_the_drawer_nothing_moves(
 
 
 def test_a_failed_skill_sends_the_arm_to_the_named_stow_state(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail,success")
     arm = start_executor(ros_graph, ARM, stow_named_target="ready")
@@ -290,7 +290,7 @@ def test_a_failed_skill_sends_the_arm_to_the_named_stow_state(
 
 
 def test_a_failed_stow_is_reported_without_hiding_the_failure(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="plan_fail")
     arm = start_executor(ros_graph, ARM, stow_named_target="ready")
@@ -304,7 +304,7 @@ def test_a_failed_stow_is_reported_without_hiding_the_failure(
 
 
 def test_without_a_named_stow_target_a_failure_leaves_the_arm(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, move_group_outcomes="success,plan_fail")
     arm = start_executor(ros_graph, ARM)

@@ -16,7 +16,7 @@ from robot_graph import records, start_doubles, start_executor
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.robot_motion.manipulation import ArmSettings
 from llm_planner_ros.robot_motion.object_heights import load_object_heights
 from llm_planner_ros.robot_motion.place_map import load_place_map
@@ -47,7 +47,7 @@ OPEN_PHASES = [
 
 
 def test_open_then_close_grasp_the_handle_and_move_it_straight_along_the_drawer(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, CLOSED)
     arm = start_executor(ros_graph, ARM)
@@ -88,7 +88,7 @@ def test_open_then_close_grasp_the_handle_and_move_it_straight_along_the_drawer(
 
 
 def test_a_planning_failure_mid_pull_fails_the_skill_and_lets_go_of_the_handle(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, CLOSED, move_group_outcomes="success,success,success,plan_fail")
     arm = start_executor(ros_graph, ARM)
@@ -103,7 +103,7 @@ def test_a_planning_failure_mid_pull_fails_the_skill_and_lets_go_of_the_handle(
 
 
 def test_a_cancel_mid_pull_stops_the_arm_holding_the_handle(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, CLOSED, move_group_outcomes="success,success,slow")
     arm = start_executor(ros_graph, ARM)
@@ -122,7 +122,7 @@ def test_a_cancel_mid_pull_stops_the_arm_holding_the_handle(
 
 
 def test_put_in_the_drawer_sets_the_object_on_the_open_drawers_bottom(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     watcher = WorldWatcher(ros_graph)
     _, record = start_doubles(ros_graph, tmp_path, HOLDING_COKE)
@@ -140,7 +140,7 @@ def test_put_in_the_drawer_sets_the_object_on_the_open_drawers_bottom(
 
 
 def test_a_second_put_into_a_drawer_perception_cannot_see_into_goes_beside_the_first(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     # drawer-06: a head camera does not see into the drawer, so perception reports nothing there.
     initial = {

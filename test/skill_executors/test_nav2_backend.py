@@ -13,7 +13,7 @@ from robot_graph import records, start_doubles, start_executor
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.robot_motion.place_map import load_place_map
 from llm_planner_ros.ros.messages import skill_to_msg
 
@@ -27,7 +27,7 @@ ONLY_COKE = {
 
 
 def test_navigation_goes_to_the_base_pose_of_the_place_and_relays_progress(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     _, record = start_doubles(ros_graph, tmp_path, ONLY_COKE, goal_s=0.6)
     base = start_executor(ros_graph, BASE)
@@ -51,7 +51,7 @@ def test_navigation_goes_to_the_base_pose_of_the_place_and_relays_progress(
 
 
 def test_a_planning_failure_fails_the_skill_with_nav2s_reason(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     start_doubles(ros_graph, tmp_path, ONLY_COKE, nav2_outcomes="plan_fail")
     base = start_executor(ros_graph, BASE)
@@ -69,7 +69,7 @@ def test_a_planning_failure_fails_the_skill_with_nav2s_reason(
 
 
 def test_an_abort_midway_fails_the_skill_after_relaying_the_recoveries(
-    ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen
+    ros_graph: RosGraph, tmp_path: Path, kitchen: Domain
 ) -> None:
     start_doubles(ros_graph, tmp_path, ONLY_COKE, nav2_outcomes="abort", goal_s=1.0)
     base = start_executor(ros_graph, BASE)
@@ -81,7 +81,7 @@ def test_an_abort_midway_fails_the_skill_after_relaying_the_recoveries(
     assert any("2 recoveries" in phase for phase, _ in feedback), feedback
 
 
-def test_a_cancel_of_the_skill_cancels_the_navigation(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+def test_a_cancel_of_the_skill_cancels_the_navigation(ros_graph: RosGraph, tmp_path: Path, kitchen: Domain) -> None:
     _, record = start_doubles(ros_graph, tmp_path, ONLY_COKE, nav2_outcomes="slow")
     base = start_executor(ros_graph, BASE)
     feedback: list[str] = []
@@ -96,14 +96,14 @@ def test_a_cancel_of_the_skill_cancels_the_navigation(ros_graph: RosGraph, tmp_p
     assert {"server": "nav2", "canceled": True} in records(record, "nav2")
 
 
-def test_without_nav2_the_skill_fails_naming_the_server(ros_graph: RosGraph, kitchen: Kitchen) -> None:
+def test_without_nav2_the_skill_fails_naming_the_server(ros_graph: RosGraph, kitchen: Domain) -> None:
     base = start_executor(ros_graph, BASE, navigate_action="elsewhere/navigate_to_pose", server_timeout_s=1.0)
     response = execute(base, kitchen.world().skill("go to the table"))
     assert response.status == GoalStatus.STATUS_ABORTED
     assert "no /elsewhere/navigate_to_pose action server after 1 s: start Nav2" in response.result.message
 
 
-def test_nav2_going_away_mid_navigation_fails_the_skill(ros_graph: RosGraph, tmp_path: Path, kitchen: Kitchen) -> None:
+def test_nav2_going_away_mid_navigation_fails_the_skill(ros_graph: RosGraph, tmp_path: Path, kitchen: Domain) -> None:
     doubles, _ = start_doubles(ros_graph, tmp_path, ONLY_COKE, nav2_outcomes="slow")
     base = start_executor(ros_graph, BASE, server_lost_s=1.0)
     feedback: list[str] = []

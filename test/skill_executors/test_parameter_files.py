@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from affordance_servers import affordance_server_node
-from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.kitchen_sim import sim_world_node
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.ros.parameters import Parameter
 from skill_executors import executor_node
 

@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 
 from world_builders import label_of
 
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 

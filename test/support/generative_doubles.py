@@ -3,7 +3,7 @@ been to (the language-model doubles are in test/support/language_model_doubles.p
 
 from __future__ import annotations
 
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 

@@ -14,8 +14,8 @@ from std_msgs.msg import String
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 

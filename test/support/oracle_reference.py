@@ -1,4 +1,4 @@
-"""A deliberately naive shortest-plan search, independent of llm_planner_ros.kitchen_domain.oracle, to check its
+"""A deliberately naive shortest-plan search, independent of llm_planner_ros.domain.oracle, to check its
 answers.
 
 Breadth-first over complete world states (every object by id) with every skill of the vocabulary: no
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from llm_planner_ros.kitchen_domain import Condition, SkillError, World
+from llm_planner_ros.domain import Condition, SkillError, World
 
 
 def _state(world: World, with_history: bool) -> Hashable:

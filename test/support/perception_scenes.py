@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.perception.geometry import Intrinsics
 from llm_planner_ros.perception.synthetic import Frame, random_scene, render
 
@@ -61,12 +61,12 @@ def save_tiny_owl(folder: Path, kind: str) -> Path:
 
 
 def kitchen_places() -> dict[str, tuple[float, float]]:
-    return {name: (p.x, p.y) for name, p in load_kitchen().config.locations.items()}
+    return {name: (p.x, p.y) for name, p in load_domain_files().config.locations.items()}
 
 
 def scene_frame(seed: int, labels: list[str] | None = None, split: str = "eval", **kwargs: int) -> Frame:
     """A rendered eval-stream scene (``labels``: the labels objects are drawn from; default all)."""
-    labels = labels or list(load_kitchen().config.labels)
+    labels = labels or list(load_domain_files().config.labels)
     spec = random_scene(seed, split, labels, kitchen_places(), **kwargs)
     return render(spec, CAMERA, seed)
 

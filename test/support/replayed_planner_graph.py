@@ -21,7 +21,7 @@ from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_unti
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
-from llm_planner_ros.kitchen_domain import load_kitchen
+from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
@@ -48,7 +48,7 @@ def record_plan(
     path: Path, planner: str, scripted: LanguageModel, instruction: str, initial: Mapping[str, Any], max_steps: int = 12
 ) -> Path:
     """Plan ``instruction`` offline with ``planner`` over ``scripted``, recording every model answer to ``path``."""
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     model = ReplayLanguageModel(path, scripted)
     resources = PlannerResources(model, kitchen, lambda: load_embedder({}), load_planner_options())
     result = run_plan(
@@ -152,7 +152,7 @@ def wait_for_affordance_state(graph: RosGraph, timeout: float = 60.0) -> None:
     """Until the affordance server answers from the simulator's state: under load the latched state topic
     can take longer to reach it than the server's own state timeout, and a goal sent then would fail."""
     client = graph.action_client(EvaluateAffordance, "/affordance/terminate")
-    done = skill_to_msg(load_kitchen().world().skill("done"))
+    done = skill_to_msg(load_domain_files().world().skill("done"))
 
     def answered() -> bool:
         handle = wait_future(client.send_goal_async(EvaluateAffordance.Goal(skills=[done])), what="affordance goal")

@@ -50,11 +50,11 @@ from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.skill import GOTO
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.skill import GOTO
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.robot_motion.geometry import rotate
 from llm_planner_ros.robot_motion.place_map import Place, load_place_map
 from llm_planner_ros.ros.topics import SCENE_TOPIC, STATE_QOS
@@ -104,7 +104,7 @@ class RobotDoubles(Node):
         self._scripts = {
             name: Script(self.get_parameter(f"{name}_outcomes").value) for name in ("nav2", "move_group", "gripper")
         }
-        self._kitchen = load_kitchen()
+        self._kitchen = load_domain_files()
         self._places = load_place_map()
         self._world: World = self._initial_world()
         self._revision = 0

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.world import World
 
 MakeWorld = Callable[..., World]
 

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain import Kitchen
+from llm_planner_ros.domain import Domain
 from llm_planner_ros.value_functions.boosted_trees import BoostedTrees, FamilyEnsemble, save_value_functions
 from llm_planner_ros.value_functions.features import LEARNED_FAMILIES, Featurizer
 from llm_planner_ros.value_functions.observation import Observation, PerceivedObject
 
 
 def random_weights(
-    path: Path, kitchen: Kitchen, seed: int = 0, families: tuple[str, ...] = LEARNED_FAMILIES, members: int = 2
+    path: Path, kitchen: Domain, seed: int = 0, families: tuple[str, ...] = LEARNED_FAMILIES, members: int = 2
 ) -> Path:
     """A weight file of ``members`` models per family, each 24 random depth-2 trees (mechanics, not
     quality)."""

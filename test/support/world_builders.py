@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from llm_planner_ros.kitchen_domain import Kitchen, World
+from llm_planner_ros.domain import Domain, World
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 
 # make_world("table", holding=None, drawer=None, coke_1="far counter", apple_1="table") -> World
@@ -17,7 +17,7 @@ def label_of(object_id: str) -> str:
     return object_id.rsplit("_", 1)[0].replace("_", " ")
 
 
-def world_builder(kitchen: Kitchen) -> MakeWorld:
+def world_builder(kitchen: Domain) -> MakeWorld:
     """A function building worlds of ``kitchen`` from the robot's place, the held object's id, the
     drawer state (None: no drawer) and object ids mapped to where they are ("robot" when held)."""
 

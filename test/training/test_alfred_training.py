@@ -10,7 +10,7 @@ import pytest
 from language_model_doubles import WordEmbedder
 from saycan_doubles import word_tokenizer
 
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_plans import (
     ACTIONS,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.domain.conditions import condition_from_yaml
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.oracle import shortest_plan
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_bank import generate_examples, normalized
@@ -29,7 +29,7 @@ FAMILIES = {
 }
 
 
-def _replays(example: PlanExample, kitchen: Kitchen) -> bool:
+def _replays(example: PlanExample, kitchen: Domain) -> bool:
     world = kitchen.world(example.initial)
     goal = condition_from_yaml(example.goal, kitchen.config)
     if example.steps[-1] != "done" or goal.holds(world) or describe_scene(world) != example.scene:
@@ -39,7 +39,7 @@ def _replays(example: PlanExample, kitchen: Kitchen) -> bool:
     return goal.holds(world)
 
 
-def test_generated_examples_are_shortest_plans_that_reach_their_goals(kitchen: Kitchen) -> None:
+def test_generated_examples_are_shortest_plans_that_reach_their_goals(kitchen: Domain) -> None:
     examples = list(generate_examples(kitchen, 80, seed=7))
     assert len(examples) == 80
     for example in examples:
@@ -50,7 +50,7 @@ def test_generated_examples_are_shortest_plans_that_reach_their_goals(kitchen: K
         assert optimal is not None and len(optimal) == len(example.steps), example.id
 
 
-def test_generation_is_reproducible_and_drops_excluded_instructions(kitchen: Kitchen) -> None:
+def test_generation_is_reproducible_and_drops_excluded_instructions(kitchen: Domain) -> None:
     first = list(generate_examples(kitchen, 30, seed=3))
     assert first == list(generate_examples(kitchen, 30, seed=3))
     excluded = [example.instruction.upper() + " " for example in first[:10]]
@@ -58,7 +58,7 @@ def test_generation_is_reproducible_and_drops_excluded_instructions(kitchen: Kit
     assert not {normalized(e.instruction) for e in cleaned} & {normalized(text) for text in excluded}
 
 
-def test_every_task_kind_writes_tasks(kitchen: Kitchen) -> None:
+def test_every_task_kind_writes_tasks(kitchen: Domain) -> None:
     writer = TaskWriter(load_lexicon(), kitchen, random.Random(5))
     for kind in writer.kinds:
         tasks = [task for task in (writer.write(kind) for _ in range(40)) if task is not None]
@@ -71,7 +71,7 @@ def shipped() -> list[PlanExample]:
     return load_bank(BANK_FILE)
 
 
-def test_the_shipped_bank_replays_and_covers_every_family(shipped: list[PlanExample], kitchen: Kitchen) -> None:
+def test_the_shipped_bank_replays_and_covers_every_family(shipped: list[PlanExample], kitchen: Domain) -> None:
     assert len(shipped) >= 2000
     assert {example.family for example in shipped} == FAMILIES
     for example in random.Random(0).sample(shipped, 150):
@@ -79,7 +79,7 @@ def test_the_shipped_bank_replays_and_covers_every_family(shipped: list[PlanExam
 
 
 def test_the_shipped_bank_holds_no_dev_suite_instruction(
-    shipped: list[PlanExample], kitchen: Kitchen, repo_root: Path
+    shipped: list[PlanExample], kitchen: Domain, repo_root: Path
 ) -> None:
     dev = {
         normalized(episode.instruction) for episode in load_episodes(repo_root / "benchmarks/kitchen/dev.yaml", kitchen)
@@ -92,7 +92,7 @@ def test_a_missing_bank_says_how_to_generate_it(tmp_path: Path) -> None:
         load_bank(tmp_path / "absent.jsonl")
 
 
-def test_every_long_horizon_style_writes_tasks_the_oracle_solves(kitchen: Kitchen) -> None:
+def test_every_long_horizon_style_writes_tasks_the_oracle_solves(kitchen: Domain) -> None:
     writer = TaskWriter(load_lexicon(), kitchen, random.Random(9))
     solved: dict[str, int] = {}
     for _ in range(1500):
@@ -106,14 +106,14 @@ def test_every_long_horizon_style_writes_tasks_the_oracle_solves(kitchen: Kitche
     assert set(solved) == set(load_lexicon()["long"]), solved
 
 
-def test_a_long_horizon_style_without_a_writer_is_refused_by_name(kitchen: Kitchen) -> None:
+def test_a_long_horizon_style_without_a_writer_is_refused_by_name(kitchen: Domain) -> None:
     lexicon = load_lexicon()
     lexicon["long"] = {"juggle": ["juggle {x}"]}
     with pytest.raises(ValueError, match="'juggle' has no writer; known styles: .*sequence"):
         TaskWriter(lexicon, kitchen, random.Random(0)).write("long")
 
 
-def test_polite_wrappers_go_around_commands_only(kitchen: Kitchen) -> None:
+def test_polite_wrappers_go_around_commands_only(kitchen: Domain) -> None:
     writer = TaskWriter(load_lexicon(), kitchen, random.Random(4))
     openings = ("could you ", "would you ", "can you ", "how would you ", "i need you to ", "please ", "hey robot, ")
     statements = ("i ", "i'd ", "i'll ", "i'm ", "can i ", "the ", "a ", "an ")
@@ -128,14 +128,14 @@ def test_polite_wrappers_go_around_commands_only(kitchen: Kitchen) -> None:
     assert wrapped > 200
 
 
-def test_busy_requests_come_with_a_full_gripper(kitchen: Kitchen) -> None:
+def test_busy_requests_come_with_a_full_gripper(kitchen: Domain) -> None:
     writer = TaskWriter(load_lexicon(), kitchen, random.Random(6))
     tasks = [task for task in (writer.write("busy") for _ in range(40)) if task is not None]
     assert len(tasks) >= 30
     assert all(any(obj.at == "robot" for obj in task.initial.objects) for task in tasks)
 
 
-def test_exclusion_requests_are_solved_with_an_allowed_member(kitchen: Kitchen) -> None:
+def test_exclusion_requests_are_solved_with_an_allowed_member(kitchen: Domain) -> None:
     lexicon = load_lexicon()
     writer = TaskWriter(lexicon, kitchen, random.Random(8))
     for task in filter(None, (writer.write("exclude") for _ in range(30))):

@@ -10,7 +10,7 @@ import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 from saycan_doubles import word_tokenizer
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.planner import GenerationOptions, LlmPlanner, LlmPlannerOptions, PlanGenerator
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, PlanExample
@@ -26,12 +26,12 @@ PROMPT = LlmPlannerPrompt()
 
 
 @pytest.fixture(scope="module")
-def kitchen() -> Kitchen:
-    return load_kitchen()
+def kitchen() -> Domain:
+    return load_domain_files()
 
 
 @pytest.fixture(scope="module")
-def bank(kitchen: Kitchen) -> list[BankExample]:
+def bank(kitchen: Domain) -> list[BankExample]:
     return [example for example in generate_examples(kitchen, 30, seed=4) if len(example.steps) >= 3]
 
 
@@ -43,7 +43,7 @@ def planner(model: ScriptedModel) -> LlmPlanner:
 
 
 def test_the_first_plan_is_what_the_planner_prompts_and_runs_to_the_goal(
-    kitchen: Kitchen, bank: list[BankExample]
+    kitchen: Domain, bank: list[BankExample]
 ) -> None:
     for example in bank:
         text, start = plan_example(kitchen, PROMPT, example)
@@ -55,7 +55,7 @@ def test_the_first_plan_is_what_the_planner_prompts_and_runs_to_the_goal(
         assert [step.skill.text for step in result.steps] == list(example.steps), example.id
 
 
-def test_a_cut_plan_is_the_planners_re_plan_prompt_after_those_steps(kitchen: Kitchen, bank: list[BankExample]) -> None:
+def test_a_cut_plan_is_the_planners_re_plan_prompt_after_those_steps(kitchen: Domain, bank: list[BankExample]) -> None:
     for example in bank:
         cut = len(example.steps) // 2
         text, start = plan_example(kitchen, PROMPT, example, cut)
@@ -69,7 +69,7 @@ def test_a_cut_plan_is_the_planners_re_plan_prompt_after_those_steps(kitchen: Ki
 
 
 def test_a_cut_that_leaves_nothing_or_a_step_that_does_not_run_is_refused(
-    kitchen: Kitchen, bank: list[BankExample]
+    kitchen: Domain, bank: list[BankExample]
 ) -> None:
     example = bank[0]
     with pytest.raises(ValueError, match="completed must be in"):
@@ -79,7 +79,7 @@ def test_a_cut_that_leaves_nothing_or_a_step_that_does_not_run_is_refused(
         plan_example(kitchen, PROMPT, broken, 1)
 
 
-def test_only_the_plan_tokens_are_targets_and_a_share_is_cut(kitchen: Kitchen, bank: list[BankExample]) -> None:
+def test_only_the_plan_tokens_are_targets_and_a_share_is_cut(kitchen: Domain, bank: list[BankExample]) -> None:
     texts = [plan_example(kitchen, PROMPT, example, cut)[0] for example in bank for cut in range(len(example.steps))]
     tokenizer = word_tokenizer(texts)
     text, start = plan_example(kitchen, PROMPT, bank[0])

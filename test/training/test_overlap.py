@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.planning.saycan.bank import save_bank
 from llm_planner_ros.training.saycan_bank import generate_examples
 from llm_planner_ros.training.saycan_overlap import jaccard, main, nearest_requests, words
@@ -35,7 +35,7 @@ def test_an_empty_bank_is_refused() -> None:
 
 
 def test_the_command_counts_close_requests_per_family(
-    tmp_path: Path, kitchen: Kitchen, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, kitchen: Domain, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bank = tmp_path / "bank.jsonl"
     save_bank(generate_examples(kitchen, 200, seed=1), bank)

@@ -15,8 +15,8 @@ from language_model_doubles import WordEmbedder
 from repo_paths import REPO_ROOT
 from saycan_doubles import tiny_llama, word_tokenizer
 
-from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever

@@ -9,7 +9,7 @@ from language_model_doubles import ProgramModel
 from repo_paths import REPO_ROOT
 from saycan_doubles import tiny_llama, word_tokenizer
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.examples import load_examples
@@ -27,19 +27,19 @@ EXAMPLES = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
 
 
 @pytest.fixture(scope="module")
-def kitchen() -> Kitchen:
-    return load_kitchen()
+def kitchen() -> Domain:
+    return load_domain_files()
 
 
 @pytest.fixture(scope="module")
-def bank(kitchen: Kitchen) -> list[PlanExample]:
+def bank(kitchen: Domain) -> list[PlanExample]:
     """Generated requests of several families with their oracle plans (drawer scenes among them)."""
     return list(generate_examples(kitchen, 24, seed=3))
 
 
 @pytest.mark.parametrize("shown", [True, False], ids=["examples-file", "examples-none-scene-context"])
 def test_the_program_is_what_the_planner_prompts_and_runs_to_the_goal(
-    kitchen: Kitchen, bank: list[PlanExample], shown: bool
+    kitchen: Domain, bank: list[PlanExample], shown: bool
 ) -> None:
     options = ProgPromptOptions() if shown else ProgPromptOptions(examples="none", scene_context=True)
     for example in bank:
@@ -54,7 +54,7 @@ def test_the_program_is_what_the_planner_prompts_and_runs_to_the_goal(
         assert [step.skill.text for step in result.steps] == list(example.steps), example.id
 
 
-def test_every_program_passes_the_validator(kitchen: Kitchen, bank: list[PlanExample]) -> None:
+def test_every_program_passes_the_validator(kitchen: Domain, bank: list[PlanExample]) -> None:
     families = set()
     for example in bank:
         text, start = program_example(kitchen, EXAMPLES, example)
@@ -64,7 +64,7 @@ def test_every_program_passes_the_validator(kitchen: Kitchen, bank: list[PlanExa
     assert len(families) >= 5, families
 
 
-def test_only_the_program_tokens_are_targets(kitchen: Kitchen, bank: list[PlanExample]) -> None:
+def test_only_the_program_tokens_are_targets(kitchen: Domain, bank: list[PlanExample]) -> None:
     example = bank[0]
     text, start = program_example(kitchen, EXAMPLES, example)
     tokenizer = word_tokenizer([text])
@@ -77,7 +77,7 @@ def test_only_the_program_tokens_are_targets(kitchen: Kitchen, bank: list[PlanEx
 
 
 def test_a_training_step_on_programs_lowers_the_loss_of_a_tiny_model(bank: list[PlanExample]) -> None:
-    texts = [program_example(load_kitchen(), EXAMPLES, example)[0] for example in bank[:4]]
+    texts = [program_example(load_domain_files(), EXAMPLES, example)[0] for example in bank[:4]]
     tokenizer = word_tokenizer(texts)
     sequences = program_sequences(tokenizer, bank[:4])
     model = tiny_llama(layers=2, vocab=len(tokenizer))

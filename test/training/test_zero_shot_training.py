@@ -9,9 +9,9 @@ from language_model_doubles import ScriptedModel, WordEmbedder
 from repo_paths import REPO_ROOT
 from saycan_doubles import word_tokenizer
 
-from llm_planner_ros.kitchen_domain.domain_folder import load_domain
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.paths import resolve_config
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
@@ -25,12 +25,12 @@ from llm_planner_ros.training.saycan_bank import generate_examples
 
 
 @pytest.fixture(scope="module")
-def kitchen() -> Kitchen:
-    return load_kitchen()
+def kitchen() -> Domain:
+    return load_domain_files()
 
 
 @pytest.fixture(scope="module")
-def bank(kitchen: Kitchen) -> list[PlanExample]:
+def bank(kitchen: Domain) -> list[PlanExample]:
     return generate_examples(kitchen, 30, seed=5)
 
 
@@ -42,7 +42,7 @@ def retriever() -> KnnRetriever[Demonstration]:
 
 @pytest.mark.parametrize("scene_context", [False, True])
 def test_each_step_is_what_the_planner_prompts_and_the_steps_reach_the_goal(
-    kitchen: Kitchen, bank: list[PlanExample], retriever: KnnRetriever[Demonstration], scene_context: bool
+    kitchen: Domain, bank: list[PlanExample], retriever: KnnRetriever[Demonstration], scene_context: bool
 ) -> None:
     for example in bank:
         scene = initial_scene(kitchen, example) if scene_context else ""
@@ -60,7 +60,7 @@ def test_each_step_is_what_the_planner_prompts_and_the_steps_reach_the_goal(
 
 
 def test_only_the_step_tokens_are_targets(
-    kitchen: Kitchen, bank: list[PlanExample], retriever: KnnRetriever[Demonstration]
+    kitchen: Domain, bank: list[PlanExample], retriever: KnnRetriever[Demonstration]
 ) -> None:
     texts = [step_text(retriever.nearest(example.instruction, 1)[0], example)[0] for example in bank]
     tokenizer = word_tokenizer(texts)

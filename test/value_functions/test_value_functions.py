@@ -14,7 +14,7 @@ from repo_paths import REPO_ROOT
 from value_function_scenes import drawer_observation, random_weights, table_observation
 
 from llm_planner_ros.affordance.model import AffordanceError
-from llm_planner_ros.kitchen_domain import Kitchen, Skill
+from llm_planner_ros.domain import Domain, Skill
 from llm_planner_ros.value_functions.analytic import skill_of, world_of
 from llm_planner_ros.value_functions.boosted_trees import WeightFileError, load_value_functions
 from llm_planner_ros.value_functions.collector import PERCEPTION, Rollout, collect, load_rollouts
@@ -35,7 +35,7 @@ def test_roc_auc_and_brier_on_known_cases() -> None:
     assert [(round(p, 3), rate, n) for p, rate, n in bins] == [(0.05, 0.5, 2), (0.935, 1.0, 2)]
 
 
-def test_features_have_their_names_and_see_a_toppled_can(kitchen: Kitchen) -> None:
+def test_features_have_their_names_and_see_a_toppled_can(kitchen: Domain) -> None:
     featurizer = Featurizer(kitchen.config)
     observation = table_observation()
     for family, argument in (("pick", "coke"), ("place", "coke"), ("goto", "far counter")):
@@ -60,7 +60,7 @@ def test_features_have_their_names_and_see_a_toppled_can(kitchen: Kitchen) -> No
         featurizer.vector(observation, "goto", "garage")
 
 
-def test_drawer_skills_share_one_model_read_by_action_and_label(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_drawer_skills_share_one_model_read_by_action_and_label(kitchen: Domain, tmp_path: Path) -> None:
     world = kitchen.world({"robot": {"at": "drawers"}, "objects": [], "drawer": {"open": True}})
     texts = ("open the drawer", "close the drawer", "put the coke in the drawer")
     assert [skill_argument(world.skill(t)) for t in texts] == ["open", "close", "coke"]
@@ -93,7 +93,7 @@ def test_drawer_skills_share_one_model_read_by_action_and_label(kitchen: Kitchen
     assert answers == pytest.approx(expected.tolist())
 
 
-def test_weight_file_round_trip_and_refusals(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_weight_file_round_trip_and_refusals(kitchen: Domain, tmp_path: Path) -> None:
     featurizer = Featurizer(kitchen.config)
     path = random_weights(tmp_path / "vf.npz", kitchen)
     networks, meta = load_value_functions(path, featurizer)
@@ -121,7 +121,7 @@ def test_weight_file_round_trip_and_refusals(kitchen: Kitchen, tmp_path: Path) -
         load_value_functions(tmp_path / "other.npz", featurizer)
 
 
-def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Domain, tmp_path: Path) -> None:
     model = LearnedAffordance(random_weights(tmp_path / "vf.npz", kitchen), kitchen)
     observation = table_observation()
     world = kitchen.world({"robot": {"at": "table"}, "objects": []})
@@ -148,7 +148,7 @@ def test_learned_model_answers_in_order_with_caps_and_fallback(kitchen: Kitchen,
         LearnedAffordance(random_weights(tmp_path / "pick_only.npz", kitchen, families=("pick",)), kitchen)
 
 
-def test_analytic_world_of_a_perceived_observation(kitchen: Kitchen) -> None:
+def test_analytic_world_of_a_perceived_observation(kitchen: Domain) -> None:
     observation = table_observation()
     world = world_of(observation, kitchen)
     assert world.robot_at == "table" and world.holding is None
@@ -219,7 +219,7 @@ def test_collector_drawer_cycle_records_drawer_skills_and_keeps_its_cycle(tmp_pa
 
 
 @pytest.mark.timeout(300)
-def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: Domain, tmp_path: Path) -> None:
     import subprocess
     import sys
 
@@ -272,8 +272,8 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
     assert plot.stat().st_size > 10_000
 
 
-def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Kitchen) -> None:
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Domain) -> None:
+    from llm_planner_ros.paths import repo_path
     from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS
 
     model = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
@@ -291,7 +291,7 @@ def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Kitchen) -> None:
     ],
 )
 def test_old_weight_files_are_refused_with_the_rebuild_command(
-    kitchen: Kitchen, tmp_path: Path, change: dict[str, object], refusal: str
+    kitchen: Domain, tmp_path: Path, change: dict[str, object], refusal: str
 ) -> None:
     with np.load(random_weights(tmp_path / "vf.npz", kitchen), allow_pickle=False) as data:
         arrays = {name: data[name] for name in data.files}
@@ -330,7 +330,7 @@ def test_fitted_trees_answer_as_scikit_learn_does() -> None:
     assert brier(y[300:], member.probabilities(x[300:])) < brier(y[300:], np.full(100, y[:300].mean()))
 
 
-def test_pick_features_are_in_the_work_frame_of_the_robots_place(kitchen: Kitchen) -> None:
+def test_pick_features_are_in_the_work_frame_of_the_robots_place(kitchen: Domain) -> None:
     featurizer = Featurizer(kitchen.config)
     names = featurizer.names("pick")
     # config/robot_map.yaml: the table's base pose is (2.5, 2.9), facing +y; its surface point (2.5, 3.5).
@@ -345,7 +345,7 @@ def test_pick_features_are_in_the_work_frame_of_the_robots_place(kitchen: Kitche
     assert values["top_z"] == pytest.approx(0.87, abs=1e-4)
 
 
-def test_pick_features_describe_the_instance_the_executor_grasps(kitchen: Kitchen) -> None:
+def test_pick_features_describe_the_instance_the_executor_grasps(kitchen: Domain) -> None:
     """Two cokes at the table: the executor (object_to_pick) grasps the first one reported there, so the
     features must describe it, though the other is nearer; a simulated rollout, whose scripted pick
     grasped the nearest, is served with that one first."""

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from language_model_doubles import FixedModel
 
-from llm_planner_ros.kitchen_domain import Kitchen
-from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
-from llm_planner_ros.kitchen_domain.oracle import check_episode
-from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
+from llm_planner_ros.domain import Domain
+from llm_planner_ros.domain.episodes import Episode, load_episodes
+from llm_planner_ros.domain.oracle import check_episode
+from llm_planner_ros.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
@@ -30,7 +30,7 @@ REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
 
 
 @contextmanager
-def physics_environments(kitchen: Kitchen) -> Iterator[tuple[Any, Any, Any]]:
+def physics_environments(kitchen: Domain) -> Iterator[tuple[Any, Any, Any]]:
     """A small-camera physics kitchen with its analytic and learned planning environments."""
     from llm_planner_ros.physics_sim import PhysicsKitchen
     from llm_planner_ros.planning.physics_environment import PhysicsEnvironment
@@ -57,13 +57,13 @@ def first_choices(log_probs: dict[str, float], episode: Episode, *envs: Any) -> 
     return chosen
 
 
-def _family(kitchen: Kitchen, family: str) -> list[Episode]:
+def _family(kitchen: Domain, family: str) -> list[Episode]:
     episodes = [e for e in load_episodes(EPISODES, kitchen) if e.family == family]
     assert len(episodes) >= 3, family
     return episodes
 
 
-def test_episode_file_validates_and_every_goal_is_reachable(kitchen: Kitchen) -> None:
+def test_episode_file_validates_and_every_goal_is_reachable(kitchen: Domain) -> None:
     episodes = list(load_episodes(EPISODES, kitchen))
     assert len(episodes) >= 4
     for episode in episodes:
@@ -73,7 +73,7 @@ def test_episode_file_validates_and_every_goal_is_reachable(kitchen: Kitchen) ->
 
 
 @pytest.mark.timeout(300)
-def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pick(kitchen: Kitchen) -> None:
+def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pick(kitchen: Domain) -> None:
     with physics_environments(kitchen) as (sim, analytic_env, learned_env):
         for episode in _family(kitchen, "value_reach"):
             scene = episode.initial
@@ -99,7 +99,7 @@ def test_in_the_physics_kitchen_only_the_learned_model_tells_the_unreachable_pic
             assert outcome.success and learned_env.world().holding is not None, (episode.id, outcome.message)
 
 
-def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(kitchen: Kitchen) -> None:
+def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(kitchen: Domain) -> None:
     with physics_environments(kitchen) as (sim, analytic_env, learned_env):
         for episode in _family(kitchen, "value_blocked"):
             sim.load(episode.initial, episode.id)
@@ -127,7 +127,7 @@ def test_in_the_physics_kitchen_only_the_learned_model_sees_the_blocked_place(ki
 
 
 @pytest.mark.timeout(300)
-def test_through_the_camera_only_the_learned_model_tells_the_toppled_can(kitchen: Kitchen) -> None:
+def test_through_the_camera_only_the_learned_model_tells_the_toppled_can(kitchen: Domain) -> None:
     """Each ``topple-*`` episode as the graph sees and acts (head camera through perception's pipeline, the
     executor's pick planned from that): the lying can's pick is 0.9 analytic, below the upright
     instance's learned and unlikely on average, and fails at approach; at the upright instance's place

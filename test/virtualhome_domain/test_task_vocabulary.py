@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from llm_planner_ros.kitchen_domain.skill import TERMINATE
+from llm_planner_ros.domain.skill import TERMINATE
 from llm_planner_ros.virtualhome_domain.tasks import Action
 from llm_planner_ros.virtualhome_domain.vocabulary import SceneObject, TaskVocabulary, skill_from_text
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
-from llm_planner_ros.kitchen_domain.skill import Skill
 from llm_planner_ros.planning.decision import CandidateScore, StepRecord, StepStatus
 from llm_planner_ros.visualization.decision_chart import write_decision_chart
 from llm_planner_ros.visualization.score_table import step_table

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from llm_planner_ros.affordance.calibration import Calibration
-from llm_planner_ros.kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE, Skill
-from llm_planner_ros.kitchen_domain.vocabulary import CONSTANT
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE, Skill
+from llm_planner_ros.domain.vocabulary import CONSTANT
+from llm_planner_ros.domain.world import World
 
 _NEEDS_ARGUMENT = (FIND, PICK, PLACE, GOTO)
 

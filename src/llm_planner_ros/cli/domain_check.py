@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.domain_folder import TRAIN_FILE, domain_folder
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import TRAIN_FILE, domain_folder
+from llm_planner_ros.domain.episodes import load_episodes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     folder = domain_folder(args.domain)
-    kitchen = load_kitchen(folder.world, folder.skills)
+    kitchen = load_domain_files(folder.world, folder.skills)
     config = kitchen.config
     print(
         f"{folder.path}: world {config.world}, {len(config.places(with_drawer=True))} places, "

@@ -27,7 +27,8 @@ from typing import Any
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.domain_folder import (
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import (
     ADAPTERS_FOLDER,
     BANK_FILE,
     DEV_FILE,
@@ -36,11 +37,10 @@ from llm_planner_ros.kitchen_domain.domain_folder import (
     DomainFolderError,
     domain_folder,
 )
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.saycan.bank import PlanExample, save_bank
 from llm_planner_ros.training.domain_bank import bank_example, held_out_requests, hold_back_examples
 from llm_planner_ros.training.domain_tasks import generate_examples
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console()
     folder = domain_folder(args.domain)
-    kitchen = load_kitchen(folder.world, folder.skills)
+    kitchen = load_domain_files(folder.world, folder.skills)
     train = args.train or folder.path / TRAIN_FILE
     if not train.is_file():
         raise DomainFolderError(

@@ -37,12 +37,12 @@ from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.graph_arguments import DEFAULT_INSTRUCTION
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome
 from llm_planner_ros.cli.interrupts import interrupts_deferred
-from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.episodes import Episode, load_episodes
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.options import parse_key_values
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.processes import NodeProcess, start_graph, stop_all
 from llm_planner_ros.ros.stop_request import StopRequest
 from llm_planner_ros.ros.survey import Survey, SurveyError
@@ -119,7 +119,7 @@ def run_up(args: argparse.Namespace) -> int:
 
 def run_instruction(args: argparse.Namespace) -> int:
     console = Console()
-    client = InstructionClient(load_kitchen(), console, args.namespace)
+    client = InstructionClient(load_domain_files(), console, args.namespace)
     try:
         if not client.wait_ready(20.0):
             up = f"llm-planner up --namespace {args.namespace}" if args.namespace else "llm-planner up"
@@ -142,15 +142,15 @@ def _graph_options(args: argparse.Namespace) -> GraphOptions:
     )
 
 
-def _domain(args: argparse.Namespace) -> Kitchen:
+def _domain(args: argparse.Namespace) -> Domain:
     """The domain the graph's planner reads: its ``world_file`` and ``skills_file`` from ``--domain`` and
     ``--params-file`` (or the packaged kitchen's); the client reads the graph's state and episodes in it."""
     options = _graph_options(args)
     check_domain_files(SIM_GRAPH, options)  # every problem of every node's files, before anything starts
-    return load_kitchen(*planner_domain_files(SIM_GRAPH, options))
+    return load_domain_files(*planner_domain_files(SIM_GRAPH, options))
 
 
-def _episode(args: argparse.Namespace, kitchen: Kitchen) -> Episode | None:
+def _episode(args: argparse.Namespace, kitchen: Domain) -> Episode | None:
     """The episode of ``--episode`` and ``--id``; with ``--domain`` and ``--id`` alone, the domain folder's
     episodes.yaml is the file (``args.episode`` is set to it, which the simulator then loads too)."""
     if args.episode is None and args.episode_id and args.domain is not None:
@@ -169,7 +169,7 @@ class _graph:
     """Context manager: the sim (or robot) graph as processes plus a connected client; stops everything on exit
     and points at the node logs when the graph did not come up."""
 
-    def __init__(self, args: argparse.Namespace, console: Console, kitchen: Kitchen, episode: Episode | None) -> None:
+    def __init__(self, args: argparse.Namespace, console: Console, kitchen: Domain, episode: Episode | None) -> None:
         self._console = console
         self._kitchen = kitchen
         robot, sim = getattr(args, "robot", False), getattr(args, "sim", "symbolic")

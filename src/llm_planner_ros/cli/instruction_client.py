@@ -24,8 +24,8 @@ from std_msgs.msg import Bool
 
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_ros.cli.interrupts import interrupts_deferred
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -86,7 +86,7 @@ class InstructionClient:
     where perception publishes the scene).
     """
 
-    def __init__(self, kitchen: Kitchen, console: Console, namespace: str = "", match_stamps: bool = True) -> None:
+    def __init__(self, kitchen: Domain, console: Console, namespace: str = "", match_stamps: bool = True) -> None:
         self._console = console
         self._context = Context()
         rclpy.init(context=self._context)

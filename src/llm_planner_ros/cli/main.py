@@ -16,7 +16,7 @@ from llm_planner_ros.cli import graph_arguments
 from llm_planner_ros.cli.benchmarks import BENCHMARKS
 from llm_planner_ros.cli.interrupts import interrupt_on_every_stop_signal
 from llm_planner_ros.cli.output_paths import check_output_paths
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.ros.dds_profile import use_project_profiles
 

@@ -12,7 +12,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.validation import InputError
 
 # Options that name one file the command writes at its end, and folders it writes into as it goes.
 OUTPUT_FILE_OPTIONS = ("json", "markdown", "plot", "report")

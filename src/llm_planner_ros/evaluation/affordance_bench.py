@@ -54,12 +54,12 @@ def run(args: argparse.Namespace) -> int:
     from rclpy.executors import SingleThreadedExecutor
 
     from llm_planner_interfaces.action import EvaluateAffordance
-    from llm_planner_ros.kitchen_domain import kitchen_skills
+    from llm_planner_ros.domain import domain_skills
     from llm_planner_ros.ros.action_client import RaceFreeActionClient
     from llm_planner_ros.ros.background_spin import BackgroundSpin
     from llm_planner_ros.ros.messages import skill_to_msg
 
-    skills = kitchen_skills()
+    skills = domain_skills()
     domain_id = args.domain_id if args.domain_id is not None else random.randint(150, 230)
     messages = [skill_to_msg(s) for s in skills]
     families = sorted({s.family for s in skills})

@@ -147,10 +147,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
     """Load everything, plan every task, and return the report (summary fields plus per-task results)."""
-    from llm_planner_ros.kitchen_domain.paths import repo_path
     from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model, method_llm_config
     from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.paths import repo_path
     from llm_planner_ros.planning.knn_retriever import KnnRetriever
     from llm_planner_ros.planning.llm_planner.alfred_grammar import load_object_types
     from llm_planner_ros.planning.llm_planner.alfred_plans import ACTIONS
@@ -202,7 +202,7 @@ def _evaluate(args: argparse.Namespace, console: Any) -> dict[str, Any]:
 def _start_bound(args: argparse.Namespace) -> dict[str, Any]:
     """The report of ``--start-bound`` (module docstring): every task, no model."""
     from llm_planner_ros.evaluation.alfred_location_bound import StartPrior, with_guessed_starts
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.paths import repo_path
 
     args.data, args.examples = repo_path(args.data), repo_path(args.examples)
     tasks = load_tasks(args.data, args.variant)

@@ -208,8 +208,8 @@ def summarize(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.babyai_domain.episodes import read_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-    from llm_planner_ros.kitchen_domain.validation import InputError
+    from llm_planner_ros.domain.definition import load_domain_files
+    from llm_planner_ros.domain.validation import InputError
     from llm_planner_ros.llm.counting_model import CountingModel
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     llm_config = parse_key_values(args.llm) if args.llm else {"adapter": "none"}
     print(f"loading the language model ({llm_config})", flush=True)
     model = CountingModel(MemoModel(load_language_model(llm_config)))
-    resources = PlannerResources(model, load_kitchen(), lambda: load_embedder({}), options)
+    resources = PlannerResources(model, load_domain_files(), lambda: load_embedder({}), options)
     cells: list[dict[str, Any]] = []
 
     def write(running: dict[str, Any] | None = None) -> None:

@@ -45,15 +45,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import kitchen_skill_texts, load_kitchen
+    from llm_planner_ros.domain.definition import domain_skill_texts, load_domain_files
+    from llm_planner_ros.domain.episodes import load_episodes
     from llm_planner_ros.llm.factory import load_language_model
 
     console = Console(stderr=True)
     counts = [int(count) for count in args.robots.split(",")]
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     world = kitchen.world()
-    skills = kitchen_skill_texts(world)
+    skills = domain_skill_texts(world)
     instructions = [episode.instruction for episode in load_episodes(args.episodes, kitchen)][: max(counts)]
     config = {"backend": "hf", "model": args.model, "device": args.device, "cache_slots": 1, "adapter": "none"}
     model = load_language_model(config, report=console.print)

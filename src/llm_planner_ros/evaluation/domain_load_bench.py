@@ -1,5 +1,5 @@
 """``llm-planner bench domain-load --skills N,...``: how long a domain of N skills takes to validate and load
-from its files, as every node does at start (``load_kitchen`` on a world and a skills file).
+from its files, as every node does at start (``load_domain_files`` on a world and a skills file).
 
 For each N a domain is written to a temporary folder: the generated kitchen of N skills
 (``generated_kitchen``: find, pick up, put down per object, go to per place) whose world file also
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     if args.repeats < 1 or not counts or min(counts) < 51:
         console.print("[red]--repeats must be >= 1 and every --skills count >= 51 (the kitchen's own)")
         return 2
-    from llm_planner_ros.kitchen_domain.paths import config_file
+    from llm_planner_ros.paths import config_file
 
     folder = Path(tempfile.mkdtemp(prefix="domain-load-"))
     results: dict[str, Any] = {
@@ -66,12 +66,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _timed(world_file: Path, skills_file: Path, repeats: int) -> dict[str, Any]:
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.domain.definition import load_domain_files
 
     loads, worlds, skills = [], [], 0
     for _ in range(repeats):
         started = time.perf_counter()
-        kitchen = load_kitchen(world_file, skills_file)
+        kitchen = load_domain_files(world_file, skills_file)
         loaded = time.perf_counter()
         skills = len(kitchen.world().admissible_skills())
         worlds.append(time.perf_counter() - loaded)
@@ -84,7 +84,7 @@ def _timed(world_file: Path, skills_file: Path, repeats: int) -> dict[str, Any]:
 def _write_domain(skills: int, folder: Path) -> tuple[Path, Path]:
     """World and skills files of about ``skills`` skills (the generated kitchen's, plus the wipe family)."""
     from llm_planner_ros.evaluation.generated_kitchen import generated_kitchen
-    from llm_planner_ros.kitchen_domain.paths import config_file
+    from llm_planner_ros.paths import config_file
 
     wiped_share = 10  # one place in ten can be wiped
     generated = generated_kitchen(skills)

@@ -1,7 +1,7 @@
 """Why a plan failed, in the SayCan paper's terms (section 5, "failure modes"), decided with the oracle.
 
 The plan is replayed from the episode's initial state; at each step the A* oracle
-(llm_planner_ros.kitchen_domain.oracle) says how far the goal is. The first step that did not bring the goal closer
+(llm_planner_ros.domain.oracle) says how far the goal is. The first step that did not bring the goal closer
 names the failure:
 
 - ``affordance_error``: the chosen skill could not run in that state (the affordance let it through),
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.episodes import Episode
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.oracle import optimal_next_skills, steps_to_goal
-from llm_planner_ros.kitchen_domain.skill import TERMINATE
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import Episode
+from llm_planner_ros.domain.oracle import optimal_next_skills, steps_to_goal
+from llm_planner_ros.domain.skill import TERMINATE
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
@@ -39,7 +39,7 @@ class FailureDiagnosis:
     detail: str
 
 
-def diagnose(result: PlanResult, episode: Episode, kitchen: Kitchen) -> FailureDiagnosis:
+def diagnose(result: PlanResult, episode: Episode, kitchen: Domain) -> FailureDiagnosis:
     """The failure kind of a plan that did not reach its episode's goal (see the module docstring)."""
     if episode.holds_back:
         acted = [step.skill.text for step in result.steps if step.skill.family != TERMINATE]

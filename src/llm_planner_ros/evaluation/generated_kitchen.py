@@ -20,11 +20,11 @@ from pathlib import Path
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.config import Position, load_kitchen_config
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.skill_library import load_skill_library
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.config import Position, load_domain_config
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill_library import load_skill_library
+from llm_planner_ros.domain.world import World
+from llm_planner_ros.paths import config_file
 
 BASE_PLACES = ("close counter", "far counter", "table", "trash can")
 FIXED_SKILLS = 2  # "bring it to you" and "done"
@@ -42,7 +42,7 @@ _FURNITURE = ("shelf", "cabinet", "counter", "bench", "cart", "sink", "fridge", 
 class GeneratedKitchen:
     """A kitchen of ``skills`` skills, its start world and instructions naming its placed objects."""
 
-    kitchen: Kitchen
+    kitchen: Domain
     world: World
     instructions: tuple[str, ...]
     objects: int
@@ -64,7 +64,7 @@ def vocabulary_sizes(skills: int) -> tuple[int, int]:
 def generated_kitchen(skills: int) -> GeneratedKitchen:
     """The kitchen with exactly ``skills`` skills (module docstring)."""
     object_count, place_count = vocabulary_sizes(skills)
-    base = load_kitchen_config()
+    base = load_domain_config()
     labels = list(base.articles)
     extra = (f"{adjective} {noun}" for adjective, noun in itertools.product(_ADJECTIVES, _NOUNS))
     labels += [label for label in extra if label not in labels][: object_count - len(labels)]
@@ -88,7 +88,7 @@ def generated_kitchen(skills: int) -> GeneratedKitchen:
         ],
     }
     config = replace(base, locations=locations, articles=articles, default_scene=scene, source="generated kitchen")
-    kitchen = Kitchen(config, load_skill_library(config, _skills_file(places)))
+    kitchen = Domain(config, load_skill_library(config, _skills_file(places)))
     world = kitchen.world()
     count = len(world.admissible_skills())
     if count != skills:

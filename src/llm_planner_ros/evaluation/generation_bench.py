@@ -116,12 +116,12 @@ def _measure(methods: list[str], repeats: int, threads: int, console: Any) -> di
 
 def _record(model: LanguageModel, methods: list[str], console: Any) -> list[Request]:
     """Each method's generate calls of its first step on the kitchen's initial scene, per instruction."""
-    from llm_planner_ros.kitchen_domain import load_kitchen
+    from llm_planner_ros.domain import load_domain_files
     from llm_planner_ros.llm.factory import load_embedder
     from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
     from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     requests: list[Request] = []
     options = load_planner_options()
     for method in methods:

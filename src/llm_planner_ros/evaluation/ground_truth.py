@@ -16,16 +16,16 @@ from typing import Any
 from rclpy.node import Node
 from std_msgs.msg import String
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.ros.state_provider import Stamp
 from llm_planner_ros.ros.topics import STATE_QOS
 
 TRUTH_TOPIC = "sim/ground_truth"
 
 
-def world_from_truth(data: dict[str, Any], kitchen: Kitchen) -> World:
+def world_from_truth(data: dict[str, Any], kitchen: Domain) -> World:
     """The kitchen world of one ground-truth record (the JSON of ``Truth.to_json``)."""
     objects = tuple(ObjectInstance(o["id"], o["label"], o["at"]) for o in data["objects"] if o["at"] is not None)
     scene = Scene(data["robot"]["at"], objects, data["drawer_open"])
@@ -37,7 +37,7 @@ class GroundTruthState:
     first record), ``wait`` blocks up to ``timeout_s`` for a first one, ``wait_published_after`` for one
     received at or after a moment of ``node``'s clock."""
 
-    def __init__(self, node: Node, kitchen: Kitchen) -> None:
+    def __init__(self, node: Node, kitchen: Domain) -> None:
         self._node = node
         self._kitchen = kitchen
         self._world: World | None = None

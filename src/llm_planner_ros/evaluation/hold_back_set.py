@@ -20,10 +20,10 @@ from pathlib import Path
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.domain_folder import BANK_FILE, DEV_FILE, EPISODES_FILE, load_domain
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.domain_folder import BANK_FILE, DEV_FILE, EPISODES_FILE, load_domain
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
@@ -41,7 +41,7 @@ EXPECTED = {
 }
 
 
-def hold_back_episodes(kitchen: Kitchen, per_kind: int, seed: int) -> dict[str, object]:
+def hold_back_episodes(kitchen: Domain, per_kind: int, seed: int) -> dict[str, object]:
     """The episode document: ``per_kind`` development requests of each held-back kind, in the default scene."""
     requests = [
         request
@@ -63,7 +63,7 @@ def hold_back_episodes(kitchen: Kitchen, per_kind: int, seed: int) -> dict[str, 
     return {"world": kitchen.config.world, "episodes": episodes}
 
 
-def task_episodes(kitchen: Kitchen, count: int, seed: int, exclude: Sequence[str]) -> dict[str, object]:
+def task_episodes(kitchen: Domain, count: int, seed: int, exclude: Sequence[str]) -> dict[str, object]:
     """The episode document of ``count`` generated ordinary requests, none of ``exclude``."""
     episodes = [
         {
@@ -79,7 +79,7 @@ def task_episodes(kitchen: Kitchen, count: int, seed: int, exclude: Sequence[str
     return {"world": kitchen.config.world, "episodes": episodes}
 
 
-def known_requests(kitchen: Kitchen, folder: Path | None) -> list[str]:
+def known_requests(kitchen: Domain, folder: Path | None) -> list[str]:
     """The requests the domain already has: its bank's, and those of its dev and evaluation files."""
     if folder is None:
         bank = load_bank(repo_path(KITCHEN_BANK))
@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.per_kind < 1 or args.tasks < 1:
         parser.error("--per-kind and --tasks must be at least 1")
-    kitchen = load_domain(args.domain) if args.domain else load_kitchen()
+    kitchen = load_domain(args.domain) if args.domain else load_domain_files()
     domain = f"--domain {args.domain} " if args.domain else ""
     command = f"python -m llm_planner_ros.evaluation.hold_back_set {domain}--out {args.out} --per-kind {args.per_kind}"
     command += f" --seed {args.seed}"

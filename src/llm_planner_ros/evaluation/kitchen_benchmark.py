@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import Episode
+from llm_planner_ros.domain.failures import FailureInjector
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.evaluation.failure_analysis import FAILURE_KINDS, diagnose
 from llm_planner_ros.evaluation.metrics import held_back, plan_metrics, refused_a_task
-from llm_planner_ros.kitchen_domain.episodes import Episode
-from llm_planner_ros.kitchen_domain.failures import FailureInjector
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.world import World
 from llm_planner_ros.llm.counting_model import CountingModel
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import Planner, PlanResult, run_plan
@@ -70,7 +70,7 @@ class EpisodeRun:
 def plan_in_process(
     planner: Planner,
     episode: Episode,
-    kitchen: Kitchen,
+    kitchen: Domain,
     failures: FailureInjector | None = None,
     checks: RequestChecks | None = None,
 ) -> tuple[PlanResult, World]:
@@ -89,7 +89,7 @@ EpisodeRunner = Callable[[Episode, bool], tuple[PlanResult, World]]
 
 
 def evaluate_episode(
-    episode: Episode, kitchen: Kitchen, runner: EpisodeRunner, model: CountingModel | None, execution_failures: bool
+    episode: Episode, kitchen: Domain, runner: EpisodeRunner, model: CountingModel | None, execution_failures: bool
 ) -> EpisodeRun:
     """Run ``episode`` once without failures (and once with them when asked) and score it."""
     if model is not None:

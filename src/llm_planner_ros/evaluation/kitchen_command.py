@@ -97,6 +97,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from llm_planner_ros.domain.episodes import load_episodes
     from llm_planner_ros.evaluation.kitchen_benchmark import (
         NotRun,
         evaluate_episode,
@@ -105,7 +106,6 @@ def run(args: argparse.Namespace) -> int:
         summarize,
     )
     from llm_planner_ros.evaluation.kitchen_report import markdown_report, write_family_chart
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
     from llm_planner_ros.llm.factory import method_llm_config
     from llm_planner_ros.options import parse_key_values
 
@@ -216,11 +216,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _domain_and_episodes(args: argparse.Namespace) -> tuple[Any, Path]:
     """The kitchen the bench plans in (``--domain``'s, else the packaged one) and its episode file."""
-    from llm_planner_ros.kitchen_domain.domain_folder import EPISODES_FILE, domain_folder, load_domain
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+    from llm_planner_ros.domain.definition import load_domain_files
+    from llm_planner_ros.domain.domain_folder import EPISODES_FILE, domain_folder, load_domain
 
     if args.domain is None:
-        return load_kitchen(), args.episodes or DEFAULT_EPISODES
+        return load_domain_files(), args.episodes or DEFAULT_EPISODES
     folder = domain_folder(args.domain)
     if args.episodes is None and folder.episodes is None:
         raise SystemExit(f"domain folder {folder.path} has no {EPISODES_FILE}: give --episodes FILE")
@@ -259,8 +259,8 @@ class _runner:
     def __enter__(self) -> tuple[Any, Any]:
         if self._args.ros or self._args.sim == "physics":
             return self._ros(), None
+        from llm_planner_ros.domain.failures import FailureInjector
         from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
-        from llm_planner_ros.kitchen_domain.failures import FailureInjector
         from llm_planner_ros.llm.counting_model import CountingModel
         from llm_planner_ros.llm.factory import load_embedder, load_language_model
         from llm_planner_ros.planning.registry import PlannerResources, build_planner

@@ -6,7 +6,7 @@
 - Exec, ``executability``: the fraction of the plan's steps that were executable in the state they were
   chosen in, whether or not they helped the task;
 - GCR, ``goal_condition_recall``: the fraction of the goal's parts
-(llm_planner_ros.kitchen_domain.conditions.goal_checks)
+(llm_planner_ros.domain.conditions.goal_checks)
   that hold in the final state; SR implies GCR = 1.
 
 Exec counts every step the method chose except the terminating ``done``: dispatched ones, and also
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from llm_planner_ros.kitchen_domain.conditions import goal_condition_recall as _goal_condition_recall
-from llm_planner_ros.kitchen_domain.episodes import Episode
-from llm_planner_ros.kitchen_domain.skill import TERMINATE
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.conditions import goal_condition_recall as _goal_condition_recall
+from llm_planner_ros.domain.episodes import Episode
+from llm_planner_ros.domain.skill import TERMINATE
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file, write_json
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.backends import BACKENDS, BackendOptions, make_detector
 from llm_planner_ros.perception.detection import DetectorError, View
@@ -100,7 +100,7 @@ def match(lifted: list[Lifted], truth: TruthFrame, match_m: float) -> list[tuple
     return matches
 
 
-def synthetic_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[TruthFrame]:
+def synthetic_frames(args: argparse.Namespace, kitchen: Domain) -> Iterator[TruthFrame]:
     labels = list(kitchen.config.labels)
     places = {name: (p.x, p.y) for name, p in kitchen.config.locations.items()}
     camera = Intrinsics.from_fov(320, 240, 70.0)
@@ -113,7 +113,7 @@ def synthetic_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[Tru
         yield TruthFrame(View(frame.rgb, frame.depth, camera, spec.camera), objects, visible, spec.place)
 
 
-def physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[TruthFrame]:
+def physics_frames(args: argparse.Namespace, kitchen: Domain) -> Iterator[TruthFrame]:
     """Head-camera frames of the physics kitchen at each place with a top, episode after episode."""
     from llm_planner_ros.physics_sim import PhysicsKitchen
     from llm_planner_ros.physics_sim.scripted import ScriptedSkills
@@ -142,7 +142,7 @@ def physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[Truth
         sim.close()
 
 
-def random_physics_frames(args: argparse.Namespace, kitchen: Kitchen) -> Iterator[TruthFrame]:
+def random_physics_frames(args: argparse.Namespace, kitchen: Domain) -> Iterator[TruthFrame]:
     """Randomised physics-kitchen scenes of the ``eval`` split, seeds ``--first-seed`` on."""
     from llm_planner_ros.perception.physics_scenes import PhysicsSceneRenderer
     from llm_planner_ros.physics_sim import load_layout
@@ -163,7 +163,7 @@ FRAMES = {"synthetic": synthetic_frames, "physics": physics_frames, "physics-ran
 
 
 def run(args: argparse.Namespace) -> int:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     labels = list(kitchen.config.labels)
     synonyms = [SYNONYMS[label] for label in labels]
     places = {name: (p.x, p.y) for name, p in kitchen.config.locations.items()}

@@ -37,13 +37,13 @@ from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
 from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, GraphOptions, NodeSpec
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import Episode
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.evaluation.ground_truth import GroundTruthState
 from llm_planner_ros.evaluation.metrics import RecordedPlanResult
-from llm_planner_ros.kitchen_domain.episodes import Episode
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph, stop_all
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -91,7 +91,7 @@ class SimGraph:
     def __init__(
         self,
         domain_id: int,
-        kitchen: Kitchen,
+        kitchen: Domain,
         log_dir: Path,
         overrides: Mapping[str, Mapping[str, Any]],
         specs: tuple[NodeSpec, ...] = SIM_GRAPH,
@@ -306,7 +306,7 @@ class _AffordanceCheck:
     reads: once the server's answers equal these, the server reads the same (post-reset) state. Comparing
     with the same backend keeps the check valid for the learned model, whose values are not the analytic ones."""
 
-    def __init__(self, node: Node, kitchen: Kitchen, backend: str, match_stamps: bool) -> None:
+    def __init__(self, node: Node, kitchen: Domain, backend: str, match_stamps: bool) -> None:
         self._analytic = AffordanceModel()
         self._learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen) if backend == "learned" else None
         self._observations = (
@@ -335,7 +335,7 @@ class RosKitchenRunner:
 
     def __init__(
         self,
-        kitchen: Kitchen,
+        kitchen: Domain,
         episode_file: Path,
         log_dir: Path,
         llm: Mapping[str, Any],

@@ -37,10 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from llm_planner_ros.domain.definition import load_domain_files
+    from llm_planner_ros.domain.episodes import load_episodes
     from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
     from llm_planner_ros.evaluation.metrics import plan_metrics
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import (
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         override_options,
     )
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episodes = list(load_episodes(args.episodes, kitchen))
     if args.ids:
         wanted = set(args.ids.split(","))

@@ -82,15 +82,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measure(args: argparse.Namespace, console: Any) -> dict[str, Any]:
-    from llm_planner_ros.kitchen_domain import kitchen_skill_texts
-    from llm_planner_ros.kitchen_domain.paths import resolve_config
+    from llm_planner_ros.domain import domain_skill_texts
     from llm_planner_ros.llm.hf import HFLanguageModel
     from llm_planner_ros.llm.hf_loading import load_causal_lm
+    from llm_planner_ros.paths import resolve_config
     from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
 
     load_average = os.getloadavg()[0]
     prompt = SayCanPrompt.from_yaml(resolve_config(args.prompt_file, "saycan_prompt.yaml"))
-    skills = kitchen_skill_texts()
+    skills = domain_skill_texts()
     with console.status("loading the model (the first start de-quantizes the GGUF, ~20 s)"):
         loaded = load_causal_lm(args.model, args.device, args.threads, None, console.log)
     # Each HFLanguageModel has its own (initially empty) cache over the same weights.

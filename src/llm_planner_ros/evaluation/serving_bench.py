@@ -101,10 +101,10 @@ class _SharedService:
                 raise SystemExit(f"llm_service_node did not become ready: see {log_dir}")
 
     def measure(self, robots: int, instructions: int, episodes_file: Path, console: Any) -> dict[str, Any]:
-        from llm_planner_ros.kitchen_domain.episodes import load_episodes
-        from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+        from llm_planner_ros.domain.definition import load_domain_files
+        from llm_planner_ros.domain.episodes import load_episodes
 
-        kitchen = load_kitchen()
+        kitchen = load_domain_files()
         episodes = list(load_episodes(episodes_file, kitchen))
         robots_state = [self._robot(index, robots, kitchen) for index in range(robots)]
         steps: list[float] = []

@@ -257,12 +257,12 @@ class RankCheckingModel(LanguageModel):
 
 def check_episodes(loaded: Any, episodes_file: Path, console: Any) -> dict[str, Any]:
     """Every SayCan step of ``episodes_file`` ranked pruned and exhaustively (module docstring)."""
+    from llm_planner_ros.domain.definition import load_domain_files
+    from llm_planner_ros.domain.episodes import load_episodes
     from llm_planner_ros.evaluation.kitchen_benchmark import plan_in_process
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
     from llm_planner_ros.llm.hf import HFLanguageModel
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episodes = list(load_episodes(episodes_file, kitchen))
     model = RankCheckingModel(HFLanguageModel(loaded.model, loaded.tokenizer, loaded.name))
     planner = _saycan(model, kitchen, prune=True)

@@ -37,8 +37,8 @@ from llm_planner_ros.evaluation.bench_report import add_json_argument, write_jso
 from llm_planner_ros.options import finite_float
 
 if TYPE_CHECKING:
+    from llm_planner_ros.domain.episodes import EpisodeFile
     from llm_planner_ros.evaluation.ros_runner import SimGraph
-    from llm_planner_ros.kitchen_domain.episodes import EpisodeFile
     from llm_planner_ros.planning.plan_loop import PlanResult
 
 DEFAULT_RECORDING = Path("benchmarks/soak/recording.jsonl")
@@ -162,7 +162,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.paths import repo_path
 
     console = Console(highlight=False)
     recording = repo_path(args.recording)
@@ -275,12 +275,12 @@ def _record(args: argparse.Namespace, recording: Path, console: Any) -> int:
 
 def _start(args: argparse.Namespace, llm: Mapping[str, str], console: Any) -> tuple[SimGraph, EpisodeFile]:
     """The sim graph in this process's ROS_DOMAIN_ID, up and answering, and the workload's episodes."""
+    from llm_planner_ros.domain.definition import load_domain_files
+    from llm_planner_ros.domain.episodes import load_episodes
     from llm_planner_ros.evaluation.ros_runner import SimGraph
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.paths import repo_path
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episodes = load_episodes(repo_path(EPISODES_FILE), kitchen)
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="soak-bench-"))
     overrides = {"sim_world_node": {"time_scale": 0.0}, "llm_service": dict(llm)}

@@ -44,8 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.affordance.model import AffordanceModel
-    from llm_planner_ros.kitchen_domain.kitchen import kitchen_skills, load_kitchen
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.domain.definition import domain_skills, load_domain_files
+    from llm_planner_ros.paths import repo_path
     from llm_planner_ros.value_functions.analytic import skill_of, world_of
     from llm_planner_ros.value_functions.collector import PERCEPTION, SIMULATED, load_rollouts
     from llm_planner_ros.value_functions.features import LEARNED_FAMILIES
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.value_functions.metrics import brier, plot_reliability, reliability, roc_auc
     from llm_planner_ros.value_functions.training import served_observation, split_of
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     learned = LearnedAffordance(repo_path(args.weights), kitchen)
     analytic = AffordanceModel()
     rollouts = [r for path in args.rollouts if repo_path(path).exists() for r in load_rollouts(repo_path(path))]
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         curves[key] = {"learned": reliability(outcomes, ours), "analytic": reliability(outcomes, theirs)}
     plot_reliability(args.plot, curves)
     report["batch_latency_ms"] = _latency(
-        learned, analytic, [r.observation for r in test], kitchen, kitchen_skills(), args
+        learned, analytic, [r.observation for r in test], kitchen, domain_skills(), args
     )
     report["weights"] = str(args.weights)
     report["reliability_plot"] = str(args.plot)

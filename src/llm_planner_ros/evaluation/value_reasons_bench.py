@@ -42,11 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from llm_planner_ros.kitchen_domain.episodes import load_episodes
-    from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.domain.definition import load_domain_files
+    from llm_planner_ros.domain.episodes import load_episodes
     from llm_planner_ros.llm.factory import load_embedder, load_language_model
     from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.paths import repo_path
     from llm_planner_ros.physics_sim import PhysicsKitchen
     from llm_planner_ros.planning.physics_environment import PhysicsEnvironment
     from llm_planner_ros.planning.plan_loop import EndReason, run_plan
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     )
     from llm_planner_ros.value_functions.learned import LearnedAffordance
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     episodes = list(load_episodes(args.episodes, kitchen))
     if args.ids:
         wanted = set(args.ids.split(","))

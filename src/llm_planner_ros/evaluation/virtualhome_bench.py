@@ -88,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def plan_task(method: Any, task: Any, max_steps: int) -> dict[str, Any]:
     """Plan and execute one task; its row (plan, answer actions, how the plan ended, own goal check)."""
-    from llm_planner_ros.kitchen_domain.skill import TERMINATE
+    from llm_planner_ros.domain.skill import TERMINATE
     from llm_planner_ros.planning.decision import StepStatus
     from llm_planner_ros.planning.plan_loop import run_plan
     from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment

@@ -12,7 +12,7 @@ Serves:
 Publishes:
   /clock (rosgraph_msgs/Clock)        simulated time: run the other nodes with use_sim_time
   joint_states                        sensor_msgs/JointState of the Panda
-  sim/robot_state                     the robot-state record (llm_planner_ros/kitchen_domain/robot_state.py), from truth
+  sim/robot_state                     the robot-state record (llm_planner_ros/domain/robot_state.py), from truth
   camera/..., wrist_camera/...        color/image_raw (rgb8), depth/image_raw (32FC1, metres),
                                       color/camera_info, pose (PoseStamped of the optical frame in map)
   sim/ground_truth                    std_msgs/String JSON: GROUND TRUTH, for debugging and tests only
@@ -51,9 +51,9 @@ from std_msgs.msg import Header, String
 
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.kitchen_domain.config import ConfigError, Position
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.validation import ValidationError
+from llm_planner_ros.domain.config import ConfigError, Position
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.validation import ValidationError
 from llm_planner_ros.perception.geometry import Transform
 from llm_planner_ros.physics_sim.camera import Frame
 from llm_planner_ros.physics_sim.layout import Pose2D

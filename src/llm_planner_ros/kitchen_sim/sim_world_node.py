@@ -4,7 +4,7 @@ Publishes (reliable, transient-local depth 1, so late subscribers get the curren
 every ``publish_period_s`` and on every change, both messages of one state with the same stamp):
   /scene/objects     llm_planner_interfaces/SceneObjectArray   objects, pose at their place, confidence 1
   /sim/robot_state   std_msgs/String                           JSON record, see
-  llm_planner_ros.kitchen_domain.robot_state
+  llm_planner_ros.domain.robot_state
 Serves:
   /sim/apply_skill   llm_planner_interfaces/action/ExecuteSkill   the executors' sim backend sends skills
                      here; feedback gives phase and progress; cancel stops the skill with the world unchanged
@@ -29,14 +29,14 @@ from std_msgs.msg import String
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.kitchen_domain.config import ConfigError
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.execution import Phase, SkillTiming, run_skill
-from llm_planner_ros.kitchen_domain.failures import FailureInjector
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.skill import DRAWER, PICK, PLACE
-from llm_planner_ros.kitchen_domain.world import SkillError, World
+from llm_planner_ros.domain.config import ConfigError
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.execution import Phase, SkillTiming, run_skill
+from llm_planner_ros.domain.failures import FailureInjector
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.skill import DRAWER, PICK, PLACE
+from llm_planner_ros.domain.world import SkillError, World
 from llm_planner_ros.ros.messages import scene_objects_msg, skill_from_msg
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
@@ -81,7 +81,7 @@ class SimWorldNode(Node):
         super().__init__("sim_world_node")
         p = declare_parameters(self, PARAMETERS)
         try:
-            self._kitchen = load_kitchen(p["world_file"] or None, p["skills_file"] or None)
+            self._kitchen = load_domain_files(p["world_file"] or None, p["skills_file"] or None)
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the kitchen configuration: {error}") from error
         self._timing = SkillTiming(

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from llm_planner_ros.kitchen_domain.domain_folder import domain_adapter_file, is_packaged_world
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.domain_folder import domain_adapter_file, is_packaged_world
 from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
 
 BACKENDS = ("hf", "openai", "replay")
@@ -176,9 +176,9 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
 def adapter_file(settings: LLMConfig) -> Path | None:
     """The adapter the hf backend merges: ``auto`` gives the embedded model its SayCan adapter and any
     other model none (an adapter only fits the weights it was trained on); relative paths are packaged
-    files (``llm_planner_ros.kitchen_domain.paths.repo_path``: the checkout's, else the install's share folder), so a
+    files (``llm_planner_ros.paths.repo_path``: the checkout's, else the install's share folder), so a
     node started from another folder finds the same file."""
-    from llm_planner_ros.kitchen_domain.paths import repo_path
+    from llm_planner_ros.paths import repo_path
 
     if settings.adapter == AUTO_ADAPTER:
         return None if settings.model else repo_path(EMBEDDED_ADAPTER)
@@ -189,7 +189,7 @@ def adapter_file(settings: LLMConfig) -> Path | None:
     return repo_path(Path(settings.adapter).expanduser())
 
 
-def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Kitchen | None = None) -> dict[str, Any]:
+def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Domain | None = None) -> dict[str, Any]:
     """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal) in
     ``kitchen``'s domain (default: the packaged kitchen). The embedded model gets the adapter trained for
     that method and domain unless ``config`` names an adapter, another model or another backend: in the

@@ -44,8 +44,8 @@ from visualization_msgs.msg import MarkerArray
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import LanguageModel, LLMError
 from llm_planner_ros.llm.factory import LLMConfig, load_embedder, load_language_model
 from llm_planner_ros.nodes.goal_control import ClientWatch, EStop, GoalSlot
@@ -176,7 +176,7 @@ _PARAMETERS = {
     "frame_id": Parameter("map", "frame of the RViz markers"),
     "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray of the perceived (or simulated) objects", read_only=True),
     "robot_state_topic": Parameter(
-        ROBOT_STATE_TOPIC, "robot-state JSON record (llm_planner_ros.kitchen_domain.robot_state)", read_only=True
+        ROBOT_STATE_TOPIC, "robot-state JSON record (llm_planner_ros.domain.robot_state)", read_only=True
     ),
     "match_stamps": Parameter(
         True, "pair scene and robot state by stamp (true for the simulator, false on a robot)", read_only=True
@@ -225,7 +225,7 @@ class PlannerNode(Node):
         super().__init__("planner")
         declare_parameters(self, DECLARED_PARAMETERS)
         try:
-            self._kitchen: Kitchen = load_kitchen(self._str("world_file") or None, self._str("skills_file") or None)
+            self._kitchen: Domain = load_domain_files(self._str("world_file") or None, self._str("skills_file") or None)
             self._planner_options = load_planner_options(self._str("planners_file") or None)
         except (ValueError, OSError) as error:  # ConfigError included
             raise StartupError(

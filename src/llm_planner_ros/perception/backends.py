@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.perception.detection import Detector, DetectorError
 from llm_planner_ros.perception.proposals import ProposalConfig
 

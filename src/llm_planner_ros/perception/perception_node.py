@@ -45,8 +45,8 @@ from visualization_msgs.msg import MarkerArray
 
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import ClearScene
-from llm_planner_ros.kitchen_domain.config import ConfigError, KitchenConfig, load_kitchen_config
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
+from llm_planner_ros.domain.config import ConfigError, DomainConfig, load_domain_config
+from llm_planner_ros.domain.robot_state import RobotState
 from llm_planner_ros.perception.backends import BACKENDS, BackendOptions, make_detector
 from llm_planner_ros.perception.detection import DetectorError, View
 from llm_planner_ros.perception.geometry import Transform
@@ -104,8 +104,7 @@ PARAMETERS = {
     "forget_after_s": Parameter(60.0, "objects not seen for this long leave the scene", minimum=0.0),
     "robot_state_topic": Parameter(
         "",
-        "robot-state record (JSON, llm_planner_ros.kitchen_domain.robot_state): picked-up objects leave the scene "
-        "(empty: off)",
+        "robot-state record (JSON, llm_planner_ros.domain.robot_state): picked-up objects leave the scene (empty: off)",
     ),
     "reach_m": Parameter(1.2, "farthest an object the robot picks up stands from its base (m)", minimum=0.0),
 }
@@ -118,7 +117,7 @@ class PerceptionNode(Node):
         super().__init__("perception")
         p = declare_parameters(self, PARAMETERS)
         try:
-            world = load_kitchen_config(p["world_file"] or None)
+            world = load_domain_config(p["world_file"] or None)
         except (ConfigError, OSError) as error:
             raise StartupError(f"cannot load the world file: {error}") from error
         if len(p["camera_pose"]) != 7:
@@ -343,7 +342,7 @@ def _not_held(holding: tuple[str, tuple[float, float]] | None, reach: float) -> 
     return lambda obs: obs.label != label or math.hypot(obs.centre[0] - x, obs.centre[1] - y) > reach
 
 
-def _queries(world: KitchenConfig) -> list[str]:
+def _queries(world: DomainConfig) -> list[str]:
     """The world's object labels, each followed by its synonyms."""
     return [text for label in world.labels for text in world.names(label)]
 

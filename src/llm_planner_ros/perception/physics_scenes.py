@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pybullet as pb
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
 from llm_planner_ros.perception.detection import View
 from llm_planner_ros.perception.geometry import Intrinsics, Transform
 from llm_planner_ros.physics_sim import KitchenLayout, PhysicsKitchen, Pose2D
@@ -67,7 +67,7 @@ def instance_layout(layout: KitchenLayout, split: str, index: int) -> KitchenLay
 class PhysicsSceneRenderer:
     """Renders the scenes of one split by seed, keeping the physics kitchen of the current instance set."""
 
-    def __init__(self, kitchen: Kitchen, layout: KitchenLayout, split: str) -> None:
+    def __init__(self, kitchen: Domain, layout: KitchenLayout, split: str) -> None:
         if split not in SPLITS:
             raise ValueError(f"unknown split {split!r}: use one of {sorted(SPLITS)}")
         self._kitchen = kitchen

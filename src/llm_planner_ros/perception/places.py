@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain.config import KitchenConfig
+from llm_planner_ros.domain.config import DomainConfig
 
 # How far (m) from a place's standing point an object still counts as at it: perception_node's
 # ``place_radius_m`` default, and what every offline user of the pipeline assigns with.
@@ -28,7 +28,7 @@ class PlaceAssigner:
         self._max = max_distance
 
     @classmethod
-    def of_world(cls, world: KitchenConfig, max_distance: float) -> PlaceAssigner:
+    def of_world(cls, world: DomainConfig, max_distance: float) -> PlaceAssigner:
         """The places of a world file, its drawer's included (a place of its own there)."""
         places = {name: (pos.x, pos.y) for name, pos in world.locations.items()}
         if world.drawer is not None:

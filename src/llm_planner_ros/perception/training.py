@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.detection import View
@@ -64,7 +64,7 @@ class SceneSources:
     and
     ``physics`` (``llm_planner_ros.perception.physics_scenes``, train split; its kitchen is built on first use)."""
 
-    def __init__(self, kitchen: Kitchen) -> None:
+    def __init__(self, kitchen: Domain) -> None:
         self._kitchen = kitchen
         self._labels = list(kitchen.config.labels)
         self._places = {name: (p.x, p.y) for name, p in kitchen.config.locations.items()}
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="keep finished shards and continue from the checkpoint")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     labels = list(kitchen.config.labels)
     sources = SceneSources(kitchen)
     try:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pybullet as pb
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
 from llm_planner_ros.physics_sim import assets
 from llm_planner_ros.physics_sim.layout import Furniture, KitchenLayout, ObjectModel
 

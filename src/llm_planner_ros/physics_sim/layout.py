@@ -4,7 +4,7 @@ A place's point (world file) is where its objects stand; the robot works at it f
 metres before it, facing it (the convention of the robot's map, config/robot_map.yaml); a piece of
 furniture may set its own (the drawer cabinet: the robot stands back from the drawer it pulls out).
 
-Pure geometry from two files: the world file (``kitchen_domain.KitchenConfig``: places and their 2-D
+Pure geometry from two files: the world file (``domain.DomainConfig``: places and their 2-D
 points) and config/physics_kitchen.yaml (what stands at each place, what each label looks like). No
 PyBullet here, so the geometry is testable on its own.
 
@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.config import KitchenConfig
-from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
+from llm_planner_ros.domain.config import DomainConfig
+from llm_planner_ros.domain.validation import Checker, ValidationError, join
+from llm_planner_ros.paths import resolve_config
 
 LAYOUT_FILE = "physics_kitchen.yaml"
 FURNITURE_KINDS = ("counter", "table", "bin", "drawers")
@@ -140,7 +140,7 @@ class KitchenLayout:
         return spots
 
 
-def load_layout(config: KitchenConfig, path: str | Path | None = None) -> KitchenLayout:
+def load_layout(config: DomainConfig, path: str | Path | None = None) -> KitchenLayout:
     """The layout of ``config``'s world from config/physics_kitchen.yaml (or ``path``); LayoutError lists
     every problem, including places and labels of the world file the layout lacks."""
     source = resolve_config(path, LAYOUT_FILE)
@@ -152,7 +152,7 @@ def load_layout(config: KitchenConfig, path: str | Path | None = None) -> Kitche
     return layout
 
 
-def _parse(data: Any, config: KitchenConfig, check: Checker) -> KitchenLayout | None:
+def _parse(data: Any, config: DomainConfig, check: Checker) -> KitchenLayout | None:
     top = check.mapping(
         data,
         "",
@@ -206,7 +206,7 @@ def _named_states(value: Any, check: Checker) -> dict[str, tuple[float, ...]]:
     return states
 
 
-def _furniture(place: str, value: Any, config: KitchenConfig, standoff: float, check: Checker) -> Furniture | None:
+def _furniture(place: str, value: Any, config: DomainConfig, standoff: float, check: Checker) -> Furniture | None:
     where = join("furniture", place)
     entry = check.mapping(value, where, required=("kind", "facing_deg", "edge", "size"), optional=("standoff",))
     if entry is None:

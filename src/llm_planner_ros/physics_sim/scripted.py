@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import pybullet as pb
 import yaml
 
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE
-from llm_planner_ros.kitchen_domain.world import SkillError
+from llm_planner_ros.domain.skill import DRAWER, FIND, GOTO, PICK, PLACE, TERMINATE
+from llm_planner_ros.domain.world import SkillError
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.physics_sim.motions import Motion, Outcome
 from llm_planner_ros.physics_sim.robot import GRIPPER_OPEN_ABOVE, LINK_INDEX
 from llm_planner_ros.physics_sim.simulation import PhysicsKitchen

@@ -5,7 +5,7 @@ cameras and ground truth. ROS-free; ``physics_sim_node`` is a thin adapter aroun
     motion = sim.run(sim.navigate(sim.standing_pose("far counter")))   # steps until it ends
     motion.outcome, motion.message                                       # Outcome.SUCCEEDED, "reached ..."
     sim.render("head").rgb                                               # (240, 320, 3) uint8
-    sim.truth().world(sim.kitchen)                                       # kitchen_domain World of the physics state
+    sim.truth().world(sim.kitchen)                                       # domain World of the physics state
 
 Grasping: closing the gripper drives the fingers with a bounded force until they stop. If both fingers
 then touch the same object (or the drawer's handle), a fixed constraint attaches it to the hand; the
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pybullet as pb
 
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.scene import Scene
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.scene import Scene
 from llm_planner_ros.physics_sim.builder import BuiltKitchen, KitchenBuilder
 from llm_planner_ros.physics_sim.camera import CameraSpec, Frame, render
 from llm_planner_ros.physics_sim.layout import KitchenLayout, Pose2D, load_layout
@@ -70,7 +70,7 @@ class PhysicsKitchen:
 
     def __init__(
         self,
-        kitchen: Kitchen,
+        kitchen: Domain,
         layout: KitchenLayout,
         scene: Scene,
         episode: str = "",
@@ -113,7 +113,7 @@ class PhysicsKitchen:
         **options: object,
     ) -> PhysicsKitchen:
         """The kitchen of the world file with an episode's initial scene (or the world's default scene)."""
-        kitchen = load_kitchen(world_file, skills_file)
+        kitchen = load_domain_files(world_file, skills_file)
         layout = load_layout(kitchen.config, layout_file)
         scene, episode = scene_of(kitchen, episode_file, episode_id)
         return cls(kitchen, layout, scene, episode, **options)  # type: ignore[arg-type]
@@ -601,7 +601,7 @@ def _folded(joints: Sequence[float]) -> bool:
     return all(abs(a - b) < 0.15 for a, b in zip(joints[1:], TUCKED[1:], strict=True))
 
 
-def scene_of(kitchen: Kitchen, episode_file: str, episode_id: str) -> tuple[Scene, str]:
+def scene_of(kitchen: Domain, episode_file: str, episode_id: str) -> tuple[Scene, str]:
     """The initial scene of an episode (or the world's default scene when no file); ValueError says why not."""
     if not episode_file:
         if episode_id:

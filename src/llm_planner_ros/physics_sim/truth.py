@@ -5,7 +5,7 @@ just above) its top, inside the bin, or inside the drawer's tray; held when it i
 gripper; ``None`` when it lies anywhere else (on the floor, knocked off). The robot is ``at`` the
 place whose standing point is nearest (within ``AT_TOLERANCE_M`` it counts as a visit).
 
-``Truth.world(kitchen)`` builds a ``kitchen_domain.World`` from it, so goal conditions (episode
+``Truth.world(kitchen)`` builds a ``domain.World`` from it, so goal conditions (episode
 success) run on physics state; objects with no place are left out of that world, so a coke on the
 floor is nowhere a goal could want it.
 """
@@ -16,10 +16,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.physics_sim.builder import DRAWER_HEIGHT
 from llm_planner_ros.physics_sim.layout import Furniture, KitchenLayout, Pose2D
 
@@ -60,7 +60,7 @@ class Truth:
         placed = tuple(ObjectInstance(o.id, o.label, o.at) for o in self.objects if o.at is not None)
         return Scene(self.robot_at, placed, self.drawer_open)
 
-    def world(self, kitchen: Kitchen) -> World:
+    def world(self, kitchen: Domain) -> World:
         return World(kitchen, self.scene(), self.visited)
 
     def unplaced(self) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from llm_planner_ros.babyai_domain.episodes import Episode
 from llm_planner_ros.babyai_domain.world import DONE, BabyAIWorld, admissible_actions, world_for_episode
-from llm_planner_ros.kitchen_domain.skill import PICK, PLACE, TERMINATE, Skill
+from llm_planner_ros.domain.skill import PICK, PLACE, TERMINATE, Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 
 TOGGLE = "toggle"

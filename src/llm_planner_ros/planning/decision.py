@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.domain_folder import (
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.domain_folder import (
     build_command,
     domain_adapter_file,
     domain_bank_file,
     is_packaged_world,
 )
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 
 # Examples a prompt shows in a domain without an adapter, where the method's option asks for none
@@ -32,18 +32,18 @@ class MissingDomainBankError(InputError, FileNotFoundError):
     """A domain other than the packaged kitchen has no example bank yet; the message has the command."""
 
 
-def uses_packaged_examples(kitchen: Kitchen) -> bool:
+def uses_packaged_examples(kitchen: Domain) -> bool:
     """Whether methods read their packaged example files: only in the world they were written for."""
     return is_packaged_world(kitchen)
 
 
-def prompt_shows_examples(kitchen: Kitchen, method: str) -> bool:
+def prompt_shows_examples(kitchen: Domain, method: str) -> bool:
     """Whether ``method``'s prompt must show examples in ``kitchen``'s domain: no adapter trained for that
     method and domain knows the format. Never in the packaged kitchen, whose methods have their adapters."""
     return not is_packaged_world(kitchen) and domain_adapter_file(kitchen, method) is None
 
 
-def domain_bank(kitchen: Kitchen) -> tuple[Path, list[PlanExample]]:
+def domain_bank(kitchen: Domain) -> tuple[Path, list[PlanExample]]:
     """The path and examples of the domain's bank; MissingDomainBankError says how to build it."""
     path = domain_bank_file(kitchen)
     if not path.is_file():

@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterable, Sequence
 
-from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.skill import GOTO, Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.progprompt.validator import HAND_WORDS, PREDICATES
 from llm_planner_ros.planning.progprompt.vocabulary import LOCATION, OBJECT, Vocabulary
 

@@ -33,13 +33,13 @@ from pathlib import Path
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.config import HELD, KitchenConfig
-from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
-from llm_planner_ros.kitchen_domain.hidden_text import MIXED_SCRIPT_FIX, hidden_character, mixed_script_word
-from llm_planner_ros.kitchen_domain.hidden_text import WORD as _WORD
-from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.config import HELD, DomainConfig
+from llm_planner_ros.domain.domain_folder import PACKAGED_WORLD
+from llm_planner_ros.domain.hidden_text import MIXED_SCRIPT_FIX, hidden_character, mixed_script_word
+from llm_planner_ros.domain.hidden_text import WORD as _WORD
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
+from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.hold_back.requests import RequestKind
 from llm_planner_ros.planning.hold_back.screen import RequestScreen
@@ -107,7 +107,7 @@ class ObjectVocabulary:
     forms: Mapping[str, str]
 
     @classmethod
-    def of_kitchen(cls, config: KitchenConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
+    def of_kitchen(cls, config: DomainConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
         """The kitchen's labels, their synonyms (reported as the label) and ``other_objects`` (default:
         config/other_objects.yaml), each with its plurals. ValueError for another object that shares a
         word with a kitchen label, synonym or place: it would be found inside the kitchen's own names

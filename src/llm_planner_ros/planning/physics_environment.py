@@ -14,9 +14,9 @@ import random
 from collections.abc import Sequence
 
 from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.physics_sim import PhysicsKitchen
 from llm_planner_ros.physics_sim.scripted import ScriptedSkills
 from llm_planner_ros.planning.environment import SkillOutcome
@@ -32,7 +32,7 @@ class PhysicsEnvironment:
     ``execute`` outcomes: the scripted skill's success and message (a failed pick leaves the object
     where it was; a dropped object lies where physics left it)."""
 
-    def __init__(self, sim: PhysicsKitchen, kitchen: Kitchen, learned: LearnedAffordance | None) -> None:
+    def __init__(self, sim: PhysicsKitchen, kitchen: Domain, learned: LearnedAffordance | None) -> None:
         self.sim = sim
         self.kitchen = kitchen
         self._learned = learned

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.planning.decision import StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.environment import PlanningEnvironment, SkillOutcome
 from llm_planner_ros.planning.scene_change import PlanHolder, ScenePlanCheck

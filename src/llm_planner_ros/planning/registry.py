@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.base import Embedder, LanguageModel
+from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.plan_loop import Planner
 
 if TYPE_CHECKING:  # the models module loads torch: only methods that use it import it
@@ -49,7 +49,7 @@ class PlannerResources:
     Can or Pay model served at that ROS service (None outside a node)."""
 
     model: LanguageModel
-    kitchen: Kitchen
+    kitchen: Domain
     embedder_factory: Callable[[], Embedder]
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     scorer_service: Callable[[str, str], CanPayScorer] | None = None

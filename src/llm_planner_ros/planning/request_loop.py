@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.environment import PlanningEnvironment
@@ -33,7 +33,7 @@ class RequestChecks:
 
     @classmethod
     def of_domain(
-        cls, kitchen: Kitchen, embedder: Embedder | None, confidence: float = DEFAULT_HOLD_BACK_CONFIDENCE
+        cls, kitchen: Domain, embedder: Embedder | None, confidence: float = DEFAULT_HOLD_BACK_CONFIDENCE
     ) -> RequestChecks:
         """The checks the planner node runs by default, for ``kitchen``'s domain; ``embedder`` None leaves
         the hold-back model out."""

@@ -38,10 +38,10 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance
-from llm_planner_ros.kitchen_domain.skill import FIND, GOTO, TERMINATE, Skill
-from llm_planner_ros.kitchen_domain.world import SkillError, World
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.scene import ObjectInstance
+from llm_planner_ros.domain.skill import FIND, GOTO, TERMINATE, Skill
+from llm_planner_ros.domain.world import SkillError, World
 
 # Skill families that never move an object: finding one or going somewhere moves only the robot.
 _MOVE_NO_OBJECT = frozenset({FIND, GOTO, TERMINATE})

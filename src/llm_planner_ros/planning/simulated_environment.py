@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.kitchen_domain.failures import FailureInjector
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.failures import FailureInjector
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.environment import SkillOutcome
 
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import Embedder
 
 
@@ -44,7 +44,7 @@ class SkillProjector:
         return skills[best], float(row[best])
 
 
-def require_skill_texts(texts: Iterable[str], kitchen: Kitchen, source: str) -> None:
+def require_skill_texts(texts: Iterable[str], kitchen: Domain, source: str) -> None:
     """Raise ValueError naming every text of ``texts`` that is no skill of the kitchen's library (drawer
     skills included); example plans are written in skill texts, and a typo would teach the model a step
     the robot does not have."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.virtualhome_domain.instruction import STATES, render_instruction
 from llm_planner_ros.virtualhome_domain.tasks import Action, Task, planner_for, quiet

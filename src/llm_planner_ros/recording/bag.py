@@ -16,7 +16,7 @@ from typing import BinaryIO
 import yaml
 from mcap.writer import CompressionType, Writer
 
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.recording.message_definitions import schema_text
 
 METADATA_FILE = "metadata.yaml"

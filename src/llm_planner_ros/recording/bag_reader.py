@@ -29,7 +29,7 @@ from mcap.opcode import Opcode
 from mcap.records import Channel, Chunk, ChunkIndex, DataEnd, Footer, Message, Schema
 from mcap.stream_reader import CRCValidationError, StreamReader, breakup_chunk
 
-from llm_planner_ros.kitchen_domain.validation import InputError
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.recording.bag import METADATA_FILE
 
 MCAP_MAGIC = b"\x89MCAP0\r\n"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.skill import DRAWER, Skill
+from llm_planner_ros.domain.skill import DRAWER, Skill
 from llm_planner_ros.robot_motion.geometry import Pose, Quaternion, frame_quaternion
 from llm_planner_ros.robot_motion.manipulation import (
     ArmMove,

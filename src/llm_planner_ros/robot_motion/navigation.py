@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llm_planner_ros.kitchen_domain.skill import FIND, GOTO, Skill
-from llm_planner_ros.kitchen_domain.world import PUT_AWAY_PLACES
+from llm_planner_ros.domain.skill import FIND, GOTO, Skill
+from llm_planner_ros.domain.world import PUT_AWAY_PLACES
 from llm_planner_ros.robot_motion.geometry import Pose
 from llm_planner_ros.robot_motion.place_map import PlaceMap
 from llm_planner_ros.robot_motion.scene_objects import PerceivedObject

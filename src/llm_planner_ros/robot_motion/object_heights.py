@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.paths import read_config_yaml
-from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
+from llm_planner_ros.domain.validation import Checker, ValidationError, join
+from llm_planner_ros.paths import read_config_yaml
 
 HEIGHTS_FILE = "object_heights.yaml"
 

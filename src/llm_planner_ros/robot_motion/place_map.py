@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.paths import read_config_yaml
-from llm_planner_ros.kitchen_domain.validation import Checker, ValidationError, join
+from llm_planner_ros.domain.validation import Checker, ValidationError, join
+from llm_planner_ros.paths import read_config_yaml
 from llm_planner_ros.robot_motion.geometry import Pose, Vector, yaw_quaternion
 
 MAP_FILE = "robot_map.yaml"

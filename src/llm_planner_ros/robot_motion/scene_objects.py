@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from llm_planner_ros.kitchen_domain.config import HELD
+from llm_planner_ros.domain.config import HELD
 from llm_planner_ros.robot_motion.geometry import Pose
 
 

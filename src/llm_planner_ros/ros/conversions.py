@@ -6,7 +6,7 @@ from __future__ import annotations
 from builtin_interfaces.msg import Time
 
 from llm_planner_interfaces.msg import PlanStep, SkillScore
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.planning.decision import CandidateScore, StepRecord, StepStatus
 from llm_planner_ros.ros.messages import skill_from_msg, skill_to_msg
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.paths import config_file
 
 PROFILES_FILE = "fastdds_profiles.xml"
 # Fast DDS 2.x reads the first; 3.x the second. A user's value in either one wins.

@@ -9,9 +9,9 @@ from geometry_msgs.msg import PoseStamped, Vector3
 
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
 from llm_planner_interfaces.msg import Skill as SkillMsg
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.scene import ObjectInstance
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 
 
 def skill_to_msg(skill: Skill) -> SkillMsg:

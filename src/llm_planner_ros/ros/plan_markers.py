@@ -6,7 +6,7 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import Point
 from visualization_msgs.msg import Marker, MarkerArray
 
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 
 NAMESPACE = "llm_planner"

@@ -9,7 +9,7 @@ call has a timeout, and a server that is missing or fails ends the plan with a r
 this plan used before and is gone, is given up within ``server_lost_s``.
 
 When an executor gives no answer (it timed out, or left the graph mid-skill), the skill's outcome is
-read back from the world state (``llm_planner_ros.kitchen_domain.outcome``), so the plan goes on from what the robot
+read back from the world state (``llm_planner_ros.domain.outcome``), so the plan goes on from what the robot
 really did: a skill the world shows done succeeded. A lost executor also ends the plan (ERROR): the
 skills it runs cannot run until it is restarted.
 """
@@ -25,9 +25,9 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteSkill
-from llm_planner_ros.kitchen_domain.outcome import ReadBack, read_back, shows_effects
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.outcome import ReadBack, read_back, shows_effects
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
 from llm_planner_ros.ros.action_client import RaceFreeActionClient

@@ -13,11 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, SceneError, scene_from_initial
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.scene import ObjectInstance, SceneError, scene_from_initial
+from llm_planner_ros.domain.world import World
 
 Stamp = tuple[int, int]
 # A stamp this close to the reader's clock is taken to be of that clock (wall time against a simulator's
@@ -77,7 +77,7 @@ class StateAssembler:
     could not be assembled.
     """
 
-    def __init__(self, kitchen: Kitchen, match_stamps: bool = True) -> None:
+    def __init__(self, kitchen: Domain, match_stamps: bool = True) -> None:
         self.kitchen = kitchen
         self.match_stamps = match_stamps
         self.error: str | None = None

@@ -23,8 +23,8 @@ from rclpy.node import Node
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import ClearScene, LoadEpisode
-from llm_planner_ros.kitchen_domain.skill import GOTO, Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.skill import GOTO, Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.messages import skill_to_msg

@@ -2,7 +2,7 @@
 
 With the simulator: /scene/objects and /sim/robot_state from sim_world_node (stamps matched). On a
 robot: the perception node's /scene/objects and a robot-state topic in the same JSON record
-(llm_planner_ros.kitchen_domain.robot_state), published from localization and the gripper (``match_stamps`` off).
+(llm_planner_ros.domain.robot_state), published from localization and the gripper (``match_stamps`` off).
 A perception node publishes the scene with every frame it processes; with ``max_scene_age_s`` set, a
 scene not renewed for that long (the camera or perception stopped) is a ``problem``, so a plan ends with
 that reason instead of acting on what the robot saw long ago.
@@ -17,9 +17,9 @@ from rclpy.node import Node
 from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import SceneObjectArray
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.robot_state import RobotState
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.ros.messages import objects_from_msg, stamp_of
 from llm_planner_ros.ros.state_provider import Stamp, StateAssembler, StateProvider
 from llm_planner_ros.ros.topics import STATE_QOS, full_name
@@ -31,7 +31,7 @@ class TopicStateProvider(StateProvider):
     def __init__(
         self,
         node: Node,
-        kitchen: Kitchen,
+        kitchen: Domain,
         scene_topic: str,
         robot_state_topic: str,
         match_stamps: bool,

@@ -2,7 +2,7 @@
 ``cli.domain_command``).
 
 Each episode of the folder's ``train.yaml`` (or ``--train``) is solved by the A* oracle in the domain's
-own rules (``kitchen_domain.oracle.shortest_plan``), and the request, its scene line and the plan become
+own rules (``domain.oracle.shortest_plan``), and the request, its scene line and the plan become
 one example of ``DIR/bank.jsonl``, the file every method takes its prompt examples from in that domain
 (``planning.domain_examples``) and the adapter trainer reads (``training.saycan_adapter --domain DIR``).
 
@@ -22,9 +22,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.episodes import Episode, load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import Episode, load_episodes
+from llm_planner_ros.domain.oracle import shortest_plan
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
@@ -35,7 +35,7 @@ from llm_planner_ros.training.saycan_bank import normalized
 HOLD_BACK_KIND = "hold_back"
 
 
-def bank_example(episode: Episode, raw: dict[str, Any], kitchen: Kitchen) -> PlanExample | None:
+def bank_example(episode: Episode, raw: dict[str, Any], kitchen: Domain) -> PlanExample | None:
     """The bank example of one training episode (``raw``: its mapping in the file), None when the oracle
     finds no plan within its ``max_steps``."""
     world = episode.world(kitchen)
@@ -54,7 +54,7 @@ def bank_example(episode: Episode, raw: dict[str, Any], kitchen: Kitchen) -> Pla
     )
 
 
-def held_out_requests(files: Iterable[Path], kitchen: Kitchen) -> dict[str, str]:
+def held_out_requests(files: Iterable[Path], kitchen: Domain) -> dict[str, str]:
     """Every request of the evaluation episode ``files``, compared ``normalized``, to "<file>: <episode id>"."""
     requests: dict[str, str] = {}
     for path in files:
@@ -63,7 +63,7 @@ def held_out_requests(files: Iterable[Path], kitchen: Kitchen) -> dict[str, str]
     return requests
 
 
-def hold_back_examples(kitchen: Kitchen, count: int, seed: int) -> list[PlanExample]:
+def hold_back_examples(kitchen: Domain, count: int, seed: int) -> list[PlanExample]:
     """``count`` bank examples of requests the robot holds back on (stop, out of scope, unsafe, in turn),
     generated from the domain's own names and skills (planning.hold_back.requests, training patterns),
     each in the domain's default scene with the plan ``done``: what an adapter trained on the bank, and a

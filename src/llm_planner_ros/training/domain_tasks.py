@@ -26,8 +26,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.skill import FactChange
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill import FactChange
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_bank import normalized, solve_task
@@ -81,7 +81,7 @@ class Task:
 class TaskWriter:
     """Draws tasks of one domain with one random generator (the same seed gives the same tasks)."""
 
-    def __init__(self, kitchen: Kitchen, rng: random.Random) -> None:
+    def __init__(self, kitchen: Domain, rng: random.Random) -> None:
         self.kitchen = kitchen
         self.rng = rng
         places = kitchen.config.places(with_drawer=False)
@@ -198,7 +198,7 @@ def _labels(goal: dict[str, Any]) -> set[str]:
     return {at["label"]} if isinstance(at, dict) else set()
 
 
-def generate_examples(kitchen: Kitchen, count: int, seed: int, exclude: Iterable[str] = ()) -> Iterator[PlanExample]:
+def generate_examples(kitchen: Domain, count: int, seed: int, exclude: Iterable[str] = ()) -> Iterator[PlanExample]:
     """``count`` solvable examples of ``kitchen``'s domain drawn with ``seed``. A task whose goal holds
     already, that the oracle cannot solve within MAX_PLAN skills, or whose request is in ``exclude``
     (compared ``normalized``) is drawn again."""

@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain.domain_folder import is_packaged_world, load_domain
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.domain_folder import is_packaged_world, load_domain
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.hold_back.classifier import CLASSES, DomainScope, HoldBackModel, features
 from llm_planner_ros.planning.hold_back.requests import (
@@ -90,11 +90,11 @@ def synthetic_domain(rng: random.Random) -> DomainVocabulary:
     return of_names(objects, places, phrases)
 
 
-def shipped_domains() -> list[tuple[str, Kitchen]]:
-    return [("saycan_kitchen", load_kitchen()), ("office", load_domain("domains/office"))]
+def shipped_domains() -> list[tuple[str, Domain]]:
+    return [("saycan_kitchen", load_domain_files()), ("office", load_domain("domains/office"))]
 
 
-def bank_tasks(kitchen: Kitchen, count: int, rng: random.Random) -> list[str]:
+def bank_tasks(kitchen: Domain, count: int, rng: random.Random) -> list[str]:
     """Up to ``count`` instructions of the domain's bank (its training requests)."""
     examples = load_bank(repo_path(BANK_FILE)) if is_packaged_world(kitchen) else domain_bank(kitchen)[1]
     instructions = sorted({example.instruction for example in examples})

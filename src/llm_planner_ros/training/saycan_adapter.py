@@ -58,14 +58,14 @@ from typing import Any
 
 import torch
 
-from llm_planner_ros.kitchen_domain.domain_folder import is_packaged_world, load_domain
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path, resolve_config
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.domain_folder import is_packaged_world, load_domain
 from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import repo_path, resolve_config
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
@@ -405,7 +405,7 @@ def _method_sequences(
     chosen: Sequence[PlanExample],
     console: Any,
 ) -> list[TrainingSequence]:
-    kitchen = load_domain(args.domain) if args.domain else load_kitchen()
+    kitchen = load_domain(args.domain) if args.domain else load_domain_files()
     if args.domain and method == PROGPROMPT and args.program_examples == "file":
         raise SystemExit(
             "--domain trains progprompt with --program-examples none only: its prompt would show the kitchen's "
@@ -439,12 +439,12 @@ def program_sequences(
     chosen: Sequence[PlanExample],
     show_examples: bool = True,
     scene_context: bool = False,
-    kitchen: Kitchen | None = None,
+    kitchen: Domain | None = None,
 ) -> list[TrainingSequence]:
     """ProgPrompt: each chosen example as the planner's program prompt (with or without the example
     programs, with or without the scene comment) and the oracle plan as a program, in ``kitchen``'s domain
     (default the packaged kitchen)."""
-    kitchen = kitchen or load_kitchen()
+    kitchen = kitchen or load_domain_files()
     examples = load_examples(resolve_config(None, EXAMPLES_FILE)) if show_examples else None
     return [encode_program(tokenizer, kitchen, examples, example, scene_context) for example in chosen]
 
@@ -454,14 +454,14 @@ def plan_sequences(
     chosen: Sequence[PlanExample],
     replan_share: float,
     rng: random.Random,
-    kitchen: Kitchen | None = None,
+    kitchen: Domain | None = None,
 ) -> list[TrainingSequence]:
     """LLM-Planner: each chosen example as the planner's plan prompt (the introduction of its examples
     file, no examples, the scene line) and the rest of the oracle plan; a ``replan_share`` of those with
     three steps or more are cut after a random number of completed steps (a re-plan's prompt). In another
     domain than the packaged kitchen (``kitchen``) the prompt has the default introduction, as the planner's."""
     if kitchen is None or is_packaged_world(kitchen):
-        kitchen = kitchen or load_kitchen()
+        kitchen = kitchen or load_domain_files()
         prompt, _ = load_plan_examples(resolve_config(None, PLAN_EXAMPLES_FILE))
     else:
         prompt = LlmPlannerPrompt()
@@ -475,13 +475,13 @@ def plan_sequences(
 
 
 def step_sequences(
-    tokenizer: Any, chosen: Sequence[PlanExample], scene_context: bool = False, kitchen: Kitchen | None = None
+    tokenizer: Any, chosen: Sequence[PlanExample], scene_context: bool = False, kitchen: Domain | None = None
 ) -> list[TrainingSequence]:
     """Zero-shot: each chosen example as the planner's step prompts after its nearest demonstration (with
     the scene line under the task for ``scene_context``), the oracle's steps as the targets. The
     demonstrations are the planner's: the shipped set in the packaged kitchen, the domain's bank in
     another ``kitchen`` (default the packaged one)."""
-    kitchen = kitchen or load_kitchen()
+    kitchen = kitchen or load_domain_files()
     if is_packaged_world(kitchen):
         demonstrations = load_demonstrations(resolve_config(None, ZERO_SHOT_EXAMPLES_FILE))
     else:

@@ -1,7 +1,7 @@
 r"""The SayCan example bank: synthetic requests with their scenes and the oracle's plans, as dialogs.
 
 Each example is a task of ``saycan_tasks`` (a request, the scene it starts from, its goal) solved by the
-A* oracle (``llm_planner_ros.kitchen_domain.oracle.shortest_plan``), so every plan is a shortest one in the
+A* oracle (``llm_planner_ros.domain.oracle.shortest_plan``), so every plan is a shortest one in the
 simulator's own
 rules. The SayCan prompt retrieves the examples nearest to an instruction (``saycan_retrieval``) and the
 adapter trains on them (``llm_planner_ros.training.saycan_adapter``).
@@ -25,13 +25,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.oracle import shortest_plan
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import FIND, Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.conditions import condition_from_yaml
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.oracle import shortest_plan
+from llm_planner_ros.domain.skill import FIND, Skill
+from llm_planner_ros.domain.world import World
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, save_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_tasks import LEXICON_FILE, TaskWriter, load_lexicon
@@ -71,7 +71,7 @@ def normalized(instruction: str) -> str:
 
 
 def generate_examples(
-    kitchen: Kitchen, count: int, seed: int, exclude: Iterable[str] = (), lexicon_file: str | Path = LEXICON_FILE
+    kitchen: Domain, count: int, seed: int, exclude: Iterable[str] = (), lexicon_file: str | Path = LEXICON_FILE
 ) -> Iterator[PlanExample]:
     """``count`` solvable examples drawn with ``seed`` (the same arguments give the same examples).
 
@@ -107,7 +107,7 @@ def generate_examples(
 
 
 def solve_task(
-    kitchen: Kitchen, initial: dict[str, Any], goal: dict[str, Any], kind: str, max_plan: int
+    kitchen: Domain, initial: dict[str, Any], goal: dict[str, Any], kind: str, max_plan: int
 ) -> tuple[World, list[Skill]] | None:
     """The world of a drawn task's ``initial`` block and a shortest plan (``done`` included) to its ``goal``
     (goal-language YAML); None when the goal holds already or no plan of at most ``max_plan`` skills
@@ -137,7 +137,7 @@ def _worded(world: World, steps: list[str], mentions: Sequence[str]) -> list[str
     return [find.text, steps[1]] if after.robot_at == arrived.robot_at else steps
 
 
-def excluded_instructions(path: Path, kitchen: Kitchen) -> list[str]:
+def excluded_instructions(path: Path, kitchen: Domain) -> list[str]:
     """The instructions of an episode file (.yaml), or the lines of a text file (``#`` starts a comment)."""
     if path.suffix in (".yaml", ".yml"):
         return [episode.instruction for episode in load_episodes(path, kitchen)]
@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lexicon", type=Path, default=LEXICON_FILE, help=f"word lists (default {LEXICON_FILE})")
     parser.add_argument("--out", type=Path, default=BANK_FILE, help=f"output JSONL (default {BANK_FILE})")
     args = parser.parse_args(argv)
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     exclude = [text for path in args.exclude for text in excluded_instructions(path, kitchen)]
     started = time.perf_counter()
     examples = list(generate_examples(kitchen, args.count, args.seed, exclude, args.lexicon))

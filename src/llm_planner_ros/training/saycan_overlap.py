@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.domain_folder import load_domain
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.planning.saycan.bank import load_bank
 
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threshold", type=finite_float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
     parser.add_argument("--domain", type=Path, help="the domain folder of the episodes (default: the SayCan kitchen)")
     args = parser.parse_args(argv)
-    suite = load_episodes(args.episodes, load_domain(args.domain) if args.domain else load_kitchen())
+    suite = load_episodes(args.episodes, load_domain(args.domain) if args.domain else load_domain_files())
     training = [example.instruction for path in args.bank for example in load_bank(path)]
     found = nearest_requests(((e.id, e.family, e.instruction) for e in suite.episodes), training)
     close: dict[str, list[Nearest]] = defaultdict(list)

@@ -6,7 +6,7 @@ data/saycan/lexicon.yaml (object and place names, request patterns per task kind
 other languages); goals follow the kitchen's conventions (docs/episodes.md): "bring
 me X" means an X put down at ``user``, "throw away X" an X put down at the ``trash can``.
 
-    writer = TaskWriter(load_lexicon(), load_kitchen(), random.Random(0))
+    writer = TaskWriter(load_lexicon(), load_domain_files(), random.Random(0))
     task = writer.write("deliver")        # Task(kind, family, instruction, initial scene, goal) or None
 
 ``write`` returns None when the drawn scene cannot host the kind (e.g. no two objects on one place for
@@ -24,10 +24,10 @@ from typing import Any
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
+from llm_planner_ros.paths import repo_path
 
 LEXICON_FILE = Path("data/saycan/lexicon.yaml")
 
@@ -169,7 +169,7 @@ class TaskWriter:
     """Writes tasks of each kind of ``kinds`` (name -> instruction family, writer) from the lexicon, on
     scenes drawn with ``rng``."""
 
-    def __init__(self, lexicon: Mapping[str, Any], kitchen: Kitchen, rng: random.Random) -> None:
+    def __init__(self, lexicon: Mapping[str, Any], kitchen: Domain, rng: random.Random) -> None:
         self.lexicon = lexicon
         self.kitchen = kitchen
         self.rng = rng

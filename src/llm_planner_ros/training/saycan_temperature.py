@@ -4,7 +4,7 @@ Tasks come from the project's task generator (``saycan_bank.generate_examples``,
 bank's, the bank's and the given episode files' instructions excluded, so none is one the SayCan adapter
 trained on). The configured SayCan planner (config/planners.yaml, its prompt and scene line) walks each
 task's oracle plan: at every step it scores all admissible skills with the language model alone, and
-``llm_planner_ros.kitchen_domain.oracle.optimal_next_skills`` marks the right ones. ``fit_temperature`` then chooses the
+``llm_planner_ros.domain.oracle.optimal_next_skills`` marks the right ones. ``fit_temperature`` then chooses the
 T under which softmax(log p / T) is most likely to pick a right skill.
 
     nice -n 5 python -m llm_planner_ros.training.saycan_temperature --tasks 120 --seed 17 \
@@ -22,10 +22,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.conditions import condition_from_yaml
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
-from llm_planner_ros.kitchen_domain.oracle import optimal_next_skills
-from llm_planner_ros.kitchen_domain.skill import TERMINATE
+from llm_planner_ros.domain.conditions import condition_from_yaml
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.oracle import optimal_next_skills
+from llm_planner_ros.domain.skill import TERMINATE
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.llm_temperature import (
@@ -42,7 +42,7 @@ from llm_planner_ros.training.saycan_bank import excluded_instructions, generate
 SAY_ONLY = {"ablation": "no_affordance", "prune": False, "top_k": 100_000, "llm_temperature": 1.0}
 
 
-def step_samples(planner: SayCanPlanner, example: PlanExample, kitchen: Kitchen) -> Iterator[StepSample]:
+def step_samples(planner: SayCanPlanner, example: PlanExample, kitchen: Domain) -> Iterator[StepSample]:
     """The planner's Say scores at each step of the example's oracle plan, with the right skills marked.
 
     ``planner`` must score every skill into its table (``SAY_ONLY`` options)."""
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting")
     parser.add_argument("--json", type=Path, help="write the fit and its summary here")
     args = parser.parse_args(argv)
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     exclude = [e.instruction for e in load_bank(BANK_FILE)]
     exclude += [text for path in args.exclude for text in excluded_instructions(path, kitchen)]
     options = load_planner_options()

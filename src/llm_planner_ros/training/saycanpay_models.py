@@ -58,9 +58,9 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from llm_planner_ros.kitchen_domain.domain_folder import BANK_FILE, DomainFolderError, domain_folder, domain_scorer_file
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.skill_library import SkillLibrary
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import BANK_FILE, DomainFolderError, domain_folder, domain_scorer_file
+from llm_planner_ros.domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.options import finite_float
@@ -202,7 +202,7 @@ def load_trajectories(args: argparse.Namespace) -> tuple[list[Trajectory], str]:
         return trajectories, f"the {len(trajectories)} plans of {shown_path(bank)}"
     started = time.perf_counter()
     exclude = args.exclude or list(KITCHEN_EXCLUDE)
-    trajectories = kitchen_trajectories(load_kitchen(), args.plans, args.data_seed, exclude)
+    trajectories = kitchen_trajectories(load_domain_files(), args.plans, args.data_seed, exclude)
     steps = sum(len(t.plan) for t in trajectories)
     print(
         f"generated {len(trajectories)} kitchen plans ({steps} steps) in {time.perf_counter() - started:.0f} s",
@@ -396,7 +396,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         except DomainFolderError as error:
             parser.error(str(error))
         args.domain = "kitchen"
-        args.kitchen = load_kitchen(args.domain_folder.world, args.domain_folder.skills)
+        args.kitchen = load_domain_files(args.domain_folder.world, args.domain_folder.skills)
         args.out = args.out or domain_scorer_file(args.domain_folder.path, args.kind)
     elif args.out is None:
         parser.error("--out is required (it defaults only with --domain-folder)")

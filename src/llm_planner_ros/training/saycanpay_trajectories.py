@@ -7,7 +7,7 @@
   (``saycan_bank.generate_examples``: random scenes, the lexicon's requests, A* oracle plans, requests
   equal to an excluded one dropped), the initial observation as the plan loop gives it
   (``World.summary()``, what ``describe_state`` returns), and along each plan the skills
-  ``llm_planner_ros.kitchen_domain.world.World.can_apply`` allows and rejects in the state before each step.
+  ``llm_planner_ros.domain.world.World.can_apply`` allows and rejects in the state before each step.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from llm_planner_ros.babyai_domain.episodes import load_episodes
 from llm_planner_ros.babyai_domain.world import judged_along_plan
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples
 
@@ -50,7 +50,7 @@ def babyai_trajectories(path: Path) -> list[Trajectory]:
 
 
 def kitchen_trajectories(
-    kitchen: Kitchen, count: int, seed: int, exclude_files: Iterable[Path] = KITCHEN_EXCLUDE
+    kitchen: Domain, count: int, seed: int, exclude_files: Iterable[Path] = KITCHEN_EXCLUDE
 ) -> list[Trajectory]:
     """``count`` generated kitchen requests (seeded) with their oracle plans and the rules' verdicts
     before each step; no request equals one of ``exclude_files`` (episode files or instruction lists)."""
@@ -58,13 +58,13 @@ def kitchen_trajectories(
     return plan_trajectories(kitchen, generate_examples(kitchen, count, seed, exclude))
 
 
-def domain_trajectories(kitchen: Kitchen, bank: Path) -> list[Trajectory]:
+def domain_trajectories(kitchen: Domain, bank: Path) -> list[Trajectory]:
     """The plans of a domain folder's example bank (``llm-planner domain build``: its training episodes
     and generated tasks, none with a request of its evaluation episodes) with the rules' verdicts."""
     return plan_trajectories(kitchen, load_bank(bank))
 
 
-def plan_trajectories(kitchen: Kitchen, examples: Iterable[PlanExample]) -> list[Trajectory]:
+def plan_trajectories(kitchen: Domain, examples: Iterable[PlanExample]) -> list[Trajectory]:
     """Each example's request, its initial observation (``World.summary()``) and plan, and before each
     step the skills ``World.can_apply`` allows and rejects."""
     trajectories = []

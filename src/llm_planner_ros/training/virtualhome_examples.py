@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
 from llm_planner_ros.virtualhome_domain.examples import (
     EXAMPLES_FILE,

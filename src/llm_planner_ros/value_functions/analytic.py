@@ -4,16 +4,16 @@ its place, the held label in the gripper), scored by ``llm_planner_ros.affordanc
 
 from __future__ import annotations
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
-from llm_planner_ros.kitchen_domain.skill import DRAWER, Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.skill import DRAWER, Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.robot_motion.drawer import CLOSE, OPEN
 from llm_planner_ros.value_functions.observation import Observation
 
 
-def world_of(observation: Observation, kitchen: Kitchen) -> World:
+def world_of(observation: Observation, kitchen: Domain) -> World:
     """The symbolic world of an observation; detections at no known place (the floor) are left out."""
     config = kitchen.config
     known = set(config.places(observation.drawer_open is not None))
@@ -29,7 +29,7 @@ def world_of(observation: Observation, kitchen: Kitchen) -> World:
     return World(kitchen, Scene(observation.robot_at, tuple(objects), observation.drawer_open))
 
 
-def skill_of(family: str, argument: str, kitchen: Kitchen | None = None) -> Skill:
+def skill_of(family: str, argument: str, kitchen: Domain | None = None) -> Skill:
     """A skill for scoring from its family and the argument a value function reads
     (``features.skill_argument``): the analytic model reads only these, except that it checks a drawer
     skill's preconditions against the skill library, so a drawer skill is the ``kitchen``'s own (required

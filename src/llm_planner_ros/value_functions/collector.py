@@ -39,9 +39,9 @@ from typing import IO, NamedTuple
 
 import pybullet as pb
 
-from llm_planner_ros.kitchen_domain.config import HELD
-from llm_planner_ros.kitchen_domain.scene import ObjectInstance, Scene
-from llm_planner_ros.kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE
+from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.scene import ObjectInstance, Scene
+from llm_planner_ros.domain.skill import DRAWER, GOTO, PICK, PLACE
 from llm_planner_ros.physics_sim import PhysicsKitchen, Pose2D
 from llm_planner_ros.physics_sim.scripted import ScriptedSkills, SkillRun
 from llm_planner_ros.physics_sim.truth import Truth

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from llm_planner_ros.affordance.model import AffordanceError
-from llm_planner_ros.kitchen_domain.config import KitchenConfig
-from llm_planner_ros.kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE, Skill
+from llm_planner_ros.domain.config import DomainConfig
+from llm_planner_ros.domain.skill import DRAWER, GOTO, PICK, PLACE, Skill
 from llm_planner_ros.robot_motion.drawer import CLOSE, OPEN
 from llm_planner_ros.robot_motion.place_map import PlaceMap, load_place_map
 from llm_planner_ros.value_functions.observation import Observation, PerceivedObject
@@ -63,7 +63,7 @@ def skill_argument(skill: Skill) -> str:
 class Featurizer:
     """Turns (observation, family, argument) into a fixed-length vector; ``names(family)`` lists its entries."""
 
-    def __init__(self, config: KitchenConfig, place_map: PlaceMap | None = None) -> None:
+    def __init__(self, config: DomainConfig, place_map: PlaceMap | None = None) -> None:
         self.config = config
         self.labels = config.labels
         self.places = config.places(config.drawer is not None)

@@ -24,8 +24,8 @@ from typing import Any
 
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.skill import FAMILIES, FIND, GOTO, PICK, PLACE, Skill
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill import FAMILIES, FIND, GOTO, PICK, PLACE, Skill
 from llm_planner_ros.value_functions.analytic import world_of
 from llm_planner_ros.value_functions.boosted_trees import REBUILD, FamilyEnsemble, WeightFileError, load_value_functions
 from llm_planner_ros.value_functions.features import LEARNED_FAMILIES, Featurizer, skill_argument
@@ -37,7 +37,7 @@ DEFAULT_WEIGHTS = Path("data/value_functions/value_functions.npz")
 class LearnedAffordance:
     """Learned p(success | perceived observation, skill) for a batch of skills; see the module docstring."""
 
-    def __init__(self, weights: str | Path, kitchen: Kitchen, calibration: Calibration | None = None) -> None:
+    def __init__(self, weights: str | Path, kitchen: Domain, calibration: Calibration | None = None) -> None:
         self.kitchen = kitchen
         self.featurizer = Featurizer(kitchen.config)
         self.models: dict[str, FamilyEnsemble]

@@ -29,7 +29,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.skill import PICK
+from llm_planner_ros.domain.skill import PICK
 from llm_planner_ros.physics_sim import PhysicsKitchen
 from llm_planner_ros.value_functions.collector import (
     PERCEPTION,

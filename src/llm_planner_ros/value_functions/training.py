@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.skill import DRAWER, GOTO, PICK, PLACE
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.skill import DRAWER, GOTO, PICK, PLACE
 from llm_planner_ros.value_functions.boosted_trees import (
     BoostedTrees,
     FamilyEnsemble,
@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--members", type=int, default=5, help="models per family (their mean is served)")
     parser.add_argument("--resume", action="store_true", help="keep families already trained on the same data")
     args = parser.parse_args(argv)
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     featurizer = Featurizer(kitchen.config)
     rollouts = []
     for path in args.rollouts:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.paths import repo_path
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.virtualhome_domain.tasks import (
     SCENE_ID,
     Task,

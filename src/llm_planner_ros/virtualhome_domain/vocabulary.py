@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.virtualhome_domain.tasks import Action
 
 DONE = Skill("done", TERMINATE)

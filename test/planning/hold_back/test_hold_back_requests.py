@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from repo_paths import REPO_ROOT
 
-from llm_planner_ros.kitchen_domain.domain_folder import load_domain
+from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate, of_names
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects

@@ -10,8 +10,8 @@ import pytest
 from repo_paths import REPO_ROOT
 from scripted_planner import ScriptedPlanner
 
-from llm_planner_ros.kitchen_domain.domain_folder import load_domain
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen, load_kitchen
+from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.planning.hold_back.classifier import HoldBackModel, HoldBackModelError
 from llm_planner_ros.planning.plan_loop import EndReason
@@ -30,16 +30,16 @@ def embedder():
 
 
 @pytest.fixture(scope="module")
-def kitchen() -> Kitchen:
-    return load_kitchen()
+def kitchen() -> Domain:
+    return load_domain_files()
 
 
 @pytest.fixture(scope="module")
-def kitchen_checks(kitchen: Kitchen, embedder) -> RequestChecks:
+def kitchen_checks(kitchen: Domain, embedder) -> RequestChecks:
     return RequestChecks.of_domain(kitchen, embedder)
 
 
-def plan(kitchen: Kitchen, checks: RequestChecks, text: str, script: list[str] | None = None):
+def plan(kitchen: Domain, checks: RequestChecks, text: str, script: list[str] | None = None):
     planner = ScriptedPlanner(script or [])
     env = SimulatedEnvironment(kitchen.world())
     return run_request(planner, text, env, 10, checks), planner

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 
-from llm_planner_ros.kitchen_domain import Kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.domain import Domain
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.llm_planner.planner import LlmPlanner
 from llm_planner_ros.planning.llm_planner.prompt import DEFAULT_INTRODUCTION, load_plan_examples
 from llm_planner_ros.planning.plan_loop import run_plan
@@ -19,11 +19,11 @@ from llm_planner_ros.planning.zero_shot.planner import ZeroShotPlanner
 from llm_planner_ros.planning.zero_shot.prompt import load_demonstrations
 
 
-def resources(kitchen: Kitchen, **options: dict[str, object]) -> PlannerResources:
+def resources(kitchen: Domain, **options: dict[str, object]) -> PlannerResources:
     return PlannerResources(ScriptedModel([]), kitchen, WordEmbedder, {**load_planner_options(), **options})
 
 
-def test_both_planners_build_from_the_shipped_configuration(kitchen: Kitchen) -> None:
+def test_both_planners_build_from_the_shipped_configuration(kitchen: Domain) -> None:
     zero_shot = build_planner("zero_shot", resources(kitchen))
     assert isinstance(zero_shot, ZeroShotPlanner)
     assert (zero_shot.options.samples, zero_shot.options.beta) == (10, 0.3)
@@ -31,7 +31,7 @@ def test_both_planners_build_from_the_shipped_configuration(kitchen: Kitchen) ->
     assert isinstance(llm_planner, LlmPlanner) and llm_planner.options.replan_on_new_objects is False
 
 
-def test_the_shipped_llm_planner_prompt_is_that_of_its_adapter(kitchen: Kitchen) -> None:
+def test_the_shipped_llm_planner_prompt_is_that_of_its_adapter(kitchen: Domain) -> None:
     """No retrieved examples, and a scene line: what the embedded model's llm_planner adapter was trained on."""
     model = ScriptedModel([[" done\n"]])
     planner = build_planner("llm_planner", PlannerResources(model, kitchen, WordEmbedder, load_planner_options()))
@@ -44,7 +44,7 @@ def test_the_shipped_llm_planner_prompt_is_that_of_its_adapter(kitchen: Kitchen)
     assert "\nScene: robot at the table, holding nothing. " in prompt, prompt
 
 
-def test_example_steps_must_be_kitchen_skills(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_example_steps_must_be_kitchen_skills(kitchen: Domain, tmp_path: Path) -> None:
     bad = tmp_path / "demos.yaml"
     bad.write_text("demonstrations:\n  - task: Fetch a coke.\n    steps: [find a coke, grab the coke, done]\n")
     with pytest.raises(ValueError, match=r"no kitchen skill \(fix the spelling\): 'grab the coke'"):
@@ -77,7 +77,7 @@ def test_malformed_demonstrations_name_the_entry(tmp_path: Path) -> None:
         load_demonstrations(path)
 
 
-def test_shipped_example_files_load(kitchen: Kitchen) -> None:
+def test_shipped_example_files_load(kitchen: Domain) -> None:
     prompt, examples = load_plan_examples(config_file("llm_planner_examples.yaml"))
     assert prompt.introduction == DEFAULT_INTRODUCTION and len(examples) >= 15
     assert all(example.steps[-1] == "done" for example in examples)

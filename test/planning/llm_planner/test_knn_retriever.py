@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from language_model_doubles import WordEmbedder
 
-from llm_planner_ros.kitchen_domain.paths import config_file
 from llm_planner_ros.llm.base import Embedder
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
 

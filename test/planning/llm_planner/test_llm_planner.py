@@ -8,8 +8,8 @@ from generative_doubles import PartiallyObservedKitchen
 from language_model_doubles import ScriptedModel, WordEmbedder
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
@@ -55,7 +55,9 @@ def llm_planner(
 
 
 def test_action_templates_name_objects_by_placeholder_and_places_in_full() -> None:
-    world = load_kitchen().world({"robot": {"at": "table", "holding": None}, "objects": [], "drawer": {"open": False}})
+    world = load_domain_files().world(
+        {"robot": {"at": "table", "holding": None}, "objects": [], "drawer": {"open": False}}
+    )
     templates = action_templates(world.admissible_skills())
     assert templates[:3] == ["find <object>", "pick up <object>", "put down <object>"]
     assert {

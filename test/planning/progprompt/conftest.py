@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from world_builders import MakeWorld, vocabulary_of
 
-from llm_planner_ros.kitchen_domain import World
+from llm_planner_ros.domain import World
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 
 

@@ -10,8 +10,8 @@ import pytest
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld, vocabulary_of
 
-from llm_planner_ros.kitchen_domain.conditions import Holding, Not
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.conditions import Holding, Not
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan

@@ -25,8 +25,8 @@ from language_model_doubles import ProgramModel
 from repo_paths import REPO_ROOT
 from world_builders import vocabulary_of
 
-from llm_planner_ros.kitchen_domain import load_kitchen
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain import load_domain_files
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.checks import CHECKERS
@@ -43,7 +43,7 @@ LIMITS = ProgramLimits()
 # The most calls a valid program can yield: every line a call, each inside max_depth loops of max_repeat.
 MAX_CALLS = LIMITS.max_lines * LIMITS.max_repeat**LIMITS.max_depth
 
-_WORLD = load_kitchen().world(
+_WORLD = load_domain_files().world(
     {
         "robot": {"at": "table", "holding": None},
         "objects": [

@@ -3,7 +3,7 @@ loops repeat, and a failed assert without recovery stops the program."""
 
 from __future__ import annotations
 
-from llm_planner_ros.kitchen_domain.conditions import Condition
+from llm_planner_ros.domain.conditions import Condition
 from llm_planner_ros.planning.progprompt.interpreter import Advance, ProgramRun
 from llm_planner_ros.planning.progprompt.validator import parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from llm_planner_ros.domain import Domain, World
+from llm_planner_ros.domain.episodes import Episode, parse_episodes
+from llm_planner_ros.domain.scene import Scene
 from llm_planner_ros.evaluation.metrics import (
     PlanMetrics,
     RecordedPlanResult,
@@ -12,9 +15,6 @@ from llm_planner_ros.evaluation.metrics import (
     plan_metrics,
     plan_success,
 )
-from llm_planner_ros.kitchen_domain import Kitchen, World
-from llm_planner_ros.kitchen_domain.episodes import Episode, parse_episodes
-from llm_planner_ros.kitchen_domain.scene import Scene
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
@@ -22,7 +22,7 @@ S, F, K = StepStatus.SUCCEEDED, StepStatus.FAILED, StepStatus.SKIPPED
 
 
 @pytest.fixture(scope="module")
-def episode(kitchen: Kitchen) -> Episode:
+def episode(kitchen: Domain) -> Episode:
     document = {
         "world": "saycan_kitchen",
         "episodes": [
@@ -49,7 +49,7 @@ def plan(world: World, steps: list[tuple[str, StepStatus]], reason: EndReason = 
     return PlanResult(reason, "", records)
 
 
-def replayed(episode: Episode, kitchen: Kitchen, result: PlanResult) -> World:
+def replayed(episode: Episode, kitchen: Domain, result: PlanResult) -> World:
     world = episode.world(kitchen)
     for step in result.steps:
         if step.succeeded and step.skill.family != "terminate":
@@ -67,7 +67,7 @@ FETCH = [
 ]
 
 
-def test_a_successful_plan_with_an_injected_failure_scores_full_marks(episode: Episode, kitchen: Kitchen) -> None:
+def test_a_successful_plan_with_an_injected_failure_scores_full_marks(episode: Episode, kitchen: Domain) -> None:
     world = episode.world(kitchen)
     result = plan(world, FETCH)
     final = replayed(episode, kitchen, result)
@@ -75,7 +75,7 @@ def test_a_successful_plan_with_an_injected_failure_scores_full_marks(episode: E
     assert plan_metrics(result, episode, final).as_dict() == {"plan_success": True, "exec": 1.0, "gcr": 1.0}
 
 
-def test_steps_whose_preconditions_did_not_hold_lower_exec(episode: Episode, kitchen: Kitchen) -> None:
+def test_steps_whose_preconditions_did_not_hold_lower_exec(episode: Episode, kitchen: Domain) -> None:
     world = episode.world(kitchen)
     # picking the coke at the table (it is on the far counter) and putting down what is not held cannot run;
     # the skipped find is executable, the skipped put-down is not.
@@ -91,7 +91,7 @@ def test_steps_whose_preconditions_did_not_hold_lower_exec(episode: Episode, kit
     assert executability(result, episode, replayed(episode, kitchen, result)) == pytest.approx(3 / 5)
 
 
-def test_gcr_counts_goal_parts_and_sr_needs_done_and_the_goal(episode: Episode, kitchen: Kitchen) -> None:
+def test_gcr_counts_goal_parts_and_sr_needs_done_and_the_goal(episode: Episode, kitchen: Domain) -> None:
     world = episode.world(kitchen)
     holding_at_user = plan(world, [("find a coke", S), ("pick up the coke", S), ("bring it to you", S), ("done", S)])
     final = replayed(episode, kitchen, holding_at_user)
@@ -105,13 +105,13 @@ def test_gcr_counts_goal_parts_and_sr_needs_done_and_the_goal(episode: Episode, 
     assert goal_condition_recall(episode, final) == 0.5 and not plan_success(half, episode, final)
 
 
-def test_a_plan_without_steps_has_exec_zero(episode: Episode, kitchen: Kitchen) -> None:
+def test_a_plan_without_steps_has_exec_zero(episode: Episode, kitchen: Domain) -> None:
     world = episode.world(kitchen)
     assert executability(PlanResult(EndReason.NO_CANDIDATE, "rejected"), episode, world) == 0.0
     assert executability(plan(world, [("done", S)]), episode, world) == 0.0
 
 
-def test_a_plan_from_another_episode_cannot_be_replayed(episode: Episode, kitchen: Kitchen) -> None:
+def test_a_plan_from_another_episode_cannot_be_replayed(episode: Episode, kitchen: Domain) -> None:
     world = episode.world(kitchen)
     result = plan(world, [("pick up the coke", S)])
     with pytest.raises(ValueError, match="step 1 \\('pick up the coke'\\) succeeded but cannot be replayed"):
@@ -128,7 +128,7 @@ def worlds_along(world: World, skills: list[str | None]) -> list[World]:
     return worlds
 
 
-def test_physics_exec_judges_each_step_in_the_world_it_ran_in(episode: Episode, kitchen: Kitchen) -> None:
+def test_physics_exec_judges_each_step_in_the_world_it_ran_in(episode: Episode, kitchen: Domain) -> None:
     # The pick reported a failure (the stow after the grasp stopped short) yet the coke is in the hand:
     # the delivery that followed succeeded in physics but cannot be replayed on the symbolic world.
     world = episode.world(kitchen)
@@ -150,7 +150,7 @@ def test_physics_exec_judges_each_step_in_the_world_it_ran_in(episode: Episode, 
         executability(plan(world, steps), episode, final)
 
 
-def test_physics_exec_sees_what_a_failed_skill_changed(episode: Episode, kitchen: Kitchen) -> None:
+def test_physics_exec_sees_what_a_failed_skill_changed(episode: Episode, kitchen: Domain) -> None:
     # The first pick knocked the coke off the counter (the physics state then has no coke anywhere a
     # skill can reach): the second pick could not run, although the symbolic replay says it could.
     world = episode.world(kitchen)

@@ -11,9 +11,9 @@ from language_model_doubles import ProgramModel
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain import Kitchen, World
-from llm_planner_ros.kitchen_domain.failures import FailureInjector
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain import Domain, World
+from llm_planner_ros.domain.failures import FailureInjector
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult, run_plan
 from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load_examples
@@ -199,7 +199,7 @@ def test_reset_starts_a_new_program(world: World, make_world: MakeWorld) -> None
     assert len(model.generate_prompts) == 2 and model.generate_prompts[1].endswith("def find_an_apple():")
 
 
-def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen) -> None:
+def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Domain) -> None:
     options = load_planner_options()
     resources = PlannerResources(
         ProgramModel(""), kitchen, embedder_factory=lambda: pytest.fail("no embedder needed"), options=options
@@ -222,7 +222,7 @@ def test_the_registry_builds_progprompt_from_its_config_section(kitchen: Kitchen
         ProgPromptOptions(examples="retrieved")
 
 
-def test_build_refuses_example_programs_the_validator_rejects(kitchen: Kitchen, tmp_path: Path) -> None:
+def test_build_refuses_example_programs_the_validator_rejects(kitchen: Domain, tmp_path: Path) -> None:
     examples = tmp_path / "examples.yaml"
     examples.write_text("programs:\n  - instruction: bring a coke\n    body: |\n      find('coke')\n      import os\n")
     resources = PlannerResources(

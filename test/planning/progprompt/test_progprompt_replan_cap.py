@@ -10,7 +10,7 @@ from language_model_doubles import ProgramModel
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner

@@ -9,8 +9,8 @@ import pytest
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld, vocabulary_of
 
-from llm_planner_ros.kitchen_domain import World
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain import World
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load_examples, task_function_name
 from llm_planner_ros.planning.progprompt.prompt import program_text, render_prompt
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, VocabularyError, skill_functions

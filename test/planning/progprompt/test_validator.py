@@ -7,8 +7,8 @@ import pytest
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld, vocabulary_of
 
-from llm_planner_ros.kitchen_domain import Kitchen, World
-from llm_planner_ros.kitchen_domain.conditions import At, Holding, Not, RobotAt
+from llm_planner_ros.domain import Domain, World
+from llm_planner_ros.domain.conditions import At, Holding, Not, RobotAt
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.examples import check_example_programs, load_examples
 from llm_planner_ros.planning.progprompt.program import Check, Near, Repeat, SkillCall
@@ -62,7 +62,7 @@ def test_a_whitelisted_program_becomes_statements_with_resolved_skills(vocabular
     assert isinstance(placed_check, Check) and placed_check.condition == Not(At(("coke",), "user"))
 
 
-def test_the_shipped_example_programs_pass_the_validator(kitchen: Kitchen) -> None:
+def test_the_shipped_example_programs_pass_the_validator(kitchen: Domain) -> None:
     examples = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
     assert len(examples.programs) == 3 and len(examples.feedback) >= 2
     check_example_programs(examples, kitchen, ProgramLimits())

@@ -7,10 +7,10 @@ import math
 import pytest
 from language_model_doubles import StepPreferenceModel
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import Embedder
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
@@ -25,7 +25,7 @@ def prompt() -> SayCanPrompt:
 
 
 def _world(robot_at: str = "close counter", coke_at: str = "far counter") -> World:
-    return load_kitchen().world(
+    return load_domain_files().world(
         {
             "robot": {"at": robot_at, "holding": None},
             "objects": [

@@ -8,12 +8,12 @@ import pytest
 from language_model_doubles import PreferringModel, WordEmbedder
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain.failures import FailureInjector
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
-from llm_planner_ros.kitchen_domain.scene import scene_from_initial
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.failures import FailureInjector
+from llm_planner_ros.domain.scene import scene_from_initial
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.decision import StepStatus
 from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
@@ -140,7 +140,7 @@ def test_the_revisit_cap_lets_a_tour_come_back_to_its_start(make_world: MakeWorl
     assert result.skills[:2] == ["go to the table", "bring it to you"]
 
 
-def test_build_reads_the_options_and_the_paper_ablation_restores_the_paper_setup(kitchen: Kitchen) -> None:
+def test_build_reads_the_options_and_the_paper_ablation_restores_the_paper_setup(kitchen: Domain) -> None:
     model = PreferringModel(["done"])
     grounded = {
         "prompt_file": "saycan_grounded_prompt.yaml",

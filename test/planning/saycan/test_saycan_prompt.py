@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from llm_planner_ros.kitchen_domain import kitchen_skill_texts
+from llm_planner_ros.domain import domain_skill_texts
 from llm_planner_ros.planning.saycan.prompt import PromptFileError, SayCanPrompt
 
 
@@ -17,7 +17,7 @@ def prompt(repo_root: Path) -> SayCanPrompt:
 
 
 def test_the_prompt_file_has_17_examples_in_kitchen_skills(prompt: SayCanPrompt) -> None:
-    skills = set(kitchen_skill_texts())
+    skills = set(domain_skill_texts())
     assert len(prompt.examples) == 17
     for example in prompt.examples:
         assert example.human.endswith("?")

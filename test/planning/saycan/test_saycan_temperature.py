@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from language_model_doubles import FixedModel
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.llm_temperature import (
     StepSample,
     fit_temperature,
@@ -51,7 +51,7 @@ def test_fitted_temperature_matches_how_often_the_first_choice_is_right() -> Non
 
 
 def test_temperature_lets_a_graded_affordance_overturn_the_models_first_choice() -> None:
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     world = kitchen.world(
         {
             "robot": {"at": "table", "holding": None},
@@ -107,7 +107,7 @@ def test_step_samples_walk_the_oracle_plan_of_a_generated_task() -> None:
     from llm_planner_ros.training.saycan_bank import generate_examples
     from llm_planner_ros.training.saycan_temperature import SAY_ONLY, step_samples
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     (example,) = generate_examples(kitchen, 1, seed=17)
     # A model that knows only the plan's first step: sure of it, -40 nats for everything else.
     model = FixedModel({example.steps[0]: -0.01})

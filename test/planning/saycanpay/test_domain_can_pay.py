@@ -13,9 +13,9 @@ from language_model_doubles import ScoringOnlyModel
 from office_copy import copy_domain
 from saycan_doubles import saycanpay_history
 
-from llm_planner_ros.kitchen_domain.domain_folder import load_domain
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.oracle import shortest_plan
+from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.oracle import shortest_plan
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options

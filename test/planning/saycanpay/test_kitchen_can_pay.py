@@ -12,8 +12,8 @@ from language_model_doubles import ScoringOnlyModel
 from repo_paths import REPO_ROOT
 from saycan_doubles import saycanpay_history
 
-from llm_planner_ros.kitchen_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
@@ -25,7 +25,7 @@ from llm_planner_ros.training.saycan_bank import excluded_instructions, generate
 from llm_planner_ros.training.saycanpay_models import groups
 from llm_planner_ros.training.saycanpay_trajectories import KITCHEN_EXCLUDE, Trajectory, kitchen_trajectories
 
-KITCHEN = load_kitchen()
+KITCHEN = load_domain_files()
 NEXT = ROLES.index("next")
 
 

@@ -27,10 +27,10 @@ from affordance_servers import saycanpay_scorer_node
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScorePlanActions
 from llm_planner_ros.babyai_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain import load_kitchen
-from llm_planner_ros.kitchen_domain.paths import config_file
+from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, KINDS, Scorer, load_scorer
@@ -136,7 +136,7 @@ def offline(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> tuple
         asked.append((kind, service))
         return load_scorer(WEIGHTS[kind], kind, minilm)
 
-    kitchen = load_kitchen()
+    kitchen = load_domain_files()
     scripted = ScriptedSay(lambda history: PLAN[min(len(history), len(PLAN) - 1)])
     resources = PlannerResources(
         ReplayLanguageModel(recording, scripted),
@@ -225,7 +225,7 @@ def test_a_service_option_outside_a_ros_node_names_the_fix() -> None:
 
     resources = PlannerResources(
         ScriptedSay(lambda history: "done"),
-        load_kitchen(),
+        load_domain_files(),
         no_embedder,
         {"saycanpay": {"can_service": SERVICES["can"], "pay_service": SERVICES["pay"]}},
     )

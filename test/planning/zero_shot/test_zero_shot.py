@@ -9,7 +9,7 @@ import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 from world_builders import MakeWorld
 
-from llm_planner_ros.kitchen_domain.skill import TERMINATE
+from llm_planner_ros.domain.skill import TERMINATE
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
 from llm_planner_ros.planning.knn_retriever import KnnRetriever

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import TERMINATE
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill import TERMINATE
 from llm_planner_ros.llm.base import Embedder
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.hold_back.classifier import DomainScope, HoldBackModel, features
 from llm_planner_ros.planning.hold_back.requests import DomainVocabulary, RequestKind, of_names
 
@@ -36,7 +36,7 @@ class HoldBack:
     message: str
 
 
-def domain_vocabulary(kitchen: Kitchen, tasks: Iterable[str]) -> DomainVocabulary:
+def domain_vocabulary(kitchen: Domain, tasks: Iterable[str]) -> DomainVocabulary:
     """The domain's names for the generator and the scope: object labels and synonyms, places and their
     synonyms, every skill's text (but ``done``) and ``requests``; ``tasks``: whole requests it serves."""
     config = kitchen.config
@@ -52,7 +52,7 @@ def domain_vocabulary(kitchen: Kitchen, tasks: Iterable[str]) -> DomainVocabular
 class RequestScreen:
     """The hold-back model of one domain: its scope embedded once, one embedding per request after."""
 
-    def __init__(self, kitchen: Kitchen, embedder: Embedder, model: HoldBackModel, min_confidence: float) -> None:
+    def __init__(self, kitchen: Domain, embedder: Embedder, model: HoldBackModel, min_confidence: float) -> None:
         if not 0.0 < min_confidence <= 1.0:
             raise ValueError(f"min_confidence {min_confidence} must be in (0, 1]")
         self._embedder = embedder
@@ -63,7 +63,7 @@ class RequestScreen:
 
     @classmethod
     def load(
-        cls, kitchen: Kitchen, embedder: Embedder, min_confidence: float, path: str | Path = DEFAULT_MODEL
+        cls, kitchen: Domain, embedder: Embedder, min_confidence: float, path: str | Path = DEFAULT_MODEL
     ) -> RequestScreen:
         """The screen with the model at ``path`` (a relative path: the checkout's or the install's);
         HoldBackModelError names the file and the command that trains it."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.llm_planner.planner import action_templates
 from llm_planner_ros.planning.llm_planner.prompt import PLAN_STOP, STEP_DELIMITER, LlmPlannerPrompt
@@ -29,7 +29,7 @@ class UnrunnableStep(ValueError):
 
 
 def plan_example(
-    kitchen: Kitchen, prompt: LlmPlannerPrompt, example: PlanExample, completed: int = 0
+    kitchen: Domain, prompt: LlmPlannerPrompt, example: PlanExample, completed: int = 0
 ) -> tuple[str, int]:
     """The training text of ``example`` cut after ``completed`` steps, and where its completion starts.
 
@@ -54,7 +54,7 @@ def plan_example(
 
 
 def encode_plan(
-    tokenizer: Any, kitchen: Kitchen, prompt: LlmPlannerPrompt, example: PlanExample, completed: int = 0
+    tokenizer: Any, kitchen: Domain, prompt: LlmPlannerPrompt, example: PlanExample, completed: int = 0
 ) -> TrainingSequence:
     """Tokenize a training plan; the targets are the tokens that reach into the completion."""
     return completion_sequence(tokenizer, *plan_example(kitchen, prompt, example, completed))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from llm_planner_ros.kitchen_domain.conditions import At, Condition, Holding, Not, RobotAt
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.conditions import At, Condition, Holding, Not, RobotAt
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.progprompt.examples import FeedbackExample

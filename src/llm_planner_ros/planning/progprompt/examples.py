@@ -23,8 +23,8 @@ from pathlib import Path
 
 import yaml
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.validation import Checker, Problem, ValidationError, join
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.validation import Checker, Problem, ValidationError, join
 from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, call_texts, scene_vocabulary
@@ -133,7 +133,7 @@ def _feedback_example(item: object, check: Checker, where: str) -> FeedbackExamp
     return FeedbackExample(tuple(str(fact) for fact in facts), question, answer)
 
 
-def check_example_programs(examples: PromptExamples, kitchen: Kitchen, limits: ProgramLimits) -> None:
+def check_example_programs(examples: PromptExamples, kitchen: Domain, limits: ProgramLimits) -> None:
     """Every example program must pass the validator in the kitchen (all labels present, no drawer):
     ExamplesFileError names the program and each line that does not."""
     world = kitchen.world()
@@ -148,7 +148,7 @@ def check_example_programs(examples: PromptExamples, kitchen: Kitchen, limits: P
         raise ExamplesFileError(examples.source, problems)
 
 
-def bank_programs(kitchen: Kitchen, bank: list[PlanExample], source: str) -> PromptExamples:
+def bank_programs(kitchen: Domain, bank: list[PlanExample], source: str) -> PromptExamples:
     """Example programs written from bank examples (oracle plans): each step as the call the vocabulary of
     the example's scene maps it to, one per line, ``done`` left out as in the packaged examples; no
     state-feedback examples. ``source`` names the bank in errors."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.conditions import Condition
+from llm_planner_ros.domain.conditions import Condition
 from llm_planner_ros.planning.progprompt.program import Check, Program, Repeat, SkillCall, Statement
 
 Judge = Callable[[Condition], bool]

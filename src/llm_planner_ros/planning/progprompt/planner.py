@@ -37,9 +37,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
+from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.domain_examples import (
     DOMAIN_PROMPT_EXAMPLES,

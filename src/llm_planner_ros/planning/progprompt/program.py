@@ -2,7 +2,7 @@
 
 The validator turns the parsed text into these statements, with every name already resolved: a call
 holds the ``Skill`` it dispatches, a check holds the ``Condition`` it tests. Checks reuse the goal
-conditions of llm_planner_ros.kitchen_domain.conditions (``holding``, ``robot_at``, ``at``, ``not``) plus ``Near``, the
+conditions of llm_planner_ros.domain.conditions (``holding``, ``robot_at``, ``at``, ``not``) plus ``Near``, the
 paper's "close to <object>" precondition.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.conditions import Condition
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.conditions import Condition
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.planning.grammars import INDENT
 from llm_planner_ros.planning.progprompt.examples import PromptExamples
@@ -48,7 +48,7 @@ def program_completion(vocabulary: Vocabulary, steps: Sequence[str]) -> str:
 
 
 def program_example(
-    kitchen: Kitchen, examples: PromptExamples | None, example: PlanExample, scene_context: bool = False
+    kitchen: Domain, examples: PromptExamples | None, example: PlanExample, scene_context: bool = False
 ) -> tuple[str, int]:
     """The training text of ``example`` and where its completion starts (characters); ``examples`` None
     and ``scene_context`` as the planner's options ``examples: none`` and ``scene_context: true``."""
@@ -62,7 +62,7 @@ def program_example(
 
 def encode_program(
     tokenizer: Any,
-    kitchen: Kitchen,
+    kitchen: Domain,
     examples: PromptExamples | None,
     example: PlanExample,
     scene_context: bool = False,

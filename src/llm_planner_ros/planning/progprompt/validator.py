@@ -26,7 +26,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.conditions import At, Condition, Holding, Not, RobotAt
+from llm_planner_ros.domain.conditions import At, Condition, Holding, Not, RobotAt
 from llm_planner_ros.planning.progprompt.desugar import MARKER, Desugared, desugar, split_lines
 from llm_planner_ros.planning.progprompt.errors import ProgramError, ProgramProblem
 from llm_planner_ros.planning.progprompt.program import Check, Near, Program, Repeat, SkillCall, Statement

@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.skill import Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill import Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
@@ -116,7 +116,7 @@ def _name_and_argument(skill: Skill) -> tuple[str, str | None]:
     return "_".join(words), argument
 
 
-def scene_vocabulary(kitchen: Kitchen, example: PlanExample) -> Vocabulary:
+def scene_vocabulary(kitchen: Domain, example: PlanExample) -> Vocabulary:
     """The vocabulary the planner builds for the example's initial scene."""
     return environment_vocabulary(SimulatedEnvironment(kitchen.world(example.initial)))
 

@@ -59,11 +59,11 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 
-from llm_planner_ros.kitchen_domain.domain_folder import domain_bank_file
-from llm_planner_ros.kitchen_domain.paths import config_file, repo_path
-from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.domain_folder import domain_bank_file
+from llm_planner_ros.domain.skill import TERMINATE, Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import Embedder, LanguageModel, RankRequest
+from llm_planner_ros.paths import config_file, repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.domain_examples import domain_bank, prompt_shows_examples, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment

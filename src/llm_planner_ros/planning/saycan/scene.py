@@ -16,7 +16,7 @@ left out. The kitchen declares none, so its lines are unchanged.
 
 from __future__ import annotations
 
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.world import World
 
 # The skill vocabulary calls the person's place "you" ("bring it to you"); the scene says it the same way.
 _PLACE_WORDS = {"user": "you"}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
+from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
@@ -28,7 +28,7 @@ def warm_up(model: LanguageModel) -> str:
     """One SayCan step on ``model`` (module docstring); a report of what it did or why it did not."""
     started = time.perf_counter()
     try:
-        kitchen = load_kitchen()
+        kitchen = load_domain_files()
         resources = PlannerResources(model, kitchen, _no_embedder, load_planner_options())
         planner = build_planner("saycan", resources)
         world = kitchen.world()

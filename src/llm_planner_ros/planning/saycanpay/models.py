@@ -37,9 +37,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from llm_planner_ros.kitchen_domain.domain_folder import PACKAGED_WORLD
-from llm_planner_ros.kitchen_domain.kitchen import load_kitchen
-from llm_planner_ros.kitchen_domain.skill_library import SkillLibrary
+from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import PACKAGED_WORLD
+from llm_planner_ros.domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 
 KINDS = ("can", "pay")
@@ -123,7 +123,7 @@ def kitchen_sentence(state: Sequence[str], action: str, library: SkillLibrary | 
 
 @lru_cache(maxsize=1)
 def _kitchen_skills() -> SkillLibrary:
-    return load_kitchen().library
+    return load_domain_files().library
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from llm_planner_ros.babyai_domain.episodes import load_episodes
-from llm_planner_ros.kitchen_domain.domain_folder import (
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.domain_folder import (
     PACKAGED_WORLD,
     build_command,
     built_files_folder,
     domain_scorer_file,
 )
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
-from llm_planner_ros.kitchen_domain.paths import repo_path
-from llm_planner_ros.kitchen_domain.skill import TERMINATE, Skill
-from llm_planner_ros.kitchen_domain.world import World
+from llm_planner_ros.domain.skill import TERMINATE, Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
@@ -273,7 +273,7 @@ def load_examples(path: str | Path, count: int) -> SayPrompt:
     return SayPrompt(pick_examples(episodes, count))
 
 
-def load_kitchen_examples(path: str | Path, count: int, kitchen: Kitchen) -> SayPrompt:
+def load_kitchen_examples(path: str | Path, count: int, kitchen: Domain) -> SayPrompt:
     """The Say prompt with ``count`` kitchen expert plans of a SayCan bank file (generated requests with
     oracle plans, none of an evaluation suite; ``pick_kitchen_examples``), each with the initial
     observation the plan loop gives (``World.summary()``)."""

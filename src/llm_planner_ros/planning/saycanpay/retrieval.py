@@ -10,7 +10,7 @@ the initial observation the plan loop would give for its scene (``World.summary(
 
 from __future__ import annotations
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.planning.saycan.bank import PlanExample as BankExample
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycanpay.prompt import MAX_EXAMPLE_STEPS, PlanExample, SayPrompt
@@ -23,7 +23,7 @@ class RetrievedKitchenPrompt:
     nearest to ``goal`` whose plans have at most MAX_EXAMPLE_STEPS steps (fewer when the POOL nearest
     hold fewer such plans), the most similar last, next to the task; deterministic."""
 
-    def __init__(self, retriever: ExampleRetriever, kitchen: Kitchen, count: int) -> None:
+    def __init__(self, retriever: ExampleRetriever, kitchen: Domain, count: int) -> None:
         if count < 1:
             raise ValueError(f"need at least 1 prompt example, got {count}")
         self._retriever = retriever

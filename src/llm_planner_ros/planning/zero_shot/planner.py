@@ -43,9 +43,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from llm_planner_ros.kitchen_domain.paths import resolve_config
-from llm_planner_ros.kitchen_domain.skill import Skill
+from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
+from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
 from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llm_planner_ros.kitchen_domain.kitchen import Kitchen
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.llm.training_sequences import TrainingSequence, spans_sequence
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.saycan.bank import PlanExample
@@ -40,7 +40,7 @@ def step_text(demonstration: Demonstration, example: PlanExample, scene: str = "
     return text, spans
 
 
-def initial_scene(kitchen: Kitchen, example: PlanExample) -> str:
+def initial_scene(kitchen: Domain, example: PlanExample) -> str:
     """The scene line the planner's ``scene_context`` puts in the prompt for ``example``'s initial world."""
     return describe_scene(SimulatedEnvironment(kitchen.world(example.initial)).snapshot())
 
@@ -49,7 +49,7 @@ def encode_steps(
     tokenizer: Any,
     demonstrations: KnnRetriever[Demonstration],
     chosen: Sequence[PlanExample],
-    kitchen: Kitchen | None = None,
+    kitchen: Domain | None = None,
 ) -> list[TrainingSequence]:
     """Tokenize each chosen example after its nearest demonstration of another task, with its scene line
     when a ``kitchen`` is given (the planner's ``scene_context``); the targets are the step tokens. In a

@@ -1,0 +1,76 @@
+"""A robot skill as the planner sees and dispatches it, and its rule in the skill library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llm_planner_ros.domain.conditions import Condition
+
+# The SayCan kitchen's skill families (the ``family`` field of llm_planner_interfaces/Skill), each with its
+# own affordance function and motions; a skills file may declare others (skill_library).
+FIND = "find"
+PICK = "pick"
+PLACE = "place"
+GOTO = "goto"
+TERMINATE = "terminate"
+DRAWER = "drawer"
+FAMILIES = (FIND, PICK, PLACE, GOTO, TERMINATE, DRAWER)
+
+# The kitchen's executors (the ``executor`` field; a skills file declares its own); "" means no executor:
+# the planner itself handles "done".
+MANIPULATOR = "manipulator"
+MOBILE_BASE = "mobile_base"
+NO_EXECUTOR = ""
+EXECUTORS = (MANIPULATOR, MOBILE_BASE)
+# An executor's node is named for it: manipulator_executor serves executors/manipulator/.
+EXECUTOR_NODE_SUFFIX = "_executor"
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One skill, mirroring the ``llm_planner_interfaces/Skill`` message.
+
+    ``text`` is what the language model scores ("pick up the coke"); ``arguments`` are the label or
+    location the skill acts on (("coke",), ("far counter",), or () for "done"); ``executor`` names the
+    executor that runs it ("" for none).
+    """
+
+    text: str
+    family: str
+    arguments: tuple[str, ...] = ()
+    executor: str = NO_EXECUTOR
+
+    @property
+    def argument(self) -> str | None:
+        """The single argument of kitchen skills, or None for skills without one."""
+        return self.arguments[0] if self.arguments else None
+
+
+@dataclass(frozen=True)
+class FactChange:
+    """An effect that makes a declared fact true (``value``) or false: ``{set: door_open}``, ``{clear: ...}``."""
+
+    atom: str
+    value: bool
+
+    def __str__(self) -> str:
+        return f"{'set' if self.value else 'clear'}({self.atom})"
+
+
+@dataclass(frozen=True)
+class SkillRule:
+    """A skill with what the world requires before it (preconditions) and what it changes (effects).
+
+    A precondition is a built-in name from llm_planner_ros.domain.world (``PRECONDITIONS``, applied to
+    the skill's argument) or a condition a skills file writes (``{fact: door_open}``, ``{holding: sponge}``);
+    an effect is a built-in name (``EFFECTS``) or a ``FactChange``. ``requires_drawer`` skills exist only in
+    scenes that have the drawer. ``requests``: other ways a person asks for what the skill does ("call the
+    elevator" for "press the elevator button"), which the generated part of a domain's bank words its
+    requests with besides the skill's own text.
+    """
+
+    skill: Skill
+    preconditions: tuple[str | Condition, ...] = ()
+    effects: tuple[str | FactChange, ...] = ()
+    requires_drawer: bool = False
+    requests: tuple[str, ...] = ()
