@@ -77,7 +77,7 @@ def minilm():
 
 @pytest.fixture(scope="session")
 def kitchen() -> Domain:
-    """The configured kitchen (config/kitchen_world.yaml and config/kitchen_skills.yaml)."""
+    """The configured kitchen (domains/saycan_kitchen/world.yaml and domains/saycan_kitchen/skills.yaml)."""
     return load_domain_files()
 
 

@@ -32,6 +32,7 @@ from llm_planner_interfaces.action import EvaluateAffordance
 from llm_planner_ros.affordance.calibration import Calibration
 from llm_planner_ros.affordance.model import AffordanceError, AffordanceModel
 from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_folder import domain_value_functions_file
 from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.paths import repo_path
 from llm_planner_ros.ros.messages import skill_from_msg
@@ -41,7 +42,7 @@ from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
 from llm_planner_ros.value_functions.boosted_trees import WeightFileError
-from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from llm_planner_ros.value_functions.learned import LearnedAffordance
 
 BACKENDS = ("analytic", "learned")
 # The ``families`` entry that stands for every family the skills file declares.
@@ -56,9 +57,11 @@ PARAMETERS = {
         "the skills file declares, but those it leaves to another server)",
     ),
     "backend": Parameter("analytic", "affordance model: analytic (SayCan's calibrated functions) or learned"),
-    "value_functions_file": Parameter(str(DEFAULT_WEIGHTS), "weight file of the learned backend (.npz)"),
-    "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
-    "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "value_functions_file": Parameter(
+        "", "weight file of the learned backend (.npz; empty: the domain folder's value_functions.npz)"
+    ),
+    "world_file": Parameter("", "world YAML (empty: the default domain's, config/domains.yaml)"),
+    "skills_file": Parameter("", "skill templates YAML (empty: the default domain's, config/domains.yaml)"),
     "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray topic of the objects (simulator or perception)"),
     "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state record topic (std_msgs/String JSON)"),
     "match_stamps": Parameter(True, "assemble state only from scene and robot messages with equal stamps (simulator)"),
@@ -98,7 +101,8 @@ class AffordanceServerNode(Node):
         self._observations: ObservationListener | None = None
         if p["backend"] == "learned":
             try:
-                self._learned = LearnedAffordance(repo_path(p["value_functions_file"]), kitchen, calibration)
+                weights = repo_path(p["value_functions_file"]) if p["value_functions_file"] else None
+                self._learned = LearnedAffordance(weights or domain_value_functions_file(kitchen), kitchen, calibration)
             except (WeightFileError, OSError) as error:
                 raise StartupError(f"backend learned: {error}") from error
             self._observations = ObservationListener(

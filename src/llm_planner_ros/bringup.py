@@ -22,7 +22,6 @@ import yaml
 from llm_planner_ros.domain.config import load_domain_config
 from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import (
-    PACKAGED_WORLD,
     DomainFolder,
     DomainFolderError,
     domain_folder,
@@ -195,16 +194,15 @@ class GraphOptions:
         return [*layers, *([self.params_file] if self.params_file else [])]
 
     def domain_parameters(self) -> dict[str, dict[str, object]]:
-        """The world and skills files of ``domain`` for every node (``/**``); {} without a domain. Outside
-        the packaged kitchen's world the model service merges the folder's SayCan adapter, or none: the
-        packaged adapters (``adapter: auto``) learned kitchen plans."""
+        """The world and skills files of ``domain`` for every node (``/**``); {} without a domain. The model
+        service merges the folder's SayCan adapter, or none where it has none: another domain's adapter
+        (``adapter: auto``, the default domain's) learned that domain's plans."""
         if self.domain is None:
             return {}
         layer: dict[str, dict[str, object]] = {
             "/**": {"world_file": str(self.domain.world), "skills_file": str(self.domain.skills)}
         }
-        world = yaml.safe_load(self.domain.world.read_text(encoding="utf-8"))
-        if (not isinstance(world, dict) or world.get("world") != PACKAGED_WORLD) and not self._domain_sets_adapter():
+        if not self._domain_sets_adapter():
             own = folder_adapter_file(self.domain.path, "saycan")
             layer["llm_service"] = {"adapter": str(own) if own is not None else "none"}
         return layer

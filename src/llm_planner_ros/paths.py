@@ -8,8 +8,10 @@ of the install prefixes, where package/setup.py's ``data_files`` put them (``col
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +53,44 @@ def repo_path(path: str | Path) -> Path:
     return packaged_path(path)
 
 
+DOMAINS_FILE = "domains.yaml"
+
+
+@functools.cache
+def _domain_settings() -> dict[str, Any]:
+    """config/domains.yaml: the default domain folder and the packaged files that moved."""
+    path = config_file(DOMAINS_FILE)
+    try:
+        settings = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise PackagedFileNotFoundError(f"{path} cannot be read ({error}): run `make setup` in a checkout") from error
+    return settings
+
+
+def default_domain() -> Path:
+    """The domain folder the stack plans in when nothing names another (config/domains.yaml ``default``),
+    relative to the checkout or install share: a setting, read like any user's folder."""
+    return Path(_domain_settings()["default"])
+
+
+def _moved(path: Path) -> Path:
+    """``path``, or where it moved (config/domains.yaml ``moved``), with a FutureWarning naming the new path."""
+    new = _domain_settings().get("moved", {}).get(path.as_posix())
+    if new is None:
+        return path
+    warnings.warn(f"{path} moved to {new}: use the new path (the old one works until 0.10)", FutureWarning, 3)
+    return Path(new)
+
+
 def packaged_path(path: str | Path) -> Path:
     """A file the package ships, never looked up in the current folder (a ``config/`` there is someone
     else's): the checkout's file when running from a checkout (whether or not it exists yet: callers
     report a missing file with their own fix), else the first install share folder that has it.
-    PackagedFileNotFoundError names the places tried and the fix."""
+    PackagedFileNotFoundError names the places tried and the fix. A path that moved (config/domains.yaml)
+    gives the new one, with a FutureWarning."""
     path = Path(path)
+    if path not in (Path("config"), Path("config") / DOMAINS_FILE):  # the moves table itself lies there
+        path = _moved(path)
     checkout = checkout_root()
     if checkout is not None:
         return checkout / path
@@ -79,8 +113,13 @@ def config_dir() -> Path:
 
 
 def config_file(name: str) -> Path:
-    """A file of the config folder, e.g. ``config_file("kitchen_world.yaml")``."""
+    """A file of the config folder, e.g. ``config_file("planners.yaml")``."""
     return config_dir() / name
+
+
+def default_domain_file(name: str) -> Path:
+    """A file of the default domain's folder (``default_domain()``), e.g. ``default_domain_file("world.yaml")``."""
+    return packaged_path(default_domain() / name)
 
 
 def resolve_config(path: str | Path | None, default_name: str) -> Path:

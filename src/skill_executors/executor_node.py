@@ -53,8 +53,8 @@ RESULT_SEND_S = 0.3
 
 PARAMETERS = {
     "backend": Parameter("sim", f"what runs the skills: {', '.join(BACKENDS)}", choices=BACKENDS),
-    "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
-    "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "world_file": Parameter("", "world YAML (empty: the default domain's, config/domains.yaml)"),
+    "skills_file": Parameter("", "skill templates YAML (empty: the default domain's, config/domains.yaml)"),
     "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world_node's skill action"),
     "apply_in_sim": Parameter(
         False, "action backend: apply each skill the action did in sim_world_node too (a device tried in simulation)"

@@ -46,7 +46,7 @@ def episode_files(tmp_path: Path) -> Path:
         ("missing.yaml", "a", ["missing.yaml: ", "cannot be read (No such file or directory)"]),
         ("binary.yaml", "a", ["binary.yaml: ", "not a text file"]),
         ("office.yaml", "a", ["office.yaml: ", "unknown world 'office'"]),
-        ("benchmarks/kitchen/dev.yaml", "nope", ["has no episode 'nope'; its ids: 'sp-01'"]),
+        ("domains/saycan_kitchen/dev.yaml", "nope", ["has no episode 'nope'; its ids: 'sp-01'"]),
     ],
 )
 def test_demo_refuses_an_episode_it_cannot_use(

@@ -1,4 +1,4 @@
-"""The development suite benchmarks/kitchen/dev.yaml: loads, covers the families, and every episode is fair
+"""The development suite domains/saycan_kitchen/dev.yaml: loads, covers the families, and every episode is fair
 (its goal is not met at the start and the oracle reaches it within max_steps)."""
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from llm_planner_ros.planning.request_loop import RequestChecks
 
 pytestmark = pytest.mark.model
 
-HOLD_BACK = REPO_ROOT / "benchmarks" / "kitchen" / "hold_back_dev.yaml"
-TASKS = REPO_ROOT / "benchmarks" / "kitchen" / "tasks_dev.yaml"
+HOLD_BACK = REPO_ROOT / "domains" / "saycan_kitchen" / "hold_back_dev.yaml"
+TASKS = REPO_ROOT / "domains" / "saycan_kitchen" / "tasks_dev.yaml"
 
 
 def test_held_back_requests_and_false_refusals_are_counted() -> None:

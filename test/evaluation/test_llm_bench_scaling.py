@@ -53,7 +53,7 @@ def test_the_skills_bench_compares_pruned_and_exhaustive_steps(wide_tiny_model_d
 
 @pytest.mark.usefixtures("restore_threads")
 def test_the_episode_check_finds_no_difference(wide_tiny_model_dir: Path, tmp_path: Path) -> None:
-    data = yaml.safe_load(repo_path("benchmarks/kitchen/dev.yaml").read_text(encoding="utf-8"))
+    data = yaml.safe_load(repo_path("domains/saycan_kitchen/dev.yaml").read_text(encoding="utf-8"))
     data["episodes"] = data["episodes"][:3]
     episodes, out = tmp_path / "episodes.yaml", tmp_path / "check.json"
     episodes.write_text(yaml.safe_dump(data), encoding="utf-8")

@@ -28,7 +28,6 @@ SEARCHED = (
     "package",
     "robot_interfaces",
     "scripts",
-    "benchmarks/kitchen",
     "domains",
     ".ci",
 )

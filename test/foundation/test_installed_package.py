@@ -48,7 +48,7 @@ PROBE = textwrap.dedent("""
         "adapter": str(adapter_file(parse_config(LLMConfig, {}))),
         "bank": str(llm_planner_ros.paths.repo_path(BANK_FILE)),
         "bank_size": len(bank),
-        "episodes": len(load_episodes("benchmarks/kitchen/dev.yaml")),
+        "episodes": len(load_episodes("domains/saycan_kitchen/dev.yaml")),
         "retrieved": [example.instruction for example in bank if example.instruction in prompt],
     }))
 """)
@@ -74,14 +74,15 @@ def test_the_install_resolves_the_adapter_bank_and_episodes_without_the_checkout
 
     share = install / "llm_planner_ros" / "share" / "llm_planner_ros"
     assert Path(found["module"]).is_relative_to(install), f"the probe imported the checkout: {found['module']}"
-    assert Path(found["adapter"]) == share / "data" / "saycan" / "adapter.safetensors"
+    assert Path(found["adapter"]) == share / "domains" / "saycan_kitchen" / "adapters" / "saycan.safetensors"
     assert (
-        Path(found["adapter"]).stat().st_size == (repo_root / "data" / "saycan" / "adapter.safetensors").stat().st_size
+        Path(found["adapter"]).stat().st_size
+        == (repo_root / "domains" / "saycan_kitchen" / "adapters" / "saycan.safetensors").stat().st_size
     )
-    assert Path(found["bank"]) == share / "data" / "saycan" / "bank.jsonl"
-    bank_lines = (repo_root / "data" / "saycan" / "bank.jsonl").read_text(encoding="utf-8").splitlines()
+    assert Path(found["bank"]) == share / "domains" / "saycan_kitchen" / "bank.jsonl"
+    bank_lines = (repo_root / "domains" / "saycan_kitchen" / "bank.jsonl").read_text(encoding="utf-8").splitlines()
     assert found["bank_size"] == sum(1 for line in bank_lines if line.strip())
-    assert found["episodes"] == len(load_episodes(repo_root / "benchmarks" / "kitchen" / "dev.yaml"))
+    assert found["episodes"] == len(load_episodes(repo_root / "domains" / "saycan_kitchen" / "dev.yaml"))
     # the planner built with examples: retrieved put the install's bank examples into its prompt
     assert any("coke" in request for request in found["retrieved"]), found["retrieved"]
 
@@ -115,23 +116,31 @@ def test_outside_a_checkout_a_packaged_file_is_read_from_the_first_install_that_
 def test_a_config_folder_in_the_current_directory_never_replaces_the_packaged_configuration(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_checkout: bool
 ) -> None:
-    packaged = paths.config_file("kitchen_world.yaml")
+    packaged = paths.config_file("planners.yaml")
     if not in_checkout:
         monkeypatch.setattr(paths, "_CHECKOUT", tmp_path / "not_a_checkout")
         share = tmp_path / "prefix" / "share" / "llm_planner_ros"
         (share / "config").mkdir(parents=True)
-        packaged = share / "config" / "kitchen_world.yaml"
-        packaged.write_text("world: installed\n")
+        packaged = share / "config" / "planners.yaml"
+        packaged.write_text("saycan: {}\n")
         monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "prefix"))
     elsewhere = tmp_path / "somewhere"
     (elsewhere / "config").mkdir(parents=True)
-    (elsewhere / "config" / "kitchen_world.yaml").write_text("world: someone else's\n")
+    (elsewhere / "config" / "planners.yaml").write_text("saycan: {someone: else}\n")
     monkeypatch.chdir(elsewhere)
 
-    assert paths.config_file("kitchen_world.yaml") == packaged
-    assert paths.resolve_config(None, "kitchen_world.yaml") == packaged
+    assert paths.config_file("planners.yaml") == packaged
+    assert paths.resolve_config(None, "planners.yaml") == packaged
     # A path the user names is still read where they are.
-    assert paths.repo_path("config/kitchen_world.yaml") == elsewhere / "config" / "kitchen_world.yaml"
+    assert paths.repo_path("config/planners.yaml") == elsewhere / "config" / "planners.yaml"
+
+
+def test_a_packaged_path_that_moved_resolves_to_the_new_file_with_a_warning(tmp_path: Path) -> None:
+    with pytest.warns(FutureWarning, match="config/kitchen_world.yaml moved to domains/saycan_kitchen/world.yaml"):
+        moved = paths.packaged_path("config/kitchen_world.yaml")
+    assert moved == paths.default_domain_file("world.yaml") and moved.is_file()
+    with pytest.warns(FutureWarning, match="adapters/progprompt.safetensors"):
+        assert paths.packaged_path("data/progprompt/progprompt_adapter.safetensors").is_file()
 
 
 DESIGN_PACKAGES = {"llm_planner_ros", "affordance_servers", "skill_executors"}

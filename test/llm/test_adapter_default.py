@@ -1,5 +1,5 @@
-"""Which LoRA adapter the hf backend merges: the embedded model gets the project's SayCan adapter unless told
-otherwise, any other model none, and a relative path is read from the checkout."""
+"""Which LoRA adapter the hf backend merges: the embedded model gets the default domain's SayCan adapter
+unless told otherwise, any other model none, and a relative path is read from the checkout."""
 
 from __future__ import annotations
 
@@ -8,19 +8,24 @@ from pathlib import Path
 import pytest
 
 from llm_planner_ros.llm.factory import (
-    EMBEDDED_ADAPTER,
-    METHOD_ADAPTERS,
+    BENCHMARK_ADAPTERS,
     LLMConfig,
     adapter_file,
     method_llm_config,
     parse_config,
 )
-from llm_planner_ros.paths import repo_path
+from llm_planner_ros.paths import default_domain_file, repo_path
+
+EMBEDDED_ADAPTER = default_domain_file("adapters/saycan.safetensors")
+
+
+def default_domain_adapter(method: str) -> Path:
+    return BENCHMARK_ADAPTERS.get(method) or default_domain_file(f"adapters/{method}.safetensors")
 
 
 def test_the_embedded_model_gets_the_saycan_adapter_by_default() -> None:
     found = adapter_file(parse_config(LLMConfig, {}))
-    assert found == repo_path(EMBEDDED_ADAPTER) and found.is_file()
+    assert found == EMBEDDED_ADAPTER and found.is_file()
 
 
 @pytest.mark.parametrize("value", ["none", ""])
@@ -44,13 +49,18 @@ def test_a_relative_adapter_path_is_read_from_the_checkout(tmp_path: Path, monke
 @pytest.mark.parametrize("method", ["progprompt", "llm_planner", "zero_shot", "alfred_hlp"])
 def test_a_generative_method_names_its_own_adapter(method: str) -> None:
     found = adapter_file(parse_config(LLMConfig, {"adapter": method}))
-    assert found == repo_path(METHOD_ADAPTERS[method]) and found.is_file()
-    assert found != repo_path(EMBEDDED_ADAPTER)
+    assert found == repo_path(default_domain_adapter(method)) and found.is_file()
+    assert found != EMBEDDED_ADAPTER
 
 
 def test_a_service_for_one_generative_method_gets_its_adapter_unless_told_otherwise() -> None:
-    assert method_llm_config({}, "progprompt") == {"adapter": "progprompt"}
-    assert method_llm_config({"threads": 1}, "llm_planner") == {"threads": 1, "adapter": "llm_planner"}
-    assert method_llm_config({}, "saycan") == {} and method_llm_config({}, "") == {}
+    progprompt = str(default_domain_file("adapters/progprompt.safetensors"))
+    assert method_llm_config({}, "progprompt") == {"adapter": progprompt}
+    llm_planner = str(default_domain_file("adapters/llm_planner.safetensors"))
+    assert method_llm_config({"threads": 1}, "llm_planner") == {"threads": 1, "adapter": llm_planner}
+    assert method_llm_config({}, "saycan") == method_llm_config({}, "") == {"adapter": str(EMBEDDED_ADAPTER)}
+    # SayCanPay's Say prompt is SayCan's: the kitchen folder's adapters/shared.yaml lends it SayCan's adapter.
+    assert method_llm_config({}, "saycanpay") == {"adapter": str(EMBEDDED_ADAPTER)}
+    assert method_llm_config({}, "alfred_hlp") == {"adapter": "alfred_hlp"}
     for config in ({"adapter": "none"}, {"model": "other.gguf"}, {"backend": "openai"}, {"backend": "replay"}):
         assert method_llm_config(config, "progprompt") == config

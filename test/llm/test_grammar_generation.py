@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from openai_stub import StubServer
-from repo_paths import REPO_ROOT
 from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_ros.domain import World
@@ -18,8 +17,9 @@ from llm_planner_ros.llm.base import InvalidRequestError, RecordingNotFoundError
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.openai_compat import OpenAICompatibleModel
 from llm_planner_ros.llm.replay import ReplayLanguageModel
+from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.grammars import GrammarError, plan_grammar, program_grammar, step_grammar
-from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, indent, load_examples
+from llm_planner_ros.planning.progprompt.examples import indent, load_examples
 from llm_planner_ros.planning.progprompt.validator import parse_program, parse_valid_prefix
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary
 
@@ -94,7 +94,7 @@ def test_the_program_grammar_takes_the_example_programs_and_the_scenes_names(
     vocabulary = vocabulary_of(world)
     grammar = program_grammar(vocabulary)
     assert "\"'water bottle'\"" in grammar and "\"'coke'\"" not in grammar  # the scene's objects only
-    for example in load_examples(REPO_ROOT / "config" / EXAMPLES_FILE).programs:
+    for example in load_examples(default_domain_file("examples/progprompt.yaml")).programs:
         body = "\n" + indent(example.body) + "\n"
         assert accepts(tiny_tokenizer, body, grammar), body
     assert not accepts(tiny_tokenizer, "\n    import os\n", grammar, complete=False)

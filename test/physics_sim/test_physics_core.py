@@ -17,7 +17,7 @@ from llm_planner_ros.physics_sim.navigation import NoPathError, OccupancyGrid, p
 from llm_planner_ros.physics_sim.scripted import EE_LINK, ScriptedSkills, top_down
 from llm_planner_ros.robot_motion.drawer import drawer_motion
 
-EPISODES = "benchmarks/kitchen/dev.yaml"
+EPISODES = "domains/saycan_kitchen/dev.yaml"
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from llm_planner_ros.robot_motion.manipulation import (
 )
 from llm_planner_ros.robot_motion.scene_objects import PerceivedObject, resting_on
 
-EPISODES = "benchmarks/kitchen/dev.yaml"
+EPISODES = "domains/saycan_kitchen/dev.yaml"
 CONFIG = REPO_ROOT / "config"
 
 

@@ -249,7 +249,7 @@ def test_a_blocked_path_aborts_navigation_and_the_robot_stays(ros_graph: RosGrap
 
     # Loading an episode rebuilds the world: sp-02 starts with the sponge in the gripper.
     load = ros_graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
-    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-02")
+    request = LoadEpisode.Request(episode_file="domains/saycan_kitchen/dev.yaml", episode_id="sp-02")
     response = wait_future(load.call_async(request), timeout=30.0)
     assert response.success, response.message
     wait_until(lambda: truth.robot is not None and truth.robot.episode == "sp-02", 20.0, "robot state of sp-02")
@@ -290,7 +290,7 @@ def test_an_episodes_blocked_place_gets_a_box_that_navigation_cannot_enter(ros_g
     truth = _start(ros_graph)
     base, _, _ = _clients(ros_graph)
     load = ros_graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
-    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/value_reasons.yaml", episode_id="block-coke-01")
+    request = LoadEpisode.Request(episode_file="domains/saycan_kitchen/value_reasons.yaml", episode_id="block-coke-01")
     response = wait_future(load.call_async(request), timeout=30.0)
     assert response.success, response.message
     wait_until(lambda: truth.robot is not None and truth.robot.episode == "block-coke-01", 20.0, "block-coke-01")
@@ -298,7 +298,7 @@ def test_an_episodes_blocked_place_gets_a_box_that_navigation_cannot_enter(ros_g
     assert result.status == GoalStatus.STATUS_ABORTED and "inside an obstacle" in result.result.error_msg
     result = _navigate(base, *FAR_COUNTER)
     assert result.status == GoalStatus.STATUS_SUCCEEDED, result.result.error_msg
-    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-02")
+    request = LoadEpisode.Request(episode_file="domains/saycan_kitchen/dev.yaml", episode_id="sp-02")
     assert wait_future(load.call_async(request), timeout=30.0).success
     wait_until(lambda: truth.robot is not None and truth.robot.episode == "sp-02", 20.0, "robot state of sp-02")
     result = _navigate(base, *CLOSE_COUNTER)
@@ -311,14 +311,14 @@ def test_an_episodes_lying_can_is_lying_in_the_ground_truth(ros_graph: RosGraph)
     not upright, the other coke upright; the next episode stands its objects up again."""
     truth = _start(ros_graph)
     load = ros_graph.service_client(LoadEpisode, LOAD_EPISODE_SERVICE)
-    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/value_reasons.yaml", episode_id="topple-coke-01")
+    request = LoadEpisode.Request(episode_file="domains/saycan_kitchen/value_reasons.yaml", episode_id="topple-coke-01")
     response = wait_future(load.call_async(request), timeout=30.0)
     assert response.success, response.message
     wait_until(lambda: truth.robot is not None and truth.robot.episode == "topple-coke-01", 20.0, "topple-coke-01")
     lying, upright = truth.object("coke_1"), truth.object("coke_2")
     assert (lying["at"], lying["upright"]) == ("close counter", False)
     assert (upright["at"], upright["upright"]) == ("far counter", True)
-    request = LoadEpisode.Request(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-01")
+    request = LoadEpisode.Request(episode_file="domains/saycan_kitchen/dev.yaml", episode_id="sp-01")
     assert wait_future(load.call_async(request), timeout=30.0).success
     wait_until(lambda: truth.robot is not None and truth.robot.episode == "sp-01", 20.0, "robot state of sp-01")
     assert all(o["upright"] for o in truth.data["objects"] if o["at"] not in (None, "robot"))

@@ -20,6 +20,7 @@ from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.factory import method_llm_config
+from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.domain_examples import MissingDomainBankError, diverse_examples
 from llm_planner_ros.planning.progprompt.examples import task_function_name
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
@@ -125,10 +126,11 @@ def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path:
     }
 
 
-def test_adapter_auto_loads_a_packaged_adapter_only_in_the_kitchen(tmp_path: Path) -> None:
+def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) -> None:
     bare = load_domain(copy_domain(tmp_path, bank=True))
-    assert method_llm_config({}, "progprompt", load_domain_files()) == {"adapter": "progprompt"}
-    assert method_llm_config({}, "progprompt") == {"adapter": "progprompt"}
+    kitchen_progprompt = {"adapter": str(default_domain_file("adapters/progprompt.safetensors"))}
+    assert method_llm_config({}, "progprompt", load_domain_files()) == kitchen_progprompt
+    assert method_llm_config({}, "progprompt") == kitchen_progprompt
     assert method_llm_config({}, "progprompt", bare) == {"adapter": "none"}
     assert method_llm_config({}, "saycan", bare) == {"adapter": "none"}
     # The shipped office has its own SayCan adapter (llm-planner domain build --adapter).

@@ -28,10 +28,10 @@ from llm_planner_ros.planning.instruction_check import (
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 
 EPISODE_FILES = [
-    REPO_ROOT / "benchmarks" / "kitchen" / "dev.yaml",
+    REPO_ROOT / "domains" / "saycan_kitchen" / "dev.yaml",
     REPO_ROOT / "test" / "data" / "sample_episodes.yaml",
 ]
-BANK = REPO_ROOT / "data" / "saycan" / "bank.jsonl"
+BANK = REPO_ROOT / "domains" / "saycan_kitchen" / "bank.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -147,7 +147,7 @@ def test_saycan_rescores_every_step_from_the_changed_world_without_a_replan(worl
 def test_progprompt_writes_a_new_program_for_the_changed_scene(world: World) -> None:
     program = "\n    find('coke')\n    pick_up('coke')\n    bring_it_to_you()\n    put_down('coke')\n"
     model = ProgramModel(program)
-    examples = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
+    examples = load_examples(REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml")
     env = ChangingKitchen(world, {0: rearranged(remove=("coke_1",), coke_2="table")})
     result = run_plan(ProgPromptPlanner(model, examples), "bring me a coke", env, max_steps=10)
 

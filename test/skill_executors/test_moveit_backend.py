@@ -30,7 +30,7 @@ AT_COKE = {
     "robot": {"at": "far counter", "holding": None},
     "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}],
 }
-HEIGHT = 0.12  # config/kitchen_world.yaml object_size z
+HEIGHT = 0.12  # domains/saycan_kitchen/world.yaml object_size z
 
 
 def test_pick_and_put_down_run_their_pose_goals_and_gripper_commands(

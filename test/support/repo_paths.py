@@ -6,4 +6,4 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TEST_DATA = REPO_ROOT / "test" / "data"
-DEV_SUITE = REPO_ROOT / "benchmarks" / "kitchen" / "dev.yaml"
+DEV_SUITE = REPO_ROOT / "domains" / "saycan_kitchen" / "dev.yaml"

@@ -82,7 +82,8 @@ def test_the_shipped_bank_holds_no_dev_suite_instruction(
     shipped: list[PlanExample], kitchen: Domain, repo_root: Path
 ) -> None:
     dev = {
-        normalized(episode.instruction) for episode in load_episodes(repo_root / "benchmarks/kitchen/dev.yaml", kitchen)
+        normalized(episode.instruction)
+        for episode in load_episodes(repo_root / "domains/saycan_kitchen/dev.yaml", kitchen)
     }
     assert not dev & {normalized(example.instruction) for example in shipped}
 

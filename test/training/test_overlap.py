@@ -41,7 +41,7 @@ def test_the_command_counts_close_requests_per_family(
     save_bank(generate_examples(kitchen, 200, seed=1), bank)
     assert main(["--bank", str(bank), "--threshold", "0.0"]) == 0
     out = capsys.readouterr().out
-    suite = load_episodes("benchmarks/kitchen/dev.yaml", kitchen)
+    suite = load_episodes("domains/saycan_kitchen/dev.yaml", kitchen)
     long_horizon = sum(episode.family == "long_horizon" for episode in suite)
     assert f"{len(suite)} episodes against" in out and f"similarity >= 0.0: {len(suite)}" in out
     assert f"  long_horizon           {long_horizon}/{long_horizon}" in out

@@ -23,7 +23,7 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.training.saycan_adapter import TopLayerTrainer, program_sequences
 from llm_planner_ros.training.saycan_bank import generate_examples
 
-EXAMPLES = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
+EXAMPLES = load_examples(REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from saycan_doubles import word_tokenizer
 
 from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.domain_folder import load_domain
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
@@ -19,7 +19,7 @@ from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 from llm_planner_ros.planning.skill_projection import SkillProjector
 from llm_planner_ros.planning.zero_shot.planner import ZeroShotOptions, ZeroShotPlanner
-from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE, Demonstration, load_demonstrations
+from llm_planner_ros.planning.zero_shot.prompt import Demonstration, load_demonstrations
 from llm_planner_ros.planning.zero_shot.training import encode_steps, initial_scene, nearest_other, step_text
 from llm_planner_ros.training.saycan_bank import generate_examples
 
@@ -36,7 +36,7 @@ def bank(kitchen: Domain) -> list[PlanExample]:
 
 @pytest.fixture(scope="module")
 def retriever() -> KnnRetriever[Demonstration]:
-    demonstrations = load_demonstrations(resolve_config(None, EXAMPLES_FILE))
+    demonstrations = load_demonstrations(default_domain_file("examples/zero_shot.yaml"))
     return KnnRetriever(demonstrations, lambda demonstration: demonstration.task, WordEmbedder())
 
 

@@ -42,7 +42,7 @@ def detector() -> Detector:
 @pytest.fixture
 def sim() -> Iterator[PhysicsKitchen]:
     # sp-01: the robot at the table, an energy bar and an apple on it, a coke on the far counter.
-    sim = PhysicsKitchen.from_files(episode_file="benchmarks/kitchen/dev.yaml", episode_id="sp-01")
+    sim = PhysicsKitchen.from_files(episode_file="domains/saycan_kitchen/dev.yaml", episode_id="sp-01")
     yield sim
     sim.close()
 

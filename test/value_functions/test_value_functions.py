@@ -15,6 +15,7 @@ from value_function_scenes import drawer_observation, random_weights, table_obse
 
 from llm_planner_ros.affordance.model import AffordanceError
 from llm_planner_ros.domain import Domain, Skill
+from llm_planner_ros.domain.domain_folder import domain_value_functions_file
 from llm_planner_ros.value_functions.analytic import skill_of, world_of
 from llm_planner_ros.value_functions.boosted_trees import WeightFileError, load_value_functions
 from llm_planner_ros.value_functions.collector import PERCEPTION, Rollout, collect, load_rollouts
@@ -273,10 +274,8 @@ def test_bench_command_compares_learned_and_analytic_on_the_test_split(kitchen: 
 
 
 def test_shipped_weights_serve_the_packaged_kitchen(kitchen: Domain) -> None:
-    from llm_planner_ros.paths import repo_path
-    from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS
 
-    model = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    model = LearnedAffordance(domain_value_functions_file(kitchen), kitchen)
     assert model.record["families"]["pick"]["train"] > 1000
     observation = table_observation()
     near, unseen = model.evaluate([skill_of("pick", "apple"), skill_of("pick", "sponge")], observation)

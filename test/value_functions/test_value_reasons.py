@@ -1,4 +1,4 @@
-"""The episodes built to need the learned value functions (benchmarks/kitchen/value_reasons.yaml): the
+"""The episodes built to need the learned value functions (domains/saycan_kitchen/value_reasons.yaml): the
 file validates, each goal is reachable, and in the physics kitchen (``planning.physics_environment``)
 the analytic model rates the unreachable target's pick as likely while the shipped learned model does
 not, so SayCan's choice differs, and physics agrees: that pick fails, and after going to the label's
@@ -18,14 +18,15 @@ import pytest
 from language_model_doubles import FixedModel
 
 from llm_planner_ros.domain import Domain
+from llm_planner_ros.domain.domain_folder import domain_value_functions_file
 from llm_planner_ros.domain.episodes import Episode, load_episodes
 from llm_planner_ros.domain.oracle import check_episode
 from llm_planner_ros.paths import config_file, repo_path
 from llm_planner_ros.planning.saycan.planner import SayCanOptions, SayCanPlanner
 from llm_planner_ros.planning.saycan.prompt import SayCanPrompt
-from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from llm_planner_ros.value_functions.learned import LearnedAffordance
 
-EPISODES = "benchmarks/kitchen/value_reasons.yaml"
+EPISODES = "domains/saycan_kitchen/value_reasons.yaml"
 REPLAY = "test/data/value_reasons_pepsi_replay.jsonl"
 
 
@@ -35,7 +36,7 @@ def physics_environments(kitchen: Domain) -> Iterator[tuple[Any, Any, Any]]:
     from llm_planner_ros.physics_sim import PhysicsKitchen
     from llm_planner_ros.planning.physics_environment import PhysicsEnvironment
 
-    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    learned = LearnedAffordance(domain_value_functions_file(kitchen), kitchen)
     sim = PhysicsKitchen.from_files(image_size=(64, 48))
     try:
         yield sim, PhysicsEnvironment(sim, kitchen, None), PhysicsEnvironment(sim, kitchen, learned)
@@ -141,7 +142,7 @@ def test_through_the_camera_only_the_learned_model_tells_the_toppled_can(kitchen
     from llm_planner_ros.value_functions.observation import Observation
     from llm_planner_ros.value_functions.perceived import HeadCameraPerception, perceived_pick
 
-    learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen)
+    learned = LearnedAffordance(domain_value_functions_file(kitchen), kitchen)
     analytic = learned.analytic
     sim = PhysicsKitchen.from_files()
     camera = HeadCameraPerception(sim, make_detector("embedded", BackendOptions()))

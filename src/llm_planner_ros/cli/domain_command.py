@@ -38,9 +38,8 @@ from llm_planner_ros.domain.domain_folder import (
     domain_folder,
 )
 from llm_planner_ros.domain.episodes import load_episodes
-from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER
+from llm_planner_ros.llm.factory import default_domain_adapter
 from llm_planner_ros.options import finite_float
-from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.saycan.bank import PlanExample, save_bank
 from llm_planner_ros.training.domain_bank import bank_example, held_out_requests, hold_back_examples
 from llm_planner_ros.training.domain_tasks import generate_examples
@@ -89,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--resume",
         type=Path,
-        help=f"adapter to continue (default: the domain's SayCan adapter for other methods, else {EMBEDDED_ADAPTER})",
+        help="adapter to continue (default: the domain's SayCan adapter for other methods, else the default domain's)",
     )
     parser.add_argument(
         "--saycanpay", action="store_true", help="also train SayCanPay's Can and Pay models on the bank's plans"
@@ -198,7 +197,7 @@ def train_domain_adapter(folder: Path, bank: Path, methods: list[str], args: arg
     adapters.mkdir(exist_ok=True)
     out = adapters / f"{methods[0]}.safetensors"
     own = adapters / "saycan.safetensors"
-    start = args.resume or (own if methods != ["saycan"] and own.is_file() else repo_path(EMBEDDED_ADAPTER))
+    start = args.resume or (own if methods != ["saycan"] and own.is_file() else default_domain_adapter("saycan"))
     console.print(f"training {out} for {', '.join(methods)} on {bank}, from {start}")
     status = train(
         [

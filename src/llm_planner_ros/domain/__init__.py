@@ -4,11 +4,11 @@ goal conditions, episodes and their validation, the symbolic skill execution and
 ROS-free. The simulators (``kitchen_sim``), the affordance servers, the executors and the planners
 all build on it; ``llm_planner_ros.ros`` converts its types to and from messages.
 
-    kitchen = load_domain_files()                    # config/kitchen_world.yaml + config/kitchen_skills.yaml
+    kitchen = load_domain_files()                 # the default domain's world.yaml + skills.yaml (or given files)
     world = kitchen.world()                       # the default scene (or kitchen.world(initial_block))
-    domain_skill_texts(world)                    # the 51 skill texts the language model scores
+    domain_skill_texts(world)                     # the 51 skill texts the language model scores
     world.apply("find a coke")                    # PreconditionError / UnknownSkillError when it cannot
-    episodes = load_episodes("benchmarks/kitchen/dev.yaml", kitchen)
+    episodes = load_episodes("domains/saycan_kitchen/dev.yaml", kitchen)
     episodes.episode("nl-verb-03").goal.holds(world)
 """
 

@@ -1,4 +1,4 @@
-"""The static facts of a kitchen world (config/kitchen_world.yaml): places, positions, object labels."""
+"""The static facts of a kitchen world (domains/saycan_kitchen/world.yaml): places, positions, object labels."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 from llm_planner_ros.domain.facts import FactNames, FactSpec, parse_fact_specs
 from llm_planner_ros.domain.validation import Checker, ValidationError, join, read_yaml
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.paths import default_domain_file, repo_path
 
-WORLD_FILE = "kitchen_world.yaml"
+WORLD_FILE = "world.yaml"
 
 # The `at` of an object in the gripper, in episode files and in /scene/objects.
 HELD = "robot"
@@ -92,9 +92,12 @@ class DomainConfig:
 
 
 def load_domain_config(path: str | Path | None = None) -> DomainConfig:
-    """Read and validate a world file (default: config/kitchen_world.yaml); ConfigError lists its problems."""
-    source = resolve_config(path, WORLD_FILE)
-    text, data = read_yaml(source, ConfigError, "give the path of a world file (config/kitchen_world.yaml is one)")
+    """Read and validate a world file (default: the default domain's, ``paths.DEFAULT_DOMAIN``); ConfigError
+    lists its problems."""
+    source = repo_path(path) if path else default_domain_file(WORLD_FILE)
+    text, data = read_yaml(
+        source, ConfigError, "give the path of a world file (docs/domains.md: a domain folder's world.yaml)"
+    )
     check = Checker()
     config = _parse(data, check, str(source))
     check.raise_if_any(str(source), ConfigError, text)

@@ -28,7 +28,7 @@ class Domain:
 
 
 def load_domain_files(world_file: str | Path | None = None, skills_file: str | Path | None = None) -> Domain:
-    """The kitchen of config/kitchen_world.yaml and config/kitchen_skills.yaml (or the given files)."""
+    """The kitchen of domains/saycan_kitchen/world.yaml and domains/saycan_kitchen/skills.yaml (or the given files)."""
     config = load_domain_config(world_file)
     return Domain(config, load_skill_library(config, skills_file))
 

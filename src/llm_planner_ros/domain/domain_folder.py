@@ -3,10 +3,9 @@ optionally ``params.yaml`` (ROS parameters of the graph's nodes in this domain, 
 its allow-list, which executor runs on which backend), ``episodes.yaml`` (held-out evaluation episodes),
 ``dev.yaml`` (development episodes: what a domain's options and training are chosen on) and ``train.yaml``
 (the episodes its example bank is built from). What ``llm-planner domain build`` makes from the folder lies
-beside them: ``bank.jsonl`` (the methods' prompt examples) and ``adapters/<method>.safetensors``.
-
-The packaged SayCan kitchen (world ``saycan_kitchen``) keeps its built files under ``data/``: its bank,
-the methods' adapters and the models trained on its rollouts were made for it and for no other world."""
+beside them: ``bank.jsonl`` (the methods' prompt examples), ``adapters/<method>.safetensors`` (with
+``adapters/shared.yaml``, a method that uses another's adapter) and ``saycanpay/{can,pay}.safetensors``.
+Every domain, the packaged default one included (``paths.default_domain``), is such a folder."""
 
 from __future__ import annotations
 
@@ -26,8 +25,14 @@ DEV_FILE = "dev.yaml"
 BANK_FILE = "bank.jsonl"
 ADAPTERS_FOLDER = "adapters"
 SAYCANPAY_FOLDER = "saycanpay"
-# The world the packaged bank, adapters, value functions and SayCanPay kitchen models were built for.
-PACKAGED_WORLD = "saycan_kitchen"
+# Optional: the learned value functions of the domain (`python -m llm_planner_ros.value_functions.training`).
+VALUE_FUNCTIONS_FILE = "value_functions.npz"
+# Optional: the methods' own example files (examples/<method>.yaml: progprompt, zero_shot, llm_planner),
+# written for the domain; a method without one takes its examples from the bank.
+EXAMPLES_FOLDER = "examples"
+# Optional, in ADAPTERS_FOLDER: methods without an adapter of their own -> the method whose adapter they use
+# (SayCanPay's Say prompt is SayCan's: `saycanpay: saycan`).
+SHARED_ADAPTERS_FILE = "shared.yaml"
 
 
 class DomainFolderError(InputError, ValueError):
@@ -118,11 +123,6 @@ def load_domain(path: str | Path) -> Domain:
     return load_domain_files(folder.world, folder.skills)
 
 
-def is_packaged_world(kitchen: Domain) -> bool:
-    """Whether ``kitchen`` is the world the packaged bank and adapters were built for (the SayCan kitchen)."""
-    return kitchen.config.world == PACKAGED_WORLD
-
-
 def built_files_folder(kitchen: Domain) -> Path:
     """The folder of ``kitchen``'s world file: where a domain's built bank and adapters lie."""
     return Path(kitchen.config.source).resolve().parent
@@ -138,16 +138,44 @@ def domain_adapter_file(kitchen: Domain, method: str) -> Path | None:
     return folder_adapter_file(built_files_folder(kitchen), method)
 
 
+def adapter_path(folder: Path, method: str) -> Path:
+    """Where ``llm-planner domain build`` writes the adapter of ``method`` in the domain folder ``folder``."""
+    return folder / ADAPTERS_FOLDER / f"{method}.safetensors"
+
+
 def folder_adapter_file(folder: Path, method: str) -> Path | None:
-    """The adapter ``llm-planner domain build`` trained for ``method`` in the domain folder ``folder``."""
-    path = folder / ADAPTERS_FOLDER / f"{method}.safetensors"
-    return path if path.is_file() else None
+    """The adapter ``method`` uses in the domain folder ``folder``: its own, else the one
+    ``adapters/shared.yaml`` lends it; None where there is neither."""
+    own = adapter_path(folder, method)
+    if own.is_file():
+        return own
+    shared_file = folder / ADAPTERS_FOLDER / SHARED_ADAPTERS_FILE
+    if not shared_file.is_file():
+        return None
+    _, shared = read_yaml(shared_file, DomainFileError, f"make {shared_file} a map of method: method")
+    lender = shared.get(method) if isinstance(shared, dict) else None
+    if not isinstance(lender, str) or lender == method:
+        return None
+    lent = adapter_path(folder, lender)
+    return lent if lent.is_file() else None
 
 
 def domain_scorer_file(folder: Path, kind: str) -> Path:
     """Where ``llm-planner domain build --saycanpay`` writes SayCanPay's ``kind`` (can | pay) model of the
     domain folder ``folder`` (it may not exist yet)."""
     return folder / SAYCANPAY_FOLDER / f"{kind}.safetensors"
+
+
+def domain_examples_file(kitchen: Domain, method: str) -> Path | None:
+    """The example file the domain folder holds for ``method`` (``examples/<method>.yaml``), None where it
+    has none."""
+    path = built_files_folder(kitchen) / EXAMPLES_FOLDER / f"{method}.yaml"
+    return path if path.is_file() else None
+
+
+def domain_value_functions_file(kitchen: Domain) -> Path:
+    """Where the domain's learned value functions lie (it may not exist: the analytic backend needs none)."""
+    return built_files_folder(kitchen) / VALUE_FUNCTIONS_FILE
 
 
 def build_command(kitchen: Domain) -> str:

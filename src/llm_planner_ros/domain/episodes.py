@@ -123,7 +123,7 @@ class EpisodeFile:
 def load_episodes(path: str | Path, kitchen: Domain | None = None) -> EpisodeFile:
     """Read and validate an episode file against ``kitchen`` (default: the configured kitchen); a relative
     path is a packaged one (``llm_planner_ros.paths.repo_path``: the checkout's or the install's)."""
-    fix = "give the path of an episode file (benchmarks/kitchen/dev.yaml is one)"
+    fix = "give the path of an episode file (docs/episodes.md)"
     text, data = read_yaml(path, EpisodeFileError, fix, locate=repo_path)
     return parse_episodes(data, kitchen or load_domain_files(), str(path), text)
 

@@ -9,7 +9,7 @@ The benchmark uses it for two things:
   the skills that would have.
 
 Plans are lists of kitchen skills and end with ``done``. Search runs on ``World`` itself (its
-preconditions and effects come from config/kitchen_skills.yaml), so the oracle follows the same rules as
+preconditions and effects come from domains/saycan_kitchen/skills.yaml), so the oracle follows the same rules as
 the simulator. It finds the same plan lengths as a breadth-first search over every skill, and stays fast
 (the whole dev suite in about 0.3 s) because it searches only what can matter to the goal: the objects
 whose labels the goal names (plus the held one), the skills acting on those labels, navigation and
@@ -17,7 +17,7 @@ drawer skills; states that differ only in which instance of a label lies where a
 expands states in A* order with an estimate that never overshoots. Every plan found is replayed on the
 full world before it is returned.
 
-    python -m llm_planner_ros.domain.oracle benchmarks/kitchen/dev.yaml   # per-family summary of oracle plans
+    python -m llm_planner_ros.domain.oracle domains/saycan_kitchen/dev.yaml   # per-family summary of oracle plans
 """
 
 from __future__ import annotations

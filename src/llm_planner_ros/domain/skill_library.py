@@ -1,4 +1,4 @@
-"""The kitchen's skill vocabulary, expanded from the templates of config/kitchen_skills.yaml. Each template
+"""The kitchen's skill vocabulary, expanded from the templates of domains/saycan_kitchen/skills.yaml. Each template
 names a family, a text pattern, what it expands over (every object label, listed locations, or nothing), its
 executor, and the world preconditions and effects of the skills it makes: built-in names
 (llm_planner_ros.domain.world), or conditions and fact changes written in the file (``{fact:
@@ -30,9 +30,9 @@ from llm_planner_ros.domain.vocabulary import (
     parse_families,
 )
 from llm_planner_ros.domain.world import EFFECTS, PRECONDITIONS
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.paths import default_domain_file, repo_path
 
-SKILLS_FILE = "kitchen_skills.yaml"
+SKILLS_FILE = "skills.yaml"
 
 _TEMPLATE_KEYS = (
     "family",
@@ -90,9 +90,11 @@ class SkillLibrary:
 
 
 def load_skill_library(config: DomainConfig, path: str | Path | None = None) -> SkillLibrary:
-    """Read and expand a skills file (default: config/kitchen_skills.yaml); ConfigError lists its problems."""
-    source = resolve_config(path, SKILLS_FILE)
-    text, data = read_yaml(source, ConfigError, "give the path of a skills file (config/kitchen_skills.yaml is one)")
+    """Read and expand a skills file (default: domains/saycan_kitchen/skills.yaml); ConfigError lists its problems."""
+    source = repo_path(path) if path else default_domain_file(SKILLS_FILE)
+    text, data = read_yaml(
+        source, ConfigError, "give the path of a skills file (docs/domains.md: a domain folder's skills.yaml)"
+    )
     check = Checker()
     library = parse_skill_library(data, config, check, str(source))
     check.raise_if_any(str(source), ConfigError, text)

@@ -1,7 +1,7 @@
 """The state of a kitchen world and the rules by which skills change it.
 
 ``World`` is mutable: ``apply(skill)`` checks the skill's preconditions and applies its effects
-(named in config/kitchen_skills.yaml and implemented in ``PRECONDITIONS`` / ``EFFECTS`` below, or
+(named in domains/saycan_kitchen/skills.yaml and implemented in ``PRECONDITIONS`` / ``EFFECTS`` below, or
 written there as conditions and fact changes: llm_planner_ros.domain.facts);
 ``copy()`` gives an independent world for look-ahead. Skills succeed or raise; injected failures are
 the simulator's business (llm_planner_ros.domain.failures), not the world's.
@@ -353,7 +353,7 @@ class World:
         return f"{self.kitchen.config.articles.get(str(label), 'a')} {label}"
 
 
-# Names usable in config/kitchen_skills.yaml. A precondition maps (world, argument) to None when met or
+# Names usable in domains/saycan_kitchen/skills.yaml. A precondition maps (world, argument) to None when met or
 # to the reason it is not; an effect changes the world.
 PRECONDITIONS: dict[str, Callable[[World, str | None], str | None]] = {
     "gripper_empty": World._unmet_gripper_empty,

@@ -29,6 +29,7 @@ from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
+from llm_planner_ros.paths import default_domain
 
 KEEP = 5
 
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     parser.add_argument("--robots", default="1,2,4,8", help="robot counts, comma-separated (default 1,2,4,8)")
     parser.add_argument("--steps", type=int, default=5, help="plan steps timed per robot count (default 5)")
-    parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
+    parser.add_argument("--episodes", type=Path, default=default_domain() / "dev.yaml")
     add_json_argument(parser, "the results")
 
 

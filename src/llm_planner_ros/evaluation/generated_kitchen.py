@@ -1,6 +1,6 @@
 """Kitchens of any skill count for scaling benchmarks: SayCan's kitchen with a larger vocabulary.
 
-``generated_kitchen(skills)`` keeps the SayCan kitchen's skill templates (config/kitchen_skills.yaml:
+``generated_kitchen(skills)`` keeps the SayCan kitchen's skill templates (domains/saycan_kitchen/skills.yaml:
 find, pick up, put down per object; go to per place; bring it to you; done) and its 15 objects and
 4 places, and adds objects ("green apple", "diet soda", ...) and places ("left shelf", ...) until the
 vocabulary has exactly ``skills`` skills: 3 per object, 1 per place, plus the 2 fixed ones (51 for the
@@ -97,7 +97,7 @@ def generated_kitchen(skills: int) -> GeneratedKitchen:
 
 
 def _skills_file(places: list[str]) -> Path:
-    """config/kitchen_skills.yaml with the generated places in its "go to the {location}" template."""
+    """domains/saycan_kitchen/skills.yaml with the generated places in its "go to the {location}" template."""
     data = yaml.safe_load(config_file("kitchen_skills.yaml").read_text(encoding="utf-8"))
     for template in data["skills"]:
         if template.get("locations") == list(BASE_PLACES):

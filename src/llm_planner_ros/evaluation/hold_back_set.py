@@ -23,7 +23,7 @@ import yaml
 from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.domain_folder import BANK_FILE, DEV_FILE, EPISODES_FILE, load_domain
 from llm_planner_ros.domain.episodes import load_episodes
-from llm_planner_ros.paths import repo_path
+from llm_planner_ros.paths import default_domain_file, repo_path
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
@@ -83,7 +83,7 @@ def known_requests(kitchen: Domain, folder: Path | None) -> list[str]:
     """The requests the domain already has: its bank's, and those of its dev and evaluation files."""
     if folder is None:
         bank = load_bank(repo_path(KITCHEN_BANK))
-        files = [repo_path("benchmarks/kitchen/dev.yaml")]
+        files = [default_domain_file("dev.yaml")]
     else:
         bank = load_bank(folder / BANK_FILE) if (folder / BANK_FILE).is_file() else []
         files = [path for path in (folder / DEV_FILE, folder / EPISODES_FILE) if path.is_file()]

@@ -1,6 +1,6 @@
 r"""``llm-planner bench kitchen``: plan success, execution success, Exec and GCR over an episode file.
 
-    llm-planner bench kitchen --episodes benchmarks/kitchen/dev.yaml --planner saycan \
+    llm-planner bench kitchen --episodes domains/saycan_kitchen/dev.yaml --planner saycan \
         [--ablation no_affordance|generative] [--execution-failures] [--seed N] \
         [--json PATH] [--report PATH.md] [--plot PATH.png] [--ros] [--sim physics] [--limit N] [--ids a,b] \
         [--option KEY=VALUE ...] [--scene truth|perceived] [--affordances analytic|learned]
@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_bar, write_json
+from llm_planner_ros.paths import default_domain
 
-DEFAULT_EPISODES = Path("benchmarks/kitchen/dev.yaml")
+DEFAULT_EPISODES = default_domain() / "dev.yaml"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -42,6 +42,7 @@ from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file, write_json
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import default_domain
 from llm_planner_ros.perception.backends import BACKENDS, BackendOptions, make_detector
 from llm_planner_ros.perception.detection import DetectorError, View
 from llm_planner_ros.perception.geometry import Intrinsics, Transform
@@ -69,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-seed", type=int, default=0, help="seed of the first scene of the eval stream")
     parser.add_argument("--renderer", choices=("synthetic", "physics", "physics-random"), default="synthetic")
     parser.add_argument(
-        "--episodes", default="benchmarks/kitchen/dev.yaml", help="episode file of the physics renderer's scenes"
+        "--episodes", default=str(default_domain() / "dev.yaml"), help="episode file of the physics renderer's scenes"
     )
     parser.add_argument("--backend", choices=BACKENDS, default="embedded")
     parser.add_argument("--model-dir", default="", help="OWL-ViT/OWLv2 folder (backends owlvit, owlv2)")

@@ -38,12 +38,12 @@ from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
 from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, GraphOptions, NodeSpec
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.domain_folder import domain_value_functions_file
 from llm_planner_ros.domain.episodes import Episode
 from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.domain.world import World
 from llm_planner_ros.evaluation.ground_truth import GroundTruthState
 from llm_planner_ros.evaluation.metrics import RecordedPlanResult
-from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
 from llm_planner_ros.processes import NodeProcess, start_graph, stop_all
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -54,7 +54,7 @@ from llm_planner_ros.ros.messages import skill_to_msg
 from llm_planner_ros.ros.survey import FRAMES_PER_PLACE, Survey, SurveyError
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
-from llm_planner_ros.value_functions.learned import DEFAULT_WEIGHTS, LearnedAffordance
+from llm_planner_ros.value_functions.learned import LearnedAffordance
 
 ACTION = "/llm_planner/execute_instruction"
 # How long the final state may take to show up after the result (sim_world republishes every second).
@@ -308,7 +308,9 @@ class _AffordanceCheck:
 
     def __init__(self, node: Node, kitchen: Domain, backend: str, match_stamps: bool) -> None:
         self._analytic = AffordanceModel()
-        self._learned = LearnedAffordance(repo_path(DEFAULT_WEIGHTS), kitchen) if backend == "learned" else None
+        self._learned = (
+            LearnedAffordance(domain_value_functions_file(kitchen), kitchen) if backend == "learned" else None
+        )
         self._observations = (
             ObservationListener(node, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps) if self._learned else None
         )

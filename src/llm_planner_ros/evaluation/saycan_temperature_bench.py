@@ -20,8 +20,9 @@ from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import default_domain
 
-DEFAULT_EPISODES = "benchmarks/kitchen/dev.yaml"
+DEFAULT_EPISODES = str(default_domain() / "dev.yaml")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.paths import default_domain
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robots", default="1,2,4,8", help="robot counts to run, comma-separated (default 1,2,4,8)")
     parser.add_argument("--instructions", type=int, default=3, help="instructions each robot plans (default 3)")
-    parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
+    parser.add_argument("--episodes", type=Path, default=default_domain() / "dev.yaml")
     parser.add_argument("--max-batch", type=int, default=8, help="llm_service_node max_batch (1: no batching)")
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="llm_service_node parameter")
     add_json_argument(parser, "the results")

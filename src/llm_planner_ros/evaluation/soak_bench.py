@@ -5,7 +5,7 @@ r"""``llm-planner bench soak``: the whole sim graph under a long run of goals, w
 
 Brings up every node of llm_planner_ros.bringup.SIM_GRAPH as a process (as ``llm-planner up`` does),
 llm_service_node on the ``replay`` backend, and sends N goals cycling over ``WORKLOAD``: episodes of
-benchmarks/kitchen/dev.yaml (the world is reset to the episode before each goal), each planned by
+domains/saycan_kitchen/dev.yaml (the world is reset to the episode before each goal), each planned by
 SayCan and by the zero-shot planner, executed and plan-only. The resident memory (RSS) of every node
 process is sampled when the graph is up, after the warm-up goals, every K goals and at the end.
 
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from llm_planner_ros.bringup import SIM_GRAPH
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import default_domain
 
 if TYPE_CHECKING:
     from llm_planner_ros.domain.episodes import EpisodeFile
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from llm_planner_ros.planning.plan_loop import PlanResult
 
 DEFAULT_RECORDING = Path("benchmarks/soak/recording.jsonl")
-EPISODES_FILE = Path("benchmarks/kitchen/dev.yaml")
+EPISODES_FILE = default_domain() / "dev.yaml"
 GOAL_TIMEOUT_S = 120.0
 # Recording starts the embedded model, whose first start converts it (about 20 s on 2 cores).
 READY_TIMEOUT_S = 300.0

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, json_file, write_json
+from llm_planner_ros.paths import default_domain
 
 DEFAULT_ROLLOUTS = (
     "data/value_functions/rollouts_seed0.jsonl.gz",
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rollouts", nargs="+", default=list(DEFAULT_ROLLOUTS), help="collector files (.jsonl or .jsonl.gz)"
     )
-    parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="weight file")
+    parser.add_argument("--weights", default=str(default_domain() / "value_functions.npz"), help="weight file")
     parser.add_argument("--plot", type=Path, default=Path("out/value_functions_reliability.png"))
     parser.add_argument("--batch", type=int, default=50, help="skills per timed batch")
     parser.add_argument("--repeats", type=int, default=300, help="timed batches")

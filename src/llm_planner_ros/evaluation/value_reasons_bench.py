@@ -9,7 +9,7 @@ episode: plan success (ended with ``done`` and the goal holds on the physics sta
 the failed skill attempts, and the steps where the affordance overturned the language model's first
 choice. Progress: one line per episode; the JSON is rewritten after each.
 
-    llm-planner bench value-reasons --episodes benchmarks/kitchen/value_reasons.yaml --json out.json
+    llm-planner bench value-reasons --episodes domains/saycan_kitchen/value_reasons.yaml --json out.json
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import default_domain
 
-DEFAULT_EPISODES = "benchmarks/kitchen/value_reasons.yaml"
+DEFAULT_EPISODES = str(default_domain() / "value_reasons.yaml")
 MODELS = ("analytic", "learned")
 
 
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episodes", default=DEFAULT_EPISODES, help="episode file")
     parser.add_argument("--ids", help="comma-separated episode ids to run (default: all)")
     parser.add_argument("--affordance", nargs="+", choices=MODELS, default=list(MODELS), help="models to compare")
-    parser.add_argument("--weights", default="data/value_functions/value_functions.npz", help="learned weight file")
+    parser.add_argument("--weights", default=str(default_domain() / "value_functions.npz"), help="learned weight file")
     parser.add_argument(
         "--temperature", type=finite_float, default=None, help="saycan llm_temperature (default: configured)"
     )

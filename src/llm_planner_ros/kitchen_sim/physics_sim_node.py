@@ -67,8 +67,8 @@ from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 
 PARAMETERS = {
-    "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
-    "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "world_file": Parameter("", "world YAML (empty: the default domain's, config/domains.yaml)"),
+    "skills_file": Parameter("", "skill templates YAML (empty: the default domain's, config/domains.yaml)"),
     "layout_file": Parameter("", "physical layout YAML (empty: config/physics_kitchen.yaml)"),
     "episode_file": Parameter("", "episode file whose initial state to start from (empty: the world's default scene)"),
     "episode_id": Parameter("", "episode of episode_file (may be empty when the file has one episode)"),

@@ -49,8 +49,8 @@ from llm_planner_ros.ros.topics import (
 )
 
 PARAMETERS = {
-    "world_file": Parameter("", "world YAML (empty: config/kitchen_world.yaml)"),
-    "skills_file": Parameter("", "skill templates YAML (empty: config/kitchen_skills.yaml)"),
+    "world_file": Parameter("", "world YAML (empty: the default domain's, config/domains.yaml)"),
+    "skills_file": Parameter("", "skill templates YAML (empty: the default domain's, config/domains.yaml)"),
     "episode_file": Parameter("", "episode file whose initial state to start from (empty: the world's default scene)"),
     "episode_id": Parameter("", "episode of episode_file (may be empty when the file has one episode)"),
     "time_scale": Parameter(1.0, "wall-clock seconds per simulated second; 0 plays skills out at once", minimum=0.0),

@@ -22,22 +22,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from llm_planner_ros.domain.definition import Domain
-from llm_planner_ros.domain.domain_folder import domain_adapter_file, is_packaged_world
+from llm_planner_ros.domain.domain_folder import adapter_path, built_files_folder, folder_adapter_file
 from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
+from llm_planner_ros.paths import default_domain, packaged_path
 
 BACKENDS = ("hf", "openai", "replay")
 AUTO_ADAPTER = "auto"
-# Trained for the embedded model by llm_planner_ros.training.saycan_adapter (docs/benchmarks.md, "The SayCan adapter").
-EMBEDDED_ADAPTER = Path("data/saycan/adapter.safetensors")
-# The SayCan adapter trained further on one generative method's prompts (config/planners.yaml writes them for
-# it; docs/benchmarks.md, "Adapters of the generative planners", "The zero-shot adapter"), and the base
-# model trained on LLM-Planner's ALFRED training plans ("ALFRED-HLP"); ``adapter: <name>`` names one.
-METHOD_ADAPTERS = {
-    "progprompt": Path("data/progprompt/progprompt_adapter.safetensors"),
-    "llm_planner": Path("data/llm_planner/llm_planner_adapter.safetensors"),
-    "zero_shot": Path("data/zero_shot/zero_shot_adapter.safetensors"),
-    "alfred_hlp": Path("data/alfred_hlp/alfred_hlp_adapter.safetensors"),
-}
+# ``adapter: <method>`` names the default domain's adapter of that method (``adapters/<method>.safetensors``
+# of its folder: the SayCan adapter, trained by llm_planner_ros.training.saycan_adapter, and the generative
+# methods' ones trained further on their prompts; docs/benchmarks.md, "The SayCan adapter"); a benchmark's
+# adapter is named the same way: ALFRED-HLP's base model trained on LLM-Planner's ALFRED training plans.
+METHOD_ADAPTER_NAMES = ("saycan", "progprompt", "llm_planner", "zero_shot")
+BENCHMARK_ADAPTERS = {"alfred_hlp": Path("data/alfred_hlp/alfred_hlp_adapter.safetensors")}
 REPLAY_MODES = ("replay", "record")
 
 _log = logging.getLogger(__name__)
@@ -68,9 +64,9 @@ class LLMConfig:
     cache_dir: str = _option("", "hf: cache of converted GGUF weights, empty = $XDG_CACHE_HOME/llm_planner_ros")
     adapter: str = _option(
         AUTO_ADAPTER,
-        "hf: LoRA adapter file merged into the weights (llm.lora); auto = the project's "
-        "SayCan adapter (data/saycan/adapter.safetensors) with the embedded model, none with any other; "
-        "progprompt, llm_planner = that method's adapter (data/<method>/<method>_adapter.safetensors); "
+        "hf: LoRA adapter file merged into the weights (llm.lora); auto = the default domain's SayCan "
+        "adapter (adapters/saycan.safetensors of its folder) with the embedded model, none with any other; "
+        "progprompt, llm_planner, zero_shot = the default domain's adapter of that method; alfred_hlp; "
         "none or empty = no adapter",
     )
     base_url: str = _option("http://localhost:8000/v1", "openai: API base URL, including /v1")
@@ -181,33 +177,38 @@ def adapter_file(settings: LLMConfig) -> Path | None:
     from llm_planner_ros.paths import repo_path
 
     if settings.adapter == AUTO_ADAPTER:
-        return None if settings.model else repo_path(EMBEDDED_ADAPTER)
-    if settings.adapter in METHOD_ADAPTERS:
-        return repo_path(METHOD_ADAPTERS[settings.adapter])
+        return None if settings.model else default_domain_adapter("saycan")
+    if settings.adapter in METHOD_ADAPTER_NAMES:
+        return default_domain_adapter(settings.adapter)
+    if settings.adapter in BENCHMARK_ADAPTERS:
+        return repo_path(BENCHMARK_ADAPTERS[settings.adapter])
     if settings.adapter in ("", "none"):
         return None
     return repo_path(Path(settings.adapter).expanduser())
 
 
+def default_domain_adapter(method: str) -> Path:
+    """The default domain's adapter file for ``method`` (it may not exist yet)."""
+    return adapter_path(packaged_path(default_domain()), method)
+
+
 def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Domain | None = None) -> dict[str, Any]:
     """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal) in
-    ``kitchen``'s domain (default: the packaged kitchen). The embedded model gets the adapter trained for
-    that method and domain unless ``config`` names an adapter, another model or another backend: in the
-    packaged kitchen the method's own where it has one (ProgPrompt, LLM-Planner, zero-shot: their prompts
-    were written for it; ``alfred_hlp``, the ALFRED benchmark); in another domain the folder's
-    ``adapters/<method>.safetensors``, else none, since every packaged adapter learned kitchen plans."""
+    ``kitchen``'s domain (default: the default domain). The embedded model gets the adapter trained for that
+    method in that domain (``domain_adapter_file``: the folder's ``adapters/<method>.safetensors``, or the
+    one its ``adapters/shared.yaml`` lends it), else none, unless ``config`` names an adapter, another model
+    or another backend; a benchmark's method (``alfred_hlp``) gets its benchmark's adapter."""
     # A recording of the embedded model's answers records what the bench runs without one.
     records_embedded = config.get("replay_mode") == "record" and config.get("record_backend", "hf") == "hf"
     backend = config.get("backend", "hf")
     embedded = (backend == "hf" or (backend == "replay" and records_embedded)) and not config.get("model")
     if not embedded or "adapter" in config:
         return dict(config)
-    if kitchen is not None and not is_packaged_world(kitchen):
-        own = domain_adapter_file(kitchen, method or "saycan")
-        return {**config, "adapter": str(own) if own is not None else "none"}
-    if method in METHOD_ADAPTERS:
+    if method in BENCHMARK_ADAPTERS:
         return {**config, "adapter": method}
-    return dict(config)
+    folder = built_files_folder(kitchen) if kitchen is not None else packaged_path(default_domain())
+    own = folder_adapter_file(folder, method or "saycan")
+    return {**config, "adapter": str(own) if own is not None else "none"}
 
 
 def _openai_model(settings: LLMConfig) -> LanguageModel:

@@ -90,8 +90,8 @@ from llm_planner_ros.ros.topics import (
 _PARAMETERS = {
     "planner": Parameter("saycan", "default method when a goal's planner field is empty", choices=tuple(PLANNERS)),
     "planners_file": Parameter("", "per-method options (empty: config/planners.yaml)", read_only=True),
-    "world_file": Parameter("", "kitchen world facts (empty: config/kitchen_world.yaml)", read_only=True),
-    "skills_file": Parameter("", "skill library (empty: config/kitchen_skills.yaml)", read_only=True),
+    "world_file": Parameter("", "world facts (empty: the default domain's, config/domains.yaml)", read_only=True),
+    "skills_file": Parameter("", "skill library (empty: the default domain's, config/domains.yaml)", read_only=True),
     "llm_mode": Parameter(
         "service",
         "service: call /llm/score and /llm/generate; in_process: load the model here "

@@ -85,7 +85,9 @@ PARAMETERS = {
     "box_threshold": Parameter(0.1, "OWL box score floor before non-maximum suppression", minimum=0.0, maximum=1.0),
     "min_score": Parameter(0.3, "detections scoring less are dropped", minimum=0.0, maximum=1.0),
     "vocabulary": Parameter("", "comma-separated text queries (empty: the world file's labels and their synonyms)"),
-    "world_file": Parameter("", "world YAML for places, labels and the map frame (empty: config/kitchen_world.yaml)"),
+    "world_file": Parameter(
+        "", "world YAML for places, labels and the map frame (empty: the default domain's, config/domains.yaml)"
+    ),
     "place_radius_m": Parameter(
         DEFAULT_PLACE_RADIUS_M, "objects farther from every place get location ''", minimum=0.0
     ),

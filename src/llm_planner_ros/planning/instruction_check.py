@@ -18,8 +18,8 @@ the coke", "no pepsi, please"), and names where the person tells what happened (
 ...": a part that starts with I, we, my or our and says no want, need, like, ...). A named object
 with no instance in the scene is absent, and ``missing_objects`` says what follows (``MissingObjects``).
 
-These rules are checked against every request of benchmarks/kitchen/dev.yaml and of the SayCan example
-bank (data/saycan/bank.jsonl, requests achievable in their scenes by construction): none is flagged.
+These rules are checked against every request of domains/saycan_kitchen/dev.yaml and of the SayCan example
+bank (domains/saycan_kitchen/bank.jsonl, requests achievable in their scenes by construction): none is flagged.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from pathlib import Path
 import yaml
 
 from llm_planner_ros.domain.config import HELD, DomainConfig
-from llm_planner_ros.domain.domain_folder import PACKAGED_WORLD
 from llm_planner_ros.domain.hidden_text import MIXED_SCRIPT_FIX, hidden_character, mixed_script_word
 from llm_planner_ros.domain.hidden_text import WORD as _WORD
 from llm_planner_ros.domain.skill import Skill
@@ -108,20 +107,24 @@ class ObjectVocabulary:
 
     @classmethod
     def of_kitchen(cls, config: DomainConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
-        """The kitchen's labels, their synonyms (reported as the label) and ``other_objects`` (default:
-        config/other_objects.yaml), each with its plurals. ValueError for another object that shares a
-        word with a kitchen label, synonym or place: it would be found inside the kitchen's own names
-        ("lime" in "lime soda"). The packaged list was written for the SayCan kitchen: in another domain
-        its names that share a word with the domain's own ("phone" in an office that has a phone) are
-        the domain's, and are left out."""
-        packaged = other_objects is None
-        others = load_other_objects() if other_objects is None else tuple(other_objects)
+        """The domain's labels, their synonyms (reported as the label) and ``other_objects`` (default: the
+        domain folder's ``other_objects.yaml``, else the packaged config/other_objects.yaml), each with its
+        plurals. ValueError for another object of the domain's own list that shares a word with one of its
+        labels, synonyms or places: it would be found inside the domain's own names ("lime" in "lime soda").
+        The packaged list was written for no domain in particular: its names that share a word with the
+        domain's own ("phone" in an office that has a phone) are the domain's, and are left out."""
+        own_file = Path(config.source).parent / OTHER_OBJECTS_FILE
+        packaged = other_objects is None and not own_file.is_file()
+        if other_objects is None:
+            others = load_other_objects(None if packaged else own_file)
+        else:
+            others = tuple(other_objects)
         own = (*(word for label in config.labels for word in config.names(label)), *config.places(with_drawer=True))
         kitchen_words = {word for name in own for word in _words(name)}
         forms: dict[str, str] = {}
         for name in others:
             shared = sorted(kitchen_words.intersection(_words(name)))
-            if shared and packaged and config.world != PACKAGED_WORLD:
+            if shared and packaged:
                 continue
             if shared:
                 raise ValueError(

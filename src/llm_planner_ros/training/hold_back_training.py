@@ -26,11 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.domain.definition import Domain, load_domain_files
-from llm_planner_ros.domain.domain_folder import is_packaged_world, load_domain
+from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
-from llm_planner_ros.paths import repo_path
+from llm_planner_ros.paths import packaged_path
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.hold_back.classifier import CLASSES, DomainScope, HoldBackModel, features
 from llm_planner_ros.planning.hold_back.requests import (
@@ -43,7 +43,6 @@ from llm_planner_ros.planning.hold_back.requests import (
 )
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
-from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
 
 # Pools the synthetic domains draw from: places, objects and skill patterns of robots in homes, offices,
 # workshops, labs, shops and hospitals. {o}: an object, {p}: a place.
@@ -91,12 +90,14 @@ def synthetic_domain(rng: random.Random) -> DomainVocabulary:
 
 
 def shipped_domains() -> list[tuple[str, Domain]]:
-    return [("saycan_kitchen", load_domain_files()), ("office", load_domain("domains/office"))]
+    """Every domain folder the package ships (``domains/``), by world name."""
+    folders = sorted(path for path in packaged_path("domains").iterdir() if (path / "world.yaml").is_file())
+    return [(domain.config.world, domain) for domain in map(load_domain, folders)]
 
 
 def bank_tasks(kitchen: Domain, count: int, rng: random.Random) -> list[str]:
     """Up to ``count`` instructions of the domain's bank (its training requests)."""
-    examples = load_bank(repo_path(BANK_FILE)) if is_packaged_world(kitchen) else domain_bank(kitchen)[1]
+    examples = domain_bank(kitchen)[1]
     instructions = sorted({example.instruction for example in examples})
     return rng.sample(instructions, min(count, len(instructions)))
 

@@ -28,14 +28,14 @@ planned: caching stops at 55% of it (training then uses the dialogs cached so fa
 each with a message; on a fast enough machine neither happens and the same arguments give the same
 adapter.
 
-The shipped adapter (data/saycan/adapter.safetensors) is six such stages, of 2,400 dialogs from the
+The shipped adapter (domains/saycan_kitchen/adapters/saycan.safetensors) is six such stages, of 2,400 dialogs from the
 bank of seed 0, then 3,600 each from banks of seeds 1 to 5 (docs/benchmarks.md, "The SayCan adapter"),
 e.g. the last:
 
-    python -m llm_planner_ros.training.saycan_bank --count 12000 --seed 5 --exclude benchmarks/kitchen/dev.yaml \
+    python -m llm_planner_ros.training.saycan_bank --count 12000 --seed 5 --exclude domains/saycan_kitchen/dev.yaml \
         --exclude data/saycan/held_out_instructions.txt --out /tmp/bank5.jsonl
     python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \
-        --seed 5 --lr 4e-4 --out data/saycan/adapter.safetensors
+        --seed 5 --lr 4e-4 --out domains/saycan_kitchen/adapters/saycan.safetensors
 
 The adapters of ProgPrompt, LLM-Planner and zero-shot planning (data/progprompt/, data/llm_planner/,
 data/zero_shot/) continue the SayCan adapter in such stages (docs/benchmarks.md, "Adapters of the
@@ -59,27 +59,25 @@ from typing import Any
 import torch
 
 from llm_planner_ros.domain.definition import Domain, load_domain_files
-from llm_planner_ros.domain.domain_folder import is_packaged_world, load_domain
-from llm_planner_ros.llm.factory import EMBEDDED_ADAPTER, METHOD_ADAPTERS, load_embedder
+from llm_planner_ros.domain.domain_folder import domain_examples_file, load_domain
+from llm_planner_ros.llm.factory import BENCHMARK_ADAPTERS, default_domain_adapter, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
 from llm_planner_ros.llm.training_sequences import TrainingSequence, completion_sequence
 from llm_planner_ros.options import finite_float
-from llm_planner_ros.paths import repo_path, resolve_config
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.alfred_training import alfred_sequences
-from llm_planner_ros.planning.llm_planner.prompt import EXAMPLES_FILE as PLAN_EXAMPLES_FILE
 from llm_planner_ros.planning.llm_planner.prompt import LlmPlannerPrompt, load_plan_examples
 from llm_planner_ros.planning.llm_planner.training import encode_plan
-from llm_planner_ros.planning.progprompt.examples import EXAMPLES_FILE, load_examples
+from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.training import encode_program
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.planner import dialog_example
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycan.training import encode
-from llm_planner_ros.planning.zero_shot.prompt import EXAMPLES_FILE as ZERO_SHOT_EXAMPLES_FILE
 from llm_planner_ros.planning.zero_shot.prompt import Demonstration, load_demonstrations
 from llm_planner_ros.planning.zero_shot.training import encode_steps
 
@@ -442,10 +440,11 @@ def program_sequences(
     kitchen: Domain | None = None,
 ) -> list[TrainingSequence]:
     """ProgPrompt: each chosen example as the planner's program prompt (with or without the example
-    programs, with or without the scene comment) and the oracle plan as a program, in ``kitchen``'s domain
-    (default the packaged kitchen)."""
+    programs of the domain's ``examples/progprompt.yaml``, with or without the scene comment) and the oracle
+    plan as a program, in ``kitchen``'s domain (default the default domain)."""
     kitchen = kitchen or load_domain_files()
-    examples = load_examples(resolve_config(None, EXAMPLES_FILE)) if show_examples else None
+    examples_file = domain_examples_file(kitchen, "progprompt") if show_examples else None
+    examples = load_examples(examples_file) if examples_file else None
     return [encode_program(tokenizer, kitchen, examples, example, scene_context) for example in chosen]
 
 
@@ -458,13 +457,12 @@ def plan_sequences(
 ) -> list[TrainingSequence]:
     """LLM-Planner: each chosen example as the planner's plan prompt (the introduction of its examples
     file, no examples, the scene line) and the rest of the oracle plan; a ``replan_share`` of those with
-    three steps or more are cut after a random number of completed steps (a re-plan's prompt). In another
-    domain than the packaged kitchen (``kitchen``) the prompt has the default introduction, as the planner's."""
-    if kitchen is None or is_packaged_world(kitchen):
-        kitchen = kitchen or load_domain_files()
-        prompt, _ = load_plan_examples(resolve_config(None, PLAN_EXAMPLES_FILE))
-    else:
-        prompt = LlmPlannerPrompt()
+    three steps or more are cut after a random number of completed steps (a re-plan's prompt). The prompt's
+    introduction is that of the domain's LLM-Planner example file (``kitchen``, default the default domain),
+    else the default one, as the planner's."""
+    kitchen = kitchen or load_domain_files()
+    examples_file = domain_examples_file(kitchen, "llm_planner")
+    prompt = load_plan_examples(examples_file)[0] if examples_file else LlmPlannerPrompt()
     sequences = []
     for example in chosen:
         cut = 0
@@ -479,11 +477,12 @@ def step_sequences(
 ) -> list[TrainingSequence]:
     """Zero-shot: each chosen example as the planner's step prompts after its nearest demonstration (with
     the scene line under the task for ``scene_context``), the oracle's steps as the targets. The
-    demonstrations are the planner's: the shipped set in the packaged kitchen, the domain's bank in
-    another ``kitchen`` (default the packaged one)."""
+    demonstrations are the planner's: the domain's example file, else its bank (``kitchen``, default the
+    default domain)."""
     kitchen = kitchen or load_domain_files()
-    if is_packaged_world(kitchen):
-        demonstrations = load_demonstrations(resolve_config(None, ZERO_SHOT_EXAMPLES_FILE))
+    examples_file = domain_examples_file(kitchen, "zero_shot")
+    if examples_file:
+        demonstrations = load_demonstrations(examples_file)
     else:
         _, bank = domain_bank(kitchen)
         demonstrations = [Demonstration(example.instruction, example.steps) for example in bank]
@@ -559,8 +558,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out",
         type=Path,
-        help=f"adapter file (default {EMBEDDED_ADAPTER} for saycan alone, else the first --method's "
-        "data/<method>/<method>_adapter.safetensors)",
+        help="adapter file (default: the default domain's adapters/<method>.safetensors of the first --method, "
+        "saycan alone: saycan.safetensors; alfred_hlp: data/alfred_hlp/alfred_hlp_adapter.safetensors)",
     )
     parser.add_argument(
         "--resume", type=Path, help="adapter to train further (same --layers, --modules, --rank, --alpha)"
@@ -614,8 +613,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.goal_subsets < 0 or (args.goal_subsets and not args.virtualhome):
         raise SystemExit(f"--goal-subsets takes a count of 0 or more, with --virtualhome only; got {args.goal_subsets}")
     if args.out is None:
-        method = next((m for m in args.method if m in METHOD_ADAPTERS), None)
-        args.out = METHOD_ADAPTERS[method] if method is not None else EMBEDDED_ADAPTER
+        method = next((m for m in args.method if m != "saycan"), "saycan")
+        args.out = BENCHMARK_ADAPTERS.get(method) or default_domain_adapter(method)
     return train(args)
 
 

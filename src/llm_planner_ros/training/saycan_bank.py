@@ -10,8 +10,8 @@ Decontamination: examples whose instruction equals (case and punctuation aside) 
 ``--exclude`` file (an episode file, or a text file of one instruction per line, ``#`` comments) are
 dropped, so a bank never contains an evaluation request verbatim.
 
-    python -m llm_planner_ros.training.saycan_bank --count 4000 --seed 0 --exclude benchmarks/kitchen/dev.yaml \
-        --exclude data/saycan/held_out_instructions.txt --out data/saycan/bank.jsonl
+    python -m llm_planner_ros.training.saycan_bank --count 4000 --seed 0 --exclude domains/saycan_kitchen/dev.yaml \
+        --exclude data/saycan/held_out_instructions.txt --out domains/saycan_kitchen/bank.jsonl
 """
 
 from __future__ import annotations

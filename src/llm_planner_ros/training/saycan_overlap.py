@@ -6,7 +6,7 @@ sponge and put it in the trash can."). This measures that: for each episode, the
 the largest word-set Jaccard similarity, and how many episodes per family have one at or above a
 threshold.
 
-    python -m llm_planner_ros.training.saycan_overlap --bank /tmp/bank5.jsonl --episodes benchmarks/kitchen/dev.yaml
+    python -m llm_planner_ros.training.saycan_overlap --bank /tmp/bank5.jsonl --episodes domains/saycan_kitchen/dev.yaml
     python -m llm_planner_ros.training.saycan_overlap --domain domains/office --bank domains/office/bank.jsonl \
         --episodes domains/office/episodes.yaml
 """
@@ -25,6 +25,7 @@ from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.paths import default_domain
 from llm_planner_ros.planning.saycan.bank import load_bank
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print, per family, how many episodes have a training request at or above --threshold."""
     parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_overlap", description=main.__doc__)
     parser.add_argument("--bank", type=Path, action="append", required=True, help="training bank JSONL (repeatable)")
-    parser.add_argument("--episodes", type=Path, default=Path("benchmarks/kitchen/dev.yaml"))
+    parser.add_argument("--episodes", type=Path, default=default_domain() / "dev.yaml")
     parser.add_argument("--threshold", type=finite_float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
     parser.add_argument("--domain", type=Path, help="the domain folder of the episodes (default: the SayCan kitchen)")
     args = parser.parse_args(argv)

@@ -8,7 +8,7 @@ task's oracle plan: at every step it scores all admissible skills with the langu
 T under which softmax(log p / T) is most likely to pick a right skill.
 
     nice -n 5 python -m llm_planner_ros.training.saycan_temperature --tasks 120 --seed 17 \
-        --exclude benchmarks/kitchen/dev.yaml --json out/saycan_llm_temperature.json
+        --exclude domains/saycan_kitchen/dev.yaml --json out/saycan_llm_temperature.json
 """
 
 from __future__ import annotations

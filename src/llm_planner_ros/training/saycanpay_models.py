@@ -5,7 +5,7 @@ r"""Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert
     python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \
         --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
     python -m llm_planner_ros.training.saycanpay_models can --domain kitchen --plans 2000 \
-        --out data/saycanpay/kitchen_can.safetensors [--data-seed 1] [--exclude FILE ...]
+        --out domains/saycan_kitchen/saycanpay/can.safetensors [--data-seed 1] [--exclude FILE ...]
     python -m llm_planner_ros.training.saycanpay_models can --domain-folder domains/office \
         [--out domains/office/saycanpay/can.safetensors]
 

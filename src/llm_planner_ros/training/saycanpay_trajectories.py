@@ -19,11 +19,12 @@ from pathlib import Path
 from llm_planner_ros.babyai_domain.episodes import load_episodes
 from llm_planner_ros.babyai_domain.world import judged_along_plan
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.paths import default_domain
 from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples
 
 # The evaluation requests no kitchen training plan may repeat (as for the SayCan bank).
-KITCHEN_EXCLUDE = (Path("benchmarks/kitchen/dev.yaml"), Path("data/saycan/held_out_instructions.txt"))
+KITCHEN_EXCLUDE = (default_domain() / "dev.yaml", Path("data/saycan/held_out_instructions.txt"))
 
 
 @dataclass(frozen=True)

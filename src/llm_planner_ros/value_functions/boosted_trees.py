@@ -128,7 +128,10 @@ def load_value_functions(path: str | Path, featurizer: Featurizer) -> tuple[dict
     """The models of a weight file and its metadata; WeightFileError when it cannot serve ``featurizer``."""
     path = Path(path)
     if not path.is_file():
-        raise WeightFileError(f"value-function weights not found at {path}: {REBUILD}")
+        raise WeightFileError(
+            f"value-function weights not found at {path}: {REBUILD}, or give the affordance servers "
+            "backend: analytic, which needs none"
+        )
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}

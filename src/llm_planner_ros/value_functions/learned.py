@@ -31,8 +31,6 @@ from llm_planner_ros.value_functions.boosted_trees import REBUILD, FamilyEnsembl
 from llm_planner_ros.value_functions.features import LEARNED_FAMILIES, Featurizer, skill_argument
 from llm_planner_ros.value_functions.observation import Observation
 
-DEFAULT_WEIGHTS = Path("data/value_functions/value_functions.npz")
-
 
 class LearnedAffordance:
     """Learned p(success | perceived observation, skill) for a batch of skills; see the module docstring."""

@@ -11,7 +11,7 @@ were trained on the same rollouts (a fingerprint of their features and outcomes)
 
     nice -n 10 python -m llm_planner_ros.value_functions.training \
         --rollouts data/value_functions/rollouts_seed0.jsonl.gz \
-        data/value_functions/rollouts_seed1.jsonl.gz --out data/value_functions/value_functions.npz --seed 0
+        data/value_functions/rollouts_seed1.jsonl.gz --out domains/saycan_kitchen/value_functions.npz --seed 0
 """
 
 from __future__ import annotations

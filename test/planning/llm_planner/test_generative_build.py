@@ -9,7 +9,7 @@ import pytest
 from language_model_doubles import ScriptedModel, WordEmbedder
 
 from llm_planner_ros.domain import Domain
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.llm_planner.planner import LlmPlanner
 from llm_planner_ros.planning.llm_planner.prompt import DEFAULT_INTRODUCTION, load_plan_examples
 from llm_planner_ros.planning.plan_loop import run_plan
@@ -78,8 +78,8 @@ def test_malformed_demonstrations_name_the_entry(tmp_path: Path) -> None:
 
 
 def test_shipped_example_files_load(kitchen: Domain) -> None:
-    prompt, examples = load_plan_examples(config_file("llm_planner_examples.yaml"))
+    prompt, examples = load_plan_examples(default_domain_file("examples/llm_planner.yaml"))
     assert prompt.introduction == DEFAULT_INTRODUCTION and len(examples) >= 15
     assert all(example.steps[-1] == "done" for example in examples)
-    demonstrations = load_demonstrations(config_file("zero_shot_examples.yaml"))
+    demonstrations = load_demonstrations(default_domain_file("examples/zero_shot.yaml"))
     assert len(demonstrations) >= 10 and all(d.steps[-1] == "done" for d in demonstrations)

@@ -6,7 +6,7 @@ import pytest
 from language_model_doubles import WordEmbedder
 
 from llm_planner_ros.llm.base import Embedder
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import load_plan_examples
 
@@ -38,7 +38,7 @@ def test_pool_and_k_are_checked() -> None:
 
 @pytest.mark.model
 def test_minilm_retrieves_the_kitchen_example_a_request_paraphrases(minilm: Embedder) -> None:
-    _, examples = load_plan_examples(config_file("llm_planner_examples.yaml"))
+    _, examples = load_plan_examples(default_domain_file("examples/llm_planner.yaml"))
     retriever = KnnRetriever(examples, lambda example: example.task, minilm)
     for example in examples:
         assert retriever.nearest(example.task, 1) == [example]

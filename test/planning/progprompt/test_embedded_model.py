@@ -22,7 +22,7 @@ from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 pytestmark = pytest.mark.model
 
-EXAMPLES = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
+EXAMPLES = load_examples(REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml")
 
 
 @pytest.fixture(scope="session")

@@ -59,7 +59,7 @@ WHITELIST: frozenset[Skill] = frozenset(
     for argument, skill in function.skills.items()
     if argument is None or argument in VOCABULARY.objects or argument in VOCABULARY.locations
 )
-EXAMPLES = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
+EXAMPLES = load_examples(REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml")
 SENTINEL = Path("/tmp") / f"progprompt_fuzz_sentinel_{random.getrandbits(48):012x}"
 
 HOSTILE_LINES = [

@@ -21,7 +21,7 @@ from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgP
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
-EXAMPLES = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
+EXAMPLES = load_examples(REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml")
 
 RECOVERING = """
     # 1: grab the coke

@@ -16,7 +16,7 @@ from llm_planner_ros.planning.progprompt.examples import load_examples
 from llm_planner_ros.planning.progprompt.planner import ProgPromptOptions, ProgPromptPlanner
 
 PROGRAM = "\n    find('coke')\n    pick_up('coke')\n    bring_it_to_you()\n    put_down('coke')\n"
-EXAMPLES = REPO_ROOT / "config" / "progprompt_examples.yaml"
+EXAMPLES = REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml"
 
 
 @pytest.fixture

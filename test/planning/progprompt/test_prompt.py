@@ -15,7 +15,7 @@ from llm_planner_ros.planning.progprompt.examples import ExamplesFileError, load
 from llm_planner_ros.planning.progprompt.prompt import program_text, render_prompt
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, VocabularyError, skill_functions
 
-EXAMPLES = REPO_ROOT / "config" / "progprompt_examples.yaml"
+EXAMPLES = REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml"
 
 
 def test_skill_functions_are_derived_from_the_skill_texts(coke_world: World) -> None:

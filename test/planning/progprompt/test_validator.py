@@ -63,7 +63,7 @@ def test_a_whitelisted_program_becomes_statements_with_resolved_skills(vocabular
 
 
 def test_the_shipped_example_programs_pass_the_validator(kitchen: Domain) -> None:
-    examples = load_examples(REPO_ROOT / "config" / "progprompt_examples.yaml")
+    examples = load_examples(REPO_ROOT / "domains/saycan_kitchen/examples/progprompt.yaml")
     assert len(examples.programs) == 3 and len(examples.feedback) >= 2
     check_example_programs(examples, kitchen, ProgramLimits())
 

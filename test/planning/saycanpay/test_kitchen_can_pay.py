@@ -243,7 +243,7 @@ def test_kitchen_prompt_examples_are_the_bank_requests_nearest_to_the_instructio
     from llm_planner_ros.planning.saycanpay.prompt import MAX_EXAMPLE_STEPS
 
     resources = PlannerResources(FoolishSay([]), KITCHEN, lambda: embedder, load_planner_options())
-    source = retrieved_kitchen_examples("data/saycan/bank.jsonl", 3, resources)
+    source = retrieved_kitchen_examples("domains/saycan_kitchen/bank.jsonl", 3, resources)
     excluded = {normalized(text) for path in KITCHEN_EXCLUDE for text in excluded_instructions(path, KITCHEN)}
     goals = ["Go find the apple.", "Throw the sponge away.", "Put what you are holding on the table."]
     prompts = [source.for_goal(goal) for goal in goals]
@@ -258,5 +258,5 @@ def test_kitchen_prompt_examples_are_the_bank_requests_nearest_to_the_instructio
         assert similarity[-1] == max(similarity), (goal, [e.goal for e in prompt.examples])
     assert "find" in prompts[0].examples[-1].goal.lower() or prompts[0].examples[-1].plan[0].startswith("find")
     assert len({p.examples for p in prompts}) == 3  # each instruction its own examples
-    fixed = load_kitchen_examples("data/saycan/bank.jsonl", 3, KITCHEN)
+    fixed = load_kitchen_examples("domains/saycan_kitchen/bank.jsonl", 3, KITCHEN)
     assert fixed.for_goal(goals[0]) is fixed.for_goal(goals[1]) is fixed

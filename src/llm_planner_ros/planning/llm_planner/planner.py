@@ -45,21 +45,20 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from llm_planner_ros.domain.domain_folder import domain_examples_file
 from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.domain_examples import (
     DOMAIN_PROMPT_EXAMPLES,
     domain_bank,
     prompt_shows_examples,
-    uses_packaged_examples,
 )
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, acts_on_place, plan_grammar, scene_places
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.llm_planner.prompt import (
-    EXAMPLES_FILE,
     PLAN_STOP,
     LlmPlannerPrompt,
     PlanExample,
@@ -360,20 +359,20 @@ def _canonical(text: str) -> str:
 def build(resources: PlannerResources) -> LlmPlanner:
     """LLM-Planner from config/planners.yaml's ``llm_planner`` section (examples_file, examples, ...).
 
-    Every step of every example must be a skill of the domain: ValueError names the ones that are not. In a
-    domain other than the packaged kitchen, ``examples_file: ""`` is the domain's bank, and ``examples: 0``
-    shows DOMAIN_PROMPT_EXAMPLES of them unless the domain has an LLM-Planner adapter of its own.
+    Every step of every example must be a skill of the domain: ValueError names the ones that are not.
+    ``examples_file: ""`` is the domain folder's ``examples/llm_planner.yaml``, else the domain's bank, of
+    which ``examples: 0`` shows DOMAIN_PROMPT_EXAMPLES unless the domain has an LLM-Planner adapter.
     """
     options = resources.options_for("llm_planner")
-    examples_file = options.pop("examples_file", None)
-    if not examples_file and not uses_packaged_examples(resources.kitchen):
+    examples_file = options.pop("examples_file", None) or domain_examples_file(resources.kitchen, "llm_planner")
+    if not examples_file:
         path, bank = domain_bank(resources.kitchen)
         prompt = LlmPlannerPrompt()
         examples = [PlanExample(e.instruction, e.steps, scene_labels(e.initial)) for e in bank]
         if not options.get("examples") and prompt_shows_examples(resources.kitchen, "llm_planner"):
             options["examples"] = DOMAIN_PROMPT_EXAMPLES
     else:
-        path = resolve_config(examples_file, EXAMPLES_FILE)
+        path = repo_path(examples_file)
         prompt, examples = load_plan_examples(path)
     require_skill_texts((s for e in examples for s in e.steps), resources.kitchen, str(path))
     generation = GenerationOptions(

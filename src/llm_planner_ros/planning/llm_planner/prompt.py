@@ -34,8 +34,6 @@ import yaml
 DEFAULT_INTRODUCTION = (
     "Create a high-level plan for completing a household task using the allowed actions and visible objects."
 )
-# The examples file of config/ (introduction and kNN training set) the planner reads by default.
-EXAMPLES_FILE = "llm_planner_examples.yaml"
 STEP_DELIMITER = ", "
 PLAN_STOP = "\n"
 
@@ -80,7 +78,7 @@ def split_plan(text: str) -> list[str]:
 
 
 def load_plan_examples(path: str | Path) -> tuple[LlmPlannerPrompt, list[PlanExample]]:
-    """The prompt introduction and the examples of an examples file (config/llm_planner_examples.yaml).
+    """The prompt introduction and the examples of an examples file (domains/saycan_kitchen/examples/llm_planner.yaml).
 
     Raises ValueError naming the file and the entry when the layout is wrong."""
     data = yaml.safe_load(Path(path).read_text()) or {}

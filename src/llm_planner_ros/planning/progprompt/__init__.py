@@ -3,7 +3,7 @@
 One module per step of the method:
 
 - ``vocabulary``: the robot's skills as functions (from the skill library) and the scene's names;
-- ``examples`` / ``prompt``: config/progprompt_examples.yaml and the program prompt built from it;
+- ``examples`` / ``prompt``: domains/saycan_kitchen/examples/progprompt.yaml and the program prompt built from it;
 - ``desugar``: ProgPrompt's ``assert <check> else: <recovery>`` rewritten into parsable syntax;
 - ``validator``: the whitelist every program must pass (``parse_program``), ``errors`` its reasons;
 - ``program``: the validated statements, the only thing the interpreter runs;

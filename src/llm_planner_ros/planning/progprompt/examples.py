@@ -1,4 +1,4 @@
-"""The example programs and state-feedback examples of ProgPrompt's prompts (config/progprompt_examples.yaml).
+"""The example programs and state-feedback examples of ProgPrompt's prompts (a domain's examples/progprompt.yaml).
 
 File format::
 
@@ -30,12 +30,11 @@ from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_p
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, call_texts, scene_vocabulary
 from llm_planner_ros.planning.saycan.bank import PlanExample
 
-EXAMPLES_FILE = "progprompt_examples.yaml"
 INDENT = "    "
 
 
 class ExamplesFileError(ValidationError):
-    """config/progprompt_examples.yaml (or the configured file) does not match the format above."""
+    """domains/saycan_kitchen/examples/progprompt.yaml (or the configured file) does not match the format above."""
 
 
 @dataclass(frozen=True)

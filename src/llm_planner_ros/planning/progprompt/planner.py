@@ -37,23 +37,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from llm_planner_ros.domain.domain_folder import domain_examples_file
 from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.domain_examples import (
     DOMAIN_PROMPT_EXAMPLES,
     diverse_examples,
     domain_bank,
     prompt_shows_examples,
-    uses_packaged_examples,
 )
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, program_grammar
 from llm_planner_ros.planning.progprompt.checks import CHECKERS, MODEL, RULES, ModelChecker, RuleChecker, StateChecker
 from llm_planner_ros.planning.progprompt.errors import ProgramError, ProgramProblem
 from llm_planner_ros.planning.progprompt.examples import (
-    EXAMPLES_FILE,
     PromptExamples,
     bank_programs,
     check_example_programs,
@@ -259,20 +258,20 @@ def _calls(statements: Sequence[Statement]) -> Iterator[SkillCall]:
 
 
 def build(resources: PlannerResources) -> ProgPromptPlanner:
-    """ProgPrompt from config/planners.yaml's ``progprompt`` section (examples_file, assert_check, ...). In a
-    domain other than the packaged kitchen, ``examples_file: ""`` gives example programs written from
-    DOMAIN_PROMPT_EXAMPLES plans of the domain's bank, and ``examples: none`` shows them unless the domain
+    """ProgPrompt from config/planners.yaml's ``progprompt`` section (examples_file, assert_check, ...).
+    ``examples_file: ""`` is the domain folder's ``examples/progprompt.yaml``, else example programs written
+    from DOMAIN_PROMPT_EXAMPLES plans of the domain's bank, which ``examples: none`` shows unless the domain
     has a ProgPrompt adapter of its own."""
     options = resources.options_for("progprompt")
-    examples_file = options.pop("examples_file", None)
-    if not examples_file and not uses_packaged_examples(resources.kitchen):
+    examples_file = options.pop("examples_file", None) or domain_examples_file(resources.kitchen, "progprompt")
+    if not examples_file:
         path, bank = domain_bank(resources.kitchen)
         chosen = diverse_examples(bank, DOMAIN_PROMPT_EXAMPLES)
         examples = bank_programs(resources.kitchen, chosen, str(path))
         if options.get("examples") == "none" and prompt_shows_examples(resources.kitchen, "progprompt"):
             options["examples"] = "file"
     else:
-        examples = load_examples(resolve_config(examples_file, EXAMPLES_FILE))
+        examples = load_examples(repo_path(examples_file))
     planner_options = ProgPromptOptions.from_mapping(options)
     check_example_programs(examples, resources.kitchen, planner_options.limits)
     return ProgPromptPlanner(resources.model, examples, planner_options)

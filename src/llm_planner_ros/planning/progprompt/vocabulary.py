@@ -5,7 +5,7 @@ argument is cut out of its text and the remaining words, articles dropped, make 
 coke" becomes ``pick_up('coke')``, "go to the far counter" ``go_to('far counter')``, "put the coke in
 the drawer" ``put_in_drawer('coke')``; a skill whose text does not contain its argument ("bring it to
 you") or has none ("done") becomes a function without parameters (``bring_it_to_you()``, ``done()``).
-A new skill template in config/kitchen_skills.yaml therefore needs no change here.
+A new skill template in domains/saycan_kitchen/skills.yaml therefore needs no change here.
 """
 
 from __future__ import annotations
@@ -91,13 +91,13 @@ def skill_functions(skills: Sequence[Skill], locations: Sequence[str]) -> dict[s
             raise VocabularyError(
                 f"skills {next(iter(by_argument.values())).text!r} and {skill.text!r} both become the function "
                 f"{name}(), once with parameter {known_parameter} and once with {parameter}; give them different "
-                "verbs in config/kitchen_skills.yaml"
+                "verbs in the skills file"
             )
         if argument in by_argument:
             raise VocabularyError(
                 f"skills {by_argument[argument].text!r} and {skill.text!r} both become the call "
                 f"{name}({'' if argument is None else repr(argument)}); "
-                "change one of their texts in config/kitchen_skills.yaml"
+                "change one of their texts in the skills file"
             )
         by_argument[argument] = skill
     return {name: SkillFunction(name, parameter, by_argument) for name, (parameter, by_argument) in grouped.items()}

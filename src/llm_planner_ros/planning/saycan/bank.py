@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.paths import repo_path
+from llm_planner_ros.paths import default_domain, repo_path
 
-BANK_FILE = Path("data/saycan/bank.jsonl")
+BANK_FILE = default_domain() / "bank.jsonl"
 
 
 @dataclass(frozen=True)

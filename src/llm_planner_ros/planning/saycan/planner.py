@@ -65,10 +65,10 @@ from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import Embedder, LanguageModel, RankRequest
 from llm_planner_ros.paths import config_file, repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
-from llm_planner_ros.planning.domain_examples import domain_bank, prompt_shows_examples, uses_packaged_examples
+from llm_planner_ros.planning.domain_examples import domain_bank, prompt_shows_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
-from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
+from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 from llm_planner_ros.planning.saycan.prompt import DialogExample, SayCanPrompt
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycan.scene import describe_scene
@@ -320,15 +320,14 @@ def build(resources: PlannerResources) -> SayCanPlanner:
         options.update(PAPER_SETUP)
     prompt = SayCanPrompt.from_yaml(_config_path(options.pop("prompt_file", ""), "saycan_prompt.yaml"))
     bank_file = options.pop("bank_file", "")
-    if not uses_packaged_examples(resources.kitchen):
-        # The adapter that lets the kitchen's prompt show no example was trained on kitchen plans. Without
-        # a bank SayCan still plans, scoring the domain's skills after the request alone.
-        shows = prompt_shows_examples(resources.kitchen, "saycan") and domain_bank_file(resources.kitchen).is_file()
-        if options.get("examples") == "none" and shows:
-            options["examples"] = "retrieved"
-        if options.get("examples") == "retrieved" and not bank_file:
-            bank_file = domain_bank(resources.kitchen)[0]
-    bank_file = bank_file or BANK_FILE
+    # Without an adapter of the domain's that knows the format, the prompt shows the bank's nearest
+    # requests; without a bank either, SayCan still plans, scoring the domain's skills after the request.
+    shows = prompt_shows_examples(resources.kitchen, "saycan") and domain_bank_file(resources.kitchen).is_file()
+    if options.get("examples") == "none" and shows:
+        options["examples"] = "retrieved"
+    if options.get("examples") == "retrieved" and not bank_file:
+        bank_file = domain_bank(resources.kitchen)[0]
+    bank_file = bank_file or domain_bank_file(resources.kitchen)
     planner_options = SayCanOptions(**options)
     embedder = resources.embedder if planner_options.ablation == "generative" else None
     retriever = None

@@ -38,7 +38,6 @@ import torch
 from torch import nn
 
 from llm_planner_ros.domain.definition import load_domain_files
-from llm_planner_ros.domain.domain_folder import PACKAGED_WORLD
 from llm_planner_ros.domain.skill_library import SkillLibrary
 from llm_planner_ros.llm.base import Embedder
 
@@ -323,10 +322,10 @@ def load_scorer(
             f"{path} holds a {config.domain} {kind} model, not a {domain} one: point the {option} option at "
             f"the {domain} weights, or {retrain}"
         )
-    if world is not None and (config.world or PACKAGED_WORLD) != world[0]:
+    # Models written before the world was recorded (the default kitchen's) carry none and are not checked.
+    if world is not None and config.world and config.world != world[0]:
         raise ScorerLoadError(
-            f"{path} holds a {kind} model trained in the world {config.world or PACKAGED_WORLD!r}, not in "
-            f"{world[0]!r}: {retrain}"
+            f"{path} holds a {kind} model trained in the world {config.world!r}, not in {world[0]!r}: {retrain}"
         )
     network = ScorerNetwork(config)
     try:

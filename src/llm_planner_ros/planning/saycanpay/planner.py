@@ -26,7 +26,6 @@ from pathlib import Path
 from llm_planner_ros.babyai_domain.episodes import load_episodes
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import (
-    PACKAGED_WORLD,
     build_command,
     built_files_folder,
     domain_scorer_file,
@@ -34,12 +33,12 @@ from llm_planner_ros.domain.domain_folder import (
 from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
-from llm_planner_ros.paths import repo_path
+from llm_planner_ros.paths import default_domain, repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
-from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
+from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
-from llm_planner_ros.planning.saycan.bank import BANK_FILE, load_bank
+from llm_planner_ros.planning.saycan.bank import load_bank
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, KINDS, CanPayScorer, load_scorer
 from llm_planner_ros.planning.saycanpay.prompt import (
@@ -250,12 +249,12 @@ def edit_distance(a: str, b: str) -> int:
 
 
 DEFAULT_EXAMPLES = "benchmarks/babyai/train.txt"
-DEFAULT_KITCHEN_EXAMPLES = str(BANK_FILE)
+# The kitchen-family models default to the default domain's (its folder's saycanpay/); in the domain a
+# plan runs in, that folder's own replace them (``build``).
 DEFAULT_MODELS = {
     ("babyai", "can"): "data/saycanpay/babyai_can.safetensors",
     ("babyai", "pay"): "data/saycanpay/babyai_pay.safetensors",
-    ("kitchen", "can"): "data/saycanpay/kitchen_can.safetensors",
-    ("kitchen", "pay"): "data/saycanpay/kitchen_pay.safetensors",
+    **{("kitchen", kind): str(domain_scorer_file(default_domain(), kind)) for kind in KINDS},
 }
 DEFAULT_CAN = DEFAULT_MODELS["babyai", "can"]
 DEFAULT_PAY = DEFAULT_MODELS["babyai", "pay"]
@@ -303,13 +302,12 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
         raise ValueError(f"unknown domain(s) {', '.join(unknown)}; choose from {', '.join(DOMAINS)}")
     options = resources.options_for("saycanpay")
     count = int(options.pop("examples", 3))
-    packaged = uses_packaged_examples(resources.kitchen)
     kitchen_examples = options.pop("kitchen_examples", "")
-    if not kitchen_examples and not packaged and "kitchen" in domains:
+    if not kitchen_examples and "kitchen" in domains:
         kitchen_examples = str(domain_bank(resources.kitchen)[0])
     examples = {
         "babyai": options.pop("examples_file", "") or DEFAULT_EXAMPLES,
-        "kitchen": kitchen_examples or DEFAULT_KITCHEN_EXAMPLES,
+        "kitchen": kitchen_examples,
     }
     kitchen_prompt = options.pop("kitchen_prompt", "retrieved")
     if kitchen_prompt not in KITCHEN_PROMPTS:
@@ -332,7 +330,7 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     served = {kind: resources.served_scorer(kind, name) for kind, name in services.items() if name and used[kind]}
     skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
     own_world = None
-    if not packaged and "kitchen" in domains:
+    if "kitchen" in domains:
         # A domain folder's own models (llm-planner domain build --saycanpay), unless options name others.
         folder = built_files_folder(resources.kitchen)
         own_world = (resources.kitchen.config.world, f"{build_command(resources.kitchen)} --saycanpay")
@@ -348,7 +346,7 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
         if missing:
             raise ValueError(
                 f"saycanpay in {resources.kitchen.config.world!r} needs the domain's own Can and Pay models "
-                f"({', '.join(missing)} missing; the packaged ones were trained for {PACKAGED_WORLD} only): build "
+                f"({', '.join(missing)} missing; each domain's are trained for it): build "
                 f"them with `{own_world[1]}`, or plan with `score: say_can` and `kitchen_can: rules` (the "
                 "domain's preconditions), or serve them (can_service, pay_service)"
             )

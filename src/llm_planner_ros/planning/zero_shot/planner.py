@@ -43,11 +43,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from llm_planner_ros.domain.domain_folder import domain_examples_file
 from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
-from llm_planner_ros.planning.domain_examples import domain_bank, uses_packaged_examples
+from llm_planner_ros.planning.domain_examples import domain_bank
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, scene_places, step_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
@@ -56,7 +57,6 @@ from llm_planner_ros.planning.saycan.planner import state_key
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.skill_projection import SkillProjector, require_skill_texts
 from llm_planner_ros.planning.zero_shot.prompt import (
-    EXAMPLES_FILE,
     STEP_STOP,
     Demonstration,
     load_demonstrations,
@@ -214,14 +214,14 @@ class ZeroShotPlanner:
 def build(resources: PlannerResources) -> ZeroShotPlanner:
     """The zero-shot planner from config/planners.yaml's ``zero_shot`` section (examples_file, samples,
     beta, epsilon, ...). Every step of every demonstration must be a skill of the domain (ValueError lists
-    them). In a domain other than the packaged kitchen, ``examples_file: ""`` is the domain's bank."""
+    them). ``examples_file: ""`` is the domain folder's ``examples/zero_shot.yaml``, else the domain's bank."""
     options = resources.options_for("zero_shot")
-    examples_file = options.pop("examples_file", None)
-    if not examples_file and not uses_packaged_examples(resources.kitchen):
+    examples_file = options.pop("examples_file", None) or domain_examples_file(resources.kitchen, "zero_shot")
+    if not examples_file:
         path, bank = domain_bank(resources.kitchen)
         demonstrations = [Demonstration(example.instruction, example.steps) for example in bank]
     else:
-        path = resolve_config(examples_file, EXAMPLES_FILE)
+        path = repo_path(examples_file)
         demonstrations = load_demonstrations(path)
     require_skill_texts((s for d in demonstrations for s in d.steps), resources.kitchen, str(path))
     retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, resources.embedder)

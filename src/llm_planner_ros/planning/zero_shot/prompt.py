@@ -1,5 +1,5 @@
 """Zero-shot planning's prompt (Huang et al., arXiv 2201.07207, section 3): the demonstration set, read
-from config/zero_shot_examples.yaml, and the prompt of one step after the nearest demonstration."""
+from domains/saycan_kitchen/examples/zero_shot.yaml, and the prompt of one step after the nearest demonstration."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 import yaml
 
 STEP_STOP = "\n"
-EXAMPLES_FILE = "zero_shot_examples.yaml"
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ def _task_block(task: str, steps: Sequence[str], scene: str = "") -> str:
 
 
 def load_demonstrations(path: str | Path) -> list[Demonstration]:
-    """The demonstration set of a file like config/zero_shot_examples.yaml; ValueError names a bad entry."""
+    """The demonstration set of a file like a domain's examples/zero_shot.yaml; ValueError names a bad entry."""
     data = yaml.safe_load(Path(path).read_text()) or {}
     entries = data.get("demonstrations") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
