@@ -4,22 +4,27 @@ the packaged examples of VirtualHome programs that are not evaluated tasks."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from language_model_doubles import ProgramModel, WordEmbedder
 from tiny_llm import build_tiny_model
 
 from llm_planner_ros.llm.hf import HFLanguageModel
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
 from llm_planner_ros.planning.virtualhome_planners import (
     METHODS,
     SimulatorCan,
     build_virtualhome_planner,
+    default_llm,
     diverse,
     progprompt_training_text,
     program_body,
+    virtualhome_options,
 )
 from llm_planner_ros.virtualhome_domain.examples import development_split, load_examples, program_task
 from llm_planner_ros.virtualhome_domain.tasks import tasks
@@ -103,3 +108,21 @@ def test_saycanpays_can_is_the_simulators_preconditions_after_the_partial_plan(p
     assert can.probabilities("", "", ["walk to the cat"], ["touch the cat", "done"]) == [1.0, 0.1]
     assert can.probabilities("", "", ["touch the cat"], ["walk to the cat"]) == [0.0]  # the history cannot run
     assert env.executed == []  # planning never moves the task's own scene
+
+
+def test_the_methods_virtualhome_options_and_adapters_come_from_config_planners_yaml(tmp_path: Path) -> None:
+    # The packaged sections: SayCan and ProgPrompt plan with their VirtualHome adapters, the others with none.
+    assert virtualhome_options("saycan") == {"examples": "retrieved", "retrieved_examples": 3, "top_k": 5}
+    assert default_llm("saycan") == {"adapter": "data/virtualhome/saycan_adapter.safetensors"}
+    assert default_llm("zero_shot") == {"adapter": "none"}
+    # A user's planners file changes them without code.
+    packaged = yaml.safe_load(config_file("planners.yaml").read_text())
+    packaged["domains"]["virtualhome"]["zero_shot"] = {"samples": 4, "adapter": "mine.safetensors"}
+    mine = tmp_path / "planners.yaml"
+    mine.write_text(yaml.safe_dump(packaged))
+    assert virtualhome_options("zero_shot", mine) == {"samples": 4}
+    assert default_llm("zero_shot", mine) == {"adapter": "mine.safetensors"}
+    packaged["domains"]["virtualhome"]["telepathy"] = {}
+    mine.write_text(yaml.safe_dump(packaged))
+    with pytest.raises(ValueError, match="domains: virtualhome: unknown planner.s. telepathy"):
+        virtualhome_options("zero_shot", mine)

@@ -252,9 +252,9 @@ def run(args: argparse.Namespace) -> int:
     from llm_planner_ros.options import parse_key_values
     from llm_planner_ros.planning.registry import load_planner_options, override_options
     from llm_planner_ros.planning.virtualhome_planners import (
-        VIRTUALHOME_OPTIONS,
         build_virtualhome_planner,
         default_llm,
+        virtualhome_options,
     )
     from llm_planner_ros.virtualhome_domain.examples import (
         EXAMPLES_FILE,
@@ -267,9 +267,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.resume and json_file(args.json) is None:
         raise SystemExit("--resume needs --json PATH: the file of the run to go on with")
-    # Checked against the method's options as VirtualHome sets them (the packaged ones, then
-    # VIRTUALHOME_OPTIONS); only what --option names is handed on, the rest stays VirtualHome's.
-    options = {args.planner: {**load_planner_options()[args.planner], **VIRTUALHOME_OPTIONS[args.planner]}}
+    # Checked against the method's options as VirtualHome sets them (the packaged ones, then its `domains:
+    # virtualhome:` section); only what --option names is handed on, the rest stays VirtualHome's.
+    options = {args.planner: {**load_planner_options()[args.planner], **virtualhome_options(args.planner)}}
     overrides = parse_key_values(args.option, "--option")
     override_options(options, args.planner, overrides)
     chosen = {key: options[args.planner][key] for key in overrides}

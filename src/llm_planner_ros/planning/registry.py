@@ -71,16 +71,45 @@ class PlannerResources:
         return dict(self.options.get(name, {}))
 
 
+# The section of config/planners.yaml that holds the benchmark domains' option sections.
+BENCHMARK_DOMAINS = "domains"
+
+
 def load_planner_options(path: str | Path | None = None) -> dict[str, dict[str, Any]]:
     """Per-method options from config/planners.yaml (or ``path``): a mapping of method name to options."""
+    return _read_planner_options(path)[0]
+
+
+def load_benchmark_options(domain: str, path: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The option sections of config/planners.yaml's ``domains: {domain: ...}`` (or ``path``'s): per method,
+    the options that replace its section in that benchmark domain. ValueError names a domain the file has
+    not, or a method it does not know."""
+    resolved = resolve_config(path, "planners.yaml")
+    sections = _read_planner_options(path)[1]
+    if domain not in sections:
+        raise ValueError(f"{resolved}: no `{BENCHMARK_DOMAINS}: {domain}:` section; it has {', '.join(sections)}")
+    return sections[domain]
+
+
+def _read_planner_options(path: str | Path | None) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     resolved = resolve_config(path, "planners.yaml")
     data = yaml.safe_load(resolved.read_text()) or {}
     if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
         raise ValueError(f"{resolved}: expected a mapping of planner name to a mapping of options")
+    domains = data.pop(BENCHMARK_DOMAINS, {})
     unknown = sorted(set(data) - set(PLANNERS))
     if unknown:
         raise ValueError(f"{resolved}: unknown planner(s) {', '.join(unknown)}; known: {', '.join(PLANNERS)}")
-    return data
+    for name, methods in domains.items():
+        if not isinstance(methods, dict) or any(not isinstance(v, dict) for v in methods.values()):
+            raise ValueError(f"{resolved}: {BENCHMARK_DOMAINS}: {name}: expected a mapping of planner name to options")
+        strangers = sorted(set(methods) - set(PLANNERS))
+        if strangers:
+            raise ValueError(
+                f"{resolved}: {BENCHMARK_DOMAINS}: {name}: unknown planner(s) {', '.join(strangers)}; "
+                f"known: {', '.join(PLANNERS)}"
+            )
+    return data, domains
 
 
 def override_options(options: dict[str, dict[str, Any]], planner: str, overrides: Mapping[str, str]) -> None:

@@ -7,10 +7,11 @@ paper does: SayCan, zero-shot, LLM-Planner and SayCanPay retrieve the examples n
 (sentence embeddings; zero-shot one, as Huang et al.), ProgPrompt shows a fixed set of programs (its
 paper's prompt), the most varied ones (``diverse``), with the base model; with its VirtualHome adapter,
 which learned the programs themselves, it shows none. SayCan and ProgPrompt have VirtualHome adapters
-(``VIRTUALHOME_ADAPTERS``, trained on the training examples: ``examples.development_split``); the bench
-uses them unless told otherwise (``default_llm``). Options per method are ``VIRTUALHOME_OPTIONS``,
-overridable by the bench's ``--option``; none reads a kitchen ``World`` (no scene line, no revisit
-check), since a VirtualHome scene is a graph the kitchen's state code cannot read.
+(trained on the training examples: ``examples.development_split``); the bench uses them unless told
+otherwise (``default_llm``). Options per method and the adapters are config/planners.yaml's ``domains:
+virtualhome:`` sections (``virtualhome_options``), overridable by the bench's ``--option``; none reads a
+kitchen ``World`` (no scene line, no revisit check), since a VirtualHome scene is a graph the kitchen's
+state code cannot read.
 
 SayCanPay's Can is VirtualHome's own preconditions on the planner's internal state after the partial
 plan (``SimulatorCan``), as its kitchen uses the kitchen's rules without a learned model; VirtualHome has
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
 from llm_planner_ros.planning.plan_loop import Planner
+from llm_planner_ros.planning.registry import load_benchmark_options
 from llm_planner_ros.planning.skill_projection import SkillProjector
 from llm_planner_ros.planning.virtualhome_environment import VirtualHomeEnvironment
 from llm_planner_ros.virtualhome_domain.examples import EXAMPLES_FILE, VirtualHomeExample, program_task
@@ -36,33 +38,32 @@ if TYPE_CHECKING:
     from llm_planner_ros.planning.progprompt.examples import PromptExamples
 
 METHODS = ("saycan", "saycanpay", "progprompt", "zero_shot", "llm_planner")
-# The embedded model's VirtualHome adapters (``training.saycan_adapter --virtualhome``; docs/benchmarks.md,
-# "VirtualHome adapters"): trained on the training examples only. A method without one plans with the base
-# model, since the kitchen's adapters learned kitchen plans.
-VIRTUALHOME_ADAPTERS = {
-    "saycan": Path("data/virtualhome/saycan_adapter.safetensors"),
-    "progprompt": Path("data/virtualhome/progprompt_adapter.safetensors"),
-}
+# The section of config/planners.yaml's ``domains:`` that sets the methods up here.
+BENCHMARK_DOMAIN = "virtualhome"
+# The key of a method's section naming the embedded model's adapter (``training.saycan_adapter
+# --virtualhome``; docs/benchmarks.md, "VirtualHome adapters": trained on the training examples only).
+ADAPTER = "adapter"
 PREAMBLE = (
     "Robot: Hello, I am a household robot in a home with several rooms.",
     "Robot: Tell me the task and I will answer with the numbered list of steps I would take.",
 )
-VIRTUALHOME_OPTIONS: dict[str, dict[str, Any]] = {
-    "saycan": {"examples": "retrieved", "retrieved_examples": 3, "top_k": 5},
-    "zero_shot": {"samples": 10, "grammar": True},
-    "llm_planner": {"examples": 5, "max_tokens": 160},
-    # Its adapter learned programs without example programs before them (the base model needs
-    # ``examples: file``).
-    "progprompt": {"examples": "none", "programs": 3, "max_tokens": 200, "instruction_comment": True},
-    "saycanpay": {"score": "say_can", "strategy": "beam_action", "examples": 3, "max_actions": 20},
-}
 
 
-def default_llm(method: str) -> dict[str, str]:
+def virtualhome_options(method: str, path: str | Path | None = None) -> dict[str, Any]:
+    """``method``'s options on VirtualHome: its section of config/planners.yaml's ``domains: virtualhome:``
+    (or ``path``'s), without the adapter; ValueError names an unknown method."""
+    if method not in METHODS:
+        raise ValueError(f"unknown planner {method!r}; choose one of: {', '.join(METHODS)}")
+    section = dict(load_benchmark_options(BENCHMARK_DOMAIN, path).get(method, {}))
+    section.pop(ADAPTER, None)
+    return section
+
+
+def default_llm(method: str, path: str | Path | None = None) -> dict[str, str]:
     """The language model settings a method plans VirtualHome with unless told otherwise: the embedded model
-    with the method's VirtualHome adapter, or with none."""
-    adapter = VIRTUALHOME_ADAPTERS.get(method)
-    return {"adapter": str(adapter) if adapter is not None else "none"}
+    with the adapter its section names, or with none."""
+    adapter = load_benchmark_options(BENCHMARK_DOMAIN, path).get(method, {}).get(ADAPTER) or "none"
+    return {"adapter": str(adapter)}
 
 
 def build_virtualhome_planner(
@@ -72,11 +73,9 @@ def build_virtualhome_planner(
     examples: Sequence[VirtualHomeExample],
     overrides: Mapping[str, Any] | None = None,
 ) -> VirtualHomeMethod:
-    """``method`` with ``examples`` and its ``VIRTUALHOME_OPTIONS`` updated by ``overrides``; ValueError
+    """``method`` with ``examples`` and its ``virtualhome_options`` updated by ``overrides``; ValueError
     names an unknown method or option."""
-    if method not in METHODS:
-        raise ValueError(f"unknown planner {method!r}; choose one of: {', '.join(METHODS)}")
-    options = {**VIRTUALHOME_OPTIONS[method], **(overrides or {})}
+    options = {**virtualhome_options(method), **(overrides or {})}
     if not examples:
         raise ValueError(
             "no VirtualHome prompt examples: build them with "
