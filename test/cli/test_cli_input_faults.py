@@ -52,7 +52,7 @@ def episode_files(tmp_path: Path) -> Path:
 def test_demo_refuses_an_episode_it_cannot_use(
     episode_files: Path, file: str, episode_id: str, expected: list[str]
 ) -> None:
-    path = file if file.startswith("benchmarks/") else str(episode_files / file)
+    path = file if file.startswith("domains/") else str(episode_files / file)
     assert_refused(llm_planner("demo", "--episode", path, "--id", episode_id, cwd=episode_files), *expected)
 
 

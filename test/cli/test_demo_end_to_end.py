@@ -78,7 +78,7 @@ def test_a_progprompt_demo_serves_the_progprompt_adapter_and_its_program_runs(tm
     brings the coke."""
     completed, outcome = demo(tmp_path, "progprompt", planner="progprompt", instruction="Bring me the coke.")
     logs = "".join(path.read_text() for path in (tmp_path / "progprompt-logs").rglob("*.log"))
-    assert "progprompt_adapter.safetensors into" in logs, logs[-3000:]
+    assert "saycan_kitchen/adapters/progprompt.safetensors into" in logs, logs[-3000:]
     skills = [step["skill"] for step in outcome["steps"]]
     assert skills[:2] == ["find a coke", "pick up the coke"] and skills[-1] == "done", completed.stdout
     assert outcome["success"] and completed.returncode == 0, completed.stdout

@@ -9,7 +9,7 @@ import yaml
 
 from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.domain.config import ConfigError, load_domain_config
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import default_domain_file
 
 
 def _write(tmp_path: Path, name: str, data: object) -> Path:
@@ -27,7 +27,7 @@ def test_shipped_configuration_loads() -> None:
 
 
 def test_skill_template_with_unknown_precondition(tmp_path: Path) -> None:
-    skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
+    skills = yaml.safe_load(default_domain_file("skills.yaml").read_text())
     skills["skills"][1]["preconditions"] = ["gripper_empty", "object_levitating"]
     path = _write(tmp_path, "skills.yaml", skills)
     with pytest.raises(ConfigError, match=r"skills\[1\].preconditions\[1\]: unknown precondition 'object_levitating'"):
@@ -35,14 +35,14 @@ def test_skill_template_with_unknown_precondition(tmp_path: Path) -> None:
 
 
 def test_duplicate_skill_texts_are_rejected(tmp_path: Path) -> None:
-    skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
+    skills = yaml.safe_load(default_domain_file("skills.yaml").read_text())
     skills["skills"].append(skills["skills"][0])
     with pytest.raises(ConfigError, match="two templates make the skill 'find a 7up'"):
         load_domain_files(skills_file=_write(tmp_path, "skills.yaml", skills))
 
 
 def test_world_file_errors_name_fields(tmp_path: Path) -> None:
-    world = yaml.safe_load(config_file("kitchen_world.yaml").read_text())
+    world = yaml.safe_load(default_domain_file("world.yaml").read_text())
     world["locations"]["table"] = {"x": 1.0}
     world["objects"]["apple"] = {"article": "the"}
     with pytest.raises(ConfigError) as raised:
@@ -53,7 +53,7 @@ def test_world_file_errors_name_fields(tmp_path: Path) -> None:
 def test_every_problem_of_a_skills_file_names_its_line(tmp_path: Path) -> None:
     # A family, a place and an executor the kitchen lacks, written first under `skills:` (after the
     # shipped file's comments and declarations): the template's lines are the five after it.
-    shipped = config_file("kitchen_skills.yaml").read_text()
+    shipped = default_domain_file("skills.yaml").read_text()
     top = shipped.splitlines().index("skills:") + 1
     path = tmp_path / "skills.yaml"
     path.write_text(
@@ -78,7 +78,7 @@ def test_every_problem_of_a_skills_file_names_its_line(tmp_path: Path) -> None:
 
 def test_a_missing_key_names_the_line_of_its_entry(tmp_path: Path) -> None:
     world = (
-        config_file("kitchen_world.yaml")
+        default_domain_file("world.yaml")
         .read_text()
         .replace("  table:         {x: 2.5, y: 3.5}\n", "  table: {x: 2.5}\n")
     )
@@ -92,7 +92,7 @@ def test_a_missing_key_names_the_line_of_its_entry(tmp_path: Path) -> None:
 
 
 def test_synonyms_load_and_every_clash_is_named_with_its_field(tmp_path: Path) -> None:
-    world = yaml.safe_load(config_file("kitchen_world.yaml").read_text())
+    world = yaml.safe_load(default_domain_file("world.yaml").read_text())
     world["objects"]["sponge"]["synonyms"] = ["dish sponge", "scrubber"]
     world["locations"]["table"]["synonyms"] = ["dining table"]
     config = load_domain_config(_write(tmp_path, "good.yaml", world))
@@ -112,7 +112,7 @@ def test_synonyms_load_and_every_clash_is_named_with_its_field(tmp_path: Path) -
 
 def _skills_with(tmp_path: Path, old: str, new: str) -> tuple[Path, int]:
     """The shipped skills file with ``old`` written as ``new`` once, and the line of the change."""
-    shipped = config_file("kitchen_skills.yaml").read_text()
+    shipped = default_domain_file("skills.yaml").read_text()
     assert old in shipped
     path = tmp_path / "skills.yaml"
     path.write_text(shipped.replace(old, new, 1))
@@ -191,7 +191,7 @@ def test_a_name_that_hides_what_it_says_is_refused_with_its_line(
     tmp_path: Path, old: str, new: str, field: str, problem: str
 ) -> None:
     """The rule an instruction gets (planning.instruction_check): a name can hide or reorder characters too."""
-    shipped = config_file("kitchen_world.yaml").read_text()
+    shipped = default_domain_file("world.yaml").read_text()
     assert old in shipped
     path = tmp_path / "world.yaml"
     path.write_text(shipped.replace(old, new, 1), encoding="utf-8")

@@ -10,10 +10,11 @@ from collections import Counter
 import pytest
 import yaml
 from oracle_reference import naive_steps
-from repo_paths import DEV_SUITE, REPO_ROOT
+from repo_paths import DEV_SUITE
 
 from llm_planner_ros.domain import Domain, Episode, EpisodeFile
 from llm_planner_ros.domain.oracle import GoalFocus, check_episode, shortest_plan
+from llm_planner_ros.paths import default_domain
 
 PAPER_FAMILIES = (
     "nl_single_primitive",
@@ -68,12 +69,12 @@ def test_no_two_episodes_share_a_scene_or_an_instruction(dev_suite: EpisodeFile)
 
 
 def test_instructions_are_not_prompt_or_retrieval_examples(dev_suite: EpisodeFile) -> None:
-    # The planners' example files (config/*examples*.yaml) are what they retrieve or prompt with; a dev
-    # instruction that equals one of them would measure memory, not planning.
+    # The planners' example files (the domain folder's examples/*.yaml) are what they retrieve or prompt
+    # with; a dev instruction that equals one of them would measure memory, not planning.
     examples = set()
-    for path in sorted((REPO_ROOT / "config").glob("*examples*.yaml")):
+    for path in sorted((default_domain() / "examples").glob("*.yaml")):
         examples |= {_normalized(task) for task in _tasks(yaml.safe_load(path.read_text()))}
-    assert examples, "no example files found in config/: the check would be empty"
+    assert examples, f"no example files found in {default_domain() / 'examples'}: the check would be empty"
     assert [e.id for e in dev_suite if _normalized(e.instruction) in examples] == []
 
 

@@ -12,7 +12,7 @@ from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_ros.domain import Domain, FailureInjector, Skill
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import config_file, default_domain_file
 from llm_planner_ros.ros.messages import skill_to_msg
 
 pytestmark = pytest.mark.graph
@@ -121,7 +121,7 @@ def test_cancel_mid_skill_leaves_the_world_consistent(ros_graph: RosGraph, kitch
 def test_injected_failures_are_reproducible_with_a_fixed_seed(
     ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
-    skills = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
+    skills = yaml.safe_load(default_domain_file("skills.yaml").read_text())
     skills["failure_probability"] = {
         "pick": 0.5,
         "place": 0.0,

@@ -31,7 +31,7 @@ from llm_planner_ros.bringup import (
     packaged_parameters,
     planner_domain_files,
 )
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import config_file, default_domain_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
 from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name
@@ -403,8 +403,8 @@ def test_the_model_service_merges_a_domains_own_adapter_and_no_kitchen_adapter_e
     # A folder of the kitchen's world keeps the packaged adapters (adapter: auto).
     kitchen = tmp_path / "kitchen"
     kitchen.mkdir()
-    (kitchen / "world.yaml").write_text(config_file("kitchen_world.yaml").read_text())
-    (kitchen / "skills.yaml").write_text(config_file("kitchen_skills.yaml").read_text())
+    (kitchen / "world.yaml").write_text(default_domain_file("world.yaml").read_text())
+    (kitchen / "skills.yaml").write_text(default_domain_file("skills.yaml").read_text())
     assert set(GraphOptions.parse(domain=kitchen).domain_parameters()) == {"/**"}
 
 

@@ -50,7 +50,7 @@ def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, gguf_cache: Pa
     node = ros_graph.start_node("llm_service_node", params={"cache_dir": str(gguf_cache)}, name="llm_service")
     # the node's default model: the embedded SmolLM2 with the SayCan adapter merged in (adapter: auto)
     smollm2_lm = load_language_model({"cache_dir": str(gguf_cache)})
-    assert smollm2_lm.name.endswith("+adapter")
+    assert smollm2_lm.name.endswith("+saycan")
     scores = deep_client(ros_graph, ScoreCompletions, "/llm/score")
     generate = deep_client(ros_graph, GenerateText, "/llm/generate")
 

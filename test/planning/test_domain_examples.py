@@ -142,7 +142,7 @@ def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) ->
     assert method_llm_config({"model": "m"}, "saycan", bare) == {"model": "m"}
     # A recording of the embedded model's answers uses the adapter the run would; a replay loads none.
     record = {"backend": "replay", "replay_mode": "record", "recording": "r.jsonl"}
-    assert method_llm_config(record, "progprompt")["adapter"] == "progprompt"
+    assert method_llm_config(record, "progprompt")["adapter"] == kitchen_progprompt["adapter"]
     assert "adapter" not in method_llm_config({"backend": "replay", "recording": "r.jsonl"}, "progprompt")
     assert "adapter" not in method_llm_config({**record, "record_backend": "openai"}, "progprompt")
 

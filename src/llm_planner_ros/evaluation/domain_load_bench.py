@@ -43,11 +43,11 @@ def run(args: argparse.Namespace) -> int:
     if args.repeats < 1 or not counts or min(counts) < 51:
         console.print("[red]--repeats must be >= 1 and every --skills count >= 51 (the kitchen's own)")
         return 2
-    from llm_planner_ros.paths import config_file
+    from llm_planner_ros.paths import default_domain_file
 
     folder = Path(tempfile.mkdtemp(prefix="domain-load-"))
     results: dict[str, Any] = {
-        "kitchen": _timed(config_file("kitchen_world.yaml"), config_file("kitchen_skills.yaml"), args.repeats)
+        "kitchen": _timed(default_domain_file("world.yaml"), default_domain_file("skills.yaml"), args.repeats)
     }
     for count in counts:
         try:
@@ -84,7 +84,7 @@ def _timed(world_file: Path, skills_file: Path, repeats: int) -> dict[str, Any]:
 def _write_domain(skills: int, folder: Path) -> tuple[Path, Path]:
     """World and skills files of about ``skills`` skills (the generated kitchen's, plus the wipe family)."""
     from llm_planner_ros.evaluation.generated_kitchen import generated_kitchen
-    from llm_planner_ros.paths import config_file
+    from llm_planner_ros.paths import default_domain_file
 
     wiped_share = 10  # one place in ten can be wiped
     generated = generated_kitchen(skills)
@@ -102,7 +102,7 @@ def _write_domain(skills: int, folder: Path) -> tuple[Path, Path]:
         drawer = config.drawer
         position = {"x": drawer.position.x, "y": drawer.position.y}
         world["drawer"] = {"location": drawer.location, "position": position, "contents_at": drawer.contents_at}
-    templates = yaml.safe_load(config_file("kitchen_skills.yaml").read_text())
+    templates = yaml.safe_load(default_domain_file("skills.yaml").read_text())
     templates["families"].append("wipe")
     for template in templates["skills"]:
         if template.get("locations") == ["close counter", "far counter", "table", "trash can"]:

@@ -24,7 +24,7 @@ from llm_planner_ros.domain.config import Position, load_domain_config
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.skill_library import load_skill_library
 from llm_planner_ros.domain.world import World
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import default_domain_file
 
 BASE_PLACES = ("close counter", "far counter", "table", "trash can")
 FIXED_SKILLS = 2  # "bring it to you" and "done"
@@ -98,12 +98,12 @@ def generated_kitchen(skills: int) -> GeneratedKitchen:
 
 def _skills_file(places: list[str]) -> Path:
     """domains/saycan_kitchen/skills.yaml with the generated places in its "go to the {location}" template."""
-    data = yaml.safe_load(config_file("kitchen_skills.yaml").read_text(encoding="utf-8"))
+    data = yaml.safe_load(default_domain_file("skills.yaml").read_text(encoding="utf-8"))
     for template in data["skills"]:
         if template.get("locations") == list(BASE_PLACES):
             template["locations"] = places
     folder = Path(tempfile.mkdtemp(prefix="generated-kitchen-"))
-    path = folder / "kitchen_skills.yaml"
+    path = folder / "skills.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
 

@@ -322,7 +322,7 @@ def load_scorer(
             f"{path} holds a {config.domain} {kind} model, not a {domain} one: point the {option} option at "
             f"the {domain} weights, or {retrain}"
         )
-    # Models written before the world was recorded (the default kitchen's) carry none and are not checked.
+    # Models written before 0.9 recorded no world; they are not checked.
     if world is not None and config.world and config.world != world[0]:
         raise ScorerLoadError(
             f"{path} holds a {kind} model trained in the world {config.world!r}, not in {world[0]!r}: {retrain}"
