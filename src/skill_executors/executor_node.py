@@ -38,6 +38,7 @@ from llm_planner_ros.ros.topics import APPLY_SKILL_ACTION, EXECUTOR_CLOSING, exe
 from skill_executors.action_backend import ActionBackend
 from skill_executors.action_call import CallLimits
 from skill_executors.backend import SkillBackend, Status
+from skill_executors.facts_routing import FactsRouting
 from skill_executors.goal_template import TemplateError
 from skill_executors.robot_parameters import ROBOT_PARAMETERS
 from skill_executors.robot_view import RobotView
@@ -58,6 +59,11 @@ PARAMETERS = {
     "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world_node's skill action"),
     "apply_in_sim": Parameter(
         False, "action backend: apply each skill the action did in sim_world_node too (a device tried in simulation)"
+    ),
+    "facts_in_sim": Parameter(
+        False,
+        "nav2/moveit backends: send a skill that changes declared facts only to sim_action (a simulator applies "
+        "it); false refuses it",
     ),
     "server_timeout_s": Parameter(
         10.0, "how long to wait for the backend's server before failing a skill", minimum=0.0
@@ -139,7 +145,7 @@ class ExecutorNode(Node):
         if p["backend"] == "action":
             return self._action_backend(p, group, kitchen)
         try:
-            places = load_place_map(p["map_file"] or None)
+            places = load_place_map(p["map_file"] or None, kitchen.config)
         except (PlaceMapError, OSError) as error:
             raise StartupError(f"cannot load the place map: {error}") from error
         view = RobotView(self, places, p, group)
@@ -151,7 +157,7 @@ class ExecutorNode(Node):
             else:
                 from skill_executors.moveit_backend import MoveItBackend
 
-                backend = MoveItBackend(self, places, view, p, group, self._object_size)
+                backend = MoveItBackend(self, places, view, p, group, self._object_size, kitchen)
         except ImportError as error:
             raise StartupError(
                 f"backend {p['backend']!r} needs the interface package {error.name}, which is not installed: "
@@ -159,7 +165,8 @@ class ExecutorNode(Node):
                 "ros-jazzy-moveit-msgs and ros-jazzy-control-msgs"
             ) from error
         self.get_logger().info(f"{p['backend']} backend: {view.describe()}, places from {places.source}")
-        return backend
+        facts = self._sim_backend(p, group) if p["facts_in_sim"] else None
+        return FactsRouting(backend, facts, kitchen.library, self.executor_name)
 
     def _sim_backend(self, p: dict, group: ReentrantCallbackGroup) -> SimBackend:
         return SimBackend(self, p["sim_action"], group, p["server_timeout_s"], p["silence_timeout_s"])
@@ -176,7 +183,7 @@ class ExecutorNode(Node):
         places = None
         if any(name.startswith("place.") for name in binding.placeholders()):
             try:
-                places = load_place_map(p["map_file"] or None)
+                places = load_place_map(p["map_file"] or None, kitchen.config)
             except (PlaceMapError, OSError) as error:
                 raise StartupError(f"cannot load the place map for the goal's {{place.*}}: {error}") from error
         limits = CallLimits(p["server_timeout_s"], binding.timeout_s, server_lost_s=p["server_lost_s"])

@@ -44,6 +44,7 @@ from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
 from shape_msgs.msg import SolidPrimitive
 
+from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.skill import DRAWER, PICK, PLACE, Skill
 from llm_planner_ros.robot_motion.drawer import PUT, DrawerSettings, drawer_action, drawer_skill_motion
 from llm_planner_ros.robot_motion.error_codes import moveit_failure
@@ -126,7 +127,9 @@ class MoveItBackend(SkillBackend):
         p: dict[str, Any],
         group: CallbackGroup,
         default_object_size: tuple[float, float, float],
+        domain: Domain | None = None,
     ) -> None:
+        self._library = domain.library if domain is not None else None
         limits = CallLimits(p["server_timeout_s"], p["motion_timeout_s"], server_lost_s=p["server_lost_s"])
         arm_fix = "start MoveIt's move_group or set the executor's move_group_action parameter"
         self._arm = ActionCall(node, MoveGroup, p["move_group_action"], group, limits, arm_fix)
@@ -140,7 +143,9 @@ class MoveItBackend(SkillBackend):
         self._default_footprint = (default_object_size[0], default_object_size[1])
         self._default_height = default_object_size[2]
         try:
-            self._heights = load_object_heights(p["object_heights_file"] or None)
+            self._heights = load_object_heights(
+                p["object_heights_file"] or None, domain.config if domain is not None else None
+            )
         except (ObjectHeightsError, OSError) as error:
             raise StartupError(f"cannot load the object-height catalogue: {error}") from error
         # What this backend put into the drawer: a head camera does not see into a drawer (perception
@@ -190,14 +195,15 @@ class MoveItBackend(SkillBackend):
         """The motion sequence of a pick, put down or drawer skill in the current scene; MotionError says why
         there is none."""
         place, why = self._view.place()
-        if skill.family == PICK and skill.argument:
+        motion = self.motion_of(skill)
+        if motion == PICK and skill.argument:
             try:
                 plan = plan_pick(skill.argument, self._view.objects(), place, self._places, self._settings)
             except MotionError as error:
                 raise MotionError(f"{skill.text!r}: {error}") from error
             self._pick_height = plan.target.height
             return plan.motions
-        if skill.family == PLACE:
+        if motion == PLACE:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.surface is None:
                 raise MotionError(
@@ -207,7 +213,7 @@ class MoveItBackend(SkillBackend):
             spot = self._free_spot(skill, entry.surface, entry.surface_area, entry.heading)
             yaw = release_yaw(entry.heading, self._settings)
             return place_motion(spot, self._held_height(), self._settings, yaw)
-        if skill.family == DRAWER:
+        if motion == DRAWER:
             entry = self._map_entry(skill, place, why)
             if entry is None or entry.drawer is None:
                 raise MotionError(
@@ -226,6 +232,12 @@ class MoveItBackend(SkillBackend):
             f"{skill.text!r}: the moveit backend runs pick up, put down and the drawer skills; {skill.family} "
             "skills are not supported"
         )
+
+    def motion_of(self, skill: Skill) -> str:
+        """What the arm does for ``skill``: the motion its effects ask for in the skill library
+        (``SkillRule.motion``: "hand over the mug" puts down), else its family."""
+        rule = self._library.find(skill.text) if self._library is not None else None
+        return rule.motion if rule is not None else skill.family
 
     def _map_entry(self, skill: Skill, place: str | None, why: str) -> Place | None:
         """The place map's entry of the robot's place (None when the map lacks it); MotionError when where
@@ -304,9 +316,10 @@ class MoveItBackend(SkillBackend):
     def _remember(self, skill: Skill) -> None:
         """After a skill succeeded: a put into the drawer is kept; a pick of a label stored there, at the
         drawer's place, takes one of that label out."""
-        if skill.family == DRAWER and drawer_action(skill) == PUT and self._storing is not None:
+        motion = self.motion_of(skill)
+        if motion == DRAWER and drawer_action(skill) == PUT and self._storing is not None:
             self._current_stored().append(self._storing)
-        elif skill.family == PICK:
+        elif motion == PICK:
             place, _ = self._view.place()
             entry = self._places.place(place) if place is not None else None
             taken = next((s for s in self._current_stored() if s.label == skill.argument), None)

@@ -11,10 +11,14 @@ from llm_planner_ros.ros.topics import SCENE_TOPIC
 BASE_POSE_SOURCES = ("auto", "tf", "topic")
 
 ROBOT_PARAMETERS = {
-    "map_file": Parameter("", "place map YAML: base pose and surface per place (empty: config/robot_map.yaml)"),
+    "map_file": Parameter(
+        "",
+        "place map YAML: base pose and surface per place (empty: the domain folder's robot_map.yaml, else the map "
+        "its layout implies)",
+    ),
     "object_heights_file": Parameter(
         "",
-        "known object heights by label (empty: config/object_heights.yaml): how the put down of an object the "
+        "known object heights by label (empty: the domain layout's object models): how the put down of an object the "
         "robot did not grasp itself (held from the start) lowers it",
     ),
     "scene_topic": Parameter(SCENE_TOPIC, "perceived objects (SceneObjectArray) with their poses"),

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 import yaml
-from repo_paths import REPO_ROOT
 
 from llm_planner_ros.domain import Domain, load_episodes
+from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.physics_sim import PhysicsKitchen, load_layout
 from llm_planner_ros.physics_sim.motions import Outcome
 from llm_planner_ros.physics_sim.robot import LINK_INDEX, TUCKED, within_limits
@@ -34,12 +34,11 @@ from llm_planner_ros.robot_motion.manipulation import (
 from llm_planner_ros.robot_motion.scene_objects import PerceivedObject, resting_on
 
 EPISODES = "domains/saycan_kitchen/dev.yaml"
-CONFIG = REPO_ROOT / "config"
 
 
 def surface(place: str) -> Pose:
-    """Where put down sets objects at ``place`` (config/robot_map.yaml, as the executor reads it)."""
-    point = yaml.safe_load((CONFIG / "robot_map.yaml").read_text())["places"][place]["surface"]
+    """Where put down sets objects at ``place`` (the kitchen's robot_map.yaml, as the executor reads it)."""
+    point = yaml.safe_load(default_domain_file("robot_map.yaml").read_text())["places"][place]["surface"]
     return Pose("map", point["x"], point["y"], point["z"])
 
 

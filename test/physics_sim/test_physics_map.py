@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from llm_planner_ros.domain import Domain
+from llm_planner_ros.domain.layout import Pose2D
 from llm_planner_ros.physics_sim import PhysicsKitchen, load_layout
 from llm_planner_ros.physics_sim.builder import drawer_handle
-from llm_planner_ros.physics_sim.layout import Pose2D
 from llm_planner_ros.physics_sim.motions import Outcome
 from llm_planner_ros.physics_sim.robot import LINK_INDEX
 from llm_planner_ros.robot_motion.drawer import DrawerSettings, drawer_motion

@@ -7,11 +7,13 @@ import math
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
 from llm_planner_ros.domain import Domain
 from llm_planner_ros.domain.config import load_domain_config
+from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.layout import load_layout
 from llm_planner_ros.domain.skill import Skill
-from llm_planner_ros.physics_sim.layout import load_layout
 from llm_planner_ros.robot_motion.drawer import DrawerSettings, drawer_action, drawer_skill_motion, handle_orientation
 from llm_planner_ros.robot_motion.error_codes import moveit_failure, nav2_failure
 from llm_planner_ros.robot_motion.geometry import Pose, half_turn, rotate, turned, yaw_quaternion
@@ -320,10 +322,15 @@ def test_a_pick_plan_takes_the_object_at_the_robots_place_resting_on_its_surface
         plan_pick("coke", [hovering], "close counter", places, ArmSettings())
 
 
-def test_the_object_height_catalogue_knows_every_label_as_the_physics_kitchen_builds_it(kitchen: Domain) -> None:
+def test_the_object_heights_are_the_layouts_object_models_unless_a_catalogue_is_given(
+    kitchen: Domain, tmp_path: Path
+) -> None:
     heights, models = load_object_heights(), load_layout(kitchen.config).models
     assert set(heights.heights) == set(kitchen.config.labels) == set(models)
-    assert {label: heights.height(label) for label in models} == pytest.approx(
-        {label: model.height for label, model in models.items()}
-    )
+    assert heights.height("coke") == pytest.approx(0.122) and heights.height("apple") == pytest.approx(0.074)
     assert heights.height("kettle") is None and heights.height(None) is None
+    office = load_domain(REPO_ROOT / "domains" / "office").config
+    assert load_object_heights(None, office).height("mug") == pytest.approx(0.1)  # domains/office/layout.yaml
+    catalogue = tmp_path / "heights.yaml"
+    catalogue.write_text("heights: {coke: 0.13}\n")
+    assert load_object_heights(catalogue).heights == {"coke": 0.13}

@@ -21,7 +21,7 @@ from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_unti
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.bringup import SIM_GRAPH
-from llm_planner_ros.domain import load_domain_files
+from llm_planner_ros.domain import Domain, load_domain_files
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
@@ -45,10 +45,17 @@ FETCH_PLAN = ["find a coke", "pick up the coke", "bring it to you", "put down th
 
 
 def record_plan(
-    path: Path, planner: str, scripted: LanguageModel, instruction: str, initial: Mapping[str, Any], max_steps: int = 12
+    path: Path,
+    planner: str,
+    scripted: LanguageModel,
+    instruction: str,
+    initial: Mapping[str, Any],
+    max_steps: int = 12,
+    kitchen: Domain | None = None,
 ) -> Path:
-    """Plan ``instruction`` offline with ``planner`` over ``scripted``, recording every model answer to ``path``."""
-    kitchen = load_domain_files()
+    """Plan ``instruction`` offline with ``planner`` over ``scripted`` in ``kitchen`` (None: the default
+    domain), recording every model answer to ``path``."""
+    kitchen = kitchen or load_domain_files()
     model = ReplayLanguageModel(path, scripted)
     resources = PlannerResources(model, kitchen, lambda: load_embedder({}), load_planner_options())
     result = run_plan(

@@ -15,6 +15,20 @@ GOTO = "goto"
 TERMINATE = "terminate"
 DRAWER = "drawer"
 FAMILIES = (FIND, PICK, PLACE, GOTO, TERMINATE, DRAWER)
+# What a robot does for a skill follows from its effects, not its family's name: the motion each built-in
+# effect asks for (a family of any name whose skills ``put_down_object`` is put down on a robot), and
+# ``FACTS`` for a skill that changes declared facts only (a simulator applies it; a robot binds it to an
+# action of its own, docs/domains.md).
+MOTION_OF_EFFECT = {
+    "robot_to_object": FIND,
+    "robot_to_location": GOTO,
+    "grasp_object": PICK,
+    "put_down_object": PLACE,
+    "put_object_in_drawer": DRAWER,
+    "open_drawer": DRAWER,
+    "close_drawer": DRAWER,
+}
+FACTS = "facts"
 
 # The kitchen's executors (the ``executor`` field; a skills file declares its own); "" means no executor:
 # the planner itself handles "done".
@@ -74,3 +88,12 @@ class SkillRule:
     effects: tuple[str | FactChange, ...] = ()
     requires_drawer: bool = False
     requests: tuple[str, ...] = ()
+
+    @property
+    def motion(self) -> str:
+        """What a robot does for the skill (``MOTION_OF_EFFECT``): the motion of its first built-in effect;
+        ``FACTS`` when it only changes declared facts; ``TERMINATE`` when it changes nothing ("done")."""
+        for effect in self.effects:
+            if isinstance(effect, str) and effect in MOTION_OF_EFFECT:
+                return MOTION_OF_EFFECT[effect]
+        return FACTS if self.effects else TERMINATE

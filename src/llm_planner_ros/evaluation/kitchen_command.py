@@ -113,14 +113,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sim == "physics" and args.execution_failures:
         raise SystemExit("--sim physics injects no failures (physics decides each outcome): drop --execution-failures")
     if args.scene == "perceived" and args.sim != "physics":
-        raise SystemExit("--scene perceived needs --sim physics (only the physics kitchen renders camera images)")
+        raise SystemExit("--scene perceived needs --sim physics (only the physics simulation renders camera images)")
     if args.affordances == "learned" and not (args.ros or args.sim == "physics"):
         raise SystemExit("--affordances learned needs --ros or --sim physics (the affordance server serves it)")
-    if args.domain is not None and args.sim == "physics":
-        raise SystemExit(
-            "--sim physics simulates the packaged kitchen only: run --domain in-process or with --ros "
-            "(the symbolic simulator's graph)"
-        )
     console = Console()
     kitchen, args.episodes = _domain_and_episodes(args)
     episodes = list(load_episodes(args.episodes, kitchen))

@@ -1,4 +1,4 @@
-"""physics_sim_node: the kitchen as a PyBullet physics simulation, served on the robot's interfaces.
+"""physics_sim_node: a domain as a PyBullet physics simulation, served on the robot's interfaces.
 
 A thin adapter around ``physics_sim.PhysicsKitchen`` (docs/physics_sim.md): the same names a Gazebo or
 real-robot bringup offers, so the nav2/moveit executor backends, perception and the planner run
@@ -8,6 +8,8 @@ Serves:
   navigate_to_pose                    nav2_msgs/action/NavigateToPose   drive the base (2-D pose in map)
   move_action                         moveit_msgs/action/MoveGroup       arm to a pose or joint goal
   panda_hand_controller/gripper_cmd   control_msgs/action/GripperCommand open / close (grasp) the gripper
+  sim/apply_skill                     llm_planner_interfaces/action/ExecuteSkill  a skill that changes
+                                      declared facts only ("open the door"): facts have no bodies
   sim/load_episode                    llm_planner_interfaces/srv/LoadEpisode  reset to an episode
 Publishes:
   /clock (rosgraph_msgs/Clock)        simulated time: run the other nodes with use_sim_time
@@ -49,27 +51,36 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import CameraInfo, Image, JointState
 from std_msgs.msg import Header, String
 
+from llm_planner_interfaces.action import ExecuteSkill
 from llm_planner_interfaces.msg import SceneObject, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.domain.config import ConfigError, Position
+from llm_planner_ros.domain.layout import Pose2D
 from llm_planner_ros.domain.robot_state import RobotState
+from llm_planner_ros.domain.skill import FACTS
 from llm_planner_ros.domain.validation import ValidationError
+from llm_planner_ros.domain.world import SkillError
 from llm_planner_ros.perception.geometry import Transform
 from llm_planner_ros.physics_sim.camera import Frame
-from llm_planner_ros.physics_sim.layout import Pose2D
 from llm_planner_ros.physics_sim.motions import Motion, Outcome
-from llm_planner_ros.physics_sim.robot import GRIPPER_OPEN_ABOVE, JOINT_NAMES, LINK_INDEX
-from llm_planner_ros.physics_sim.simulation import PhysicsKitchen, scene_of
+from llm_planner_ros.physics_sim.robot import GRIPPER_OPEN_ABOVE, JOINT_NAMES, LINK_INDEX, NAMED_STATES
+from llm_planner_ros.physics_sim.simulation import FACT_SKILL_S, PhysicsKitchen, scene_of
 from llm_planner_ros.physics_sim.truth import Truth
 from llm_planner_ros.robot_motion.geometry import turned
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
-from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE, ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
+from llm_planner_ros.ros.topics import (
+    APPLY_SKILL_ACTION,
+    LOAD_EPISODE_SERVICE,
+    ROBOT_STATE_TOPIC,
+    SCENE_TOPIC,
+    STATE_QOS,
+)
 
 PARAMETERS = {
     "world_file": Parameter("", "world YAML (empty: the default domain's, config/domains.yaml)"),
     "skills_file": Parameter("", "skill templates YAML (empty: the default domain's, config/domains.yaml)"),
-    "layout_file": Parameter("", "physical layout YAML (empty: config/physics_kitchen.yaml)"),
+    "layout_file": Parameter("", "physical layout YAML (empty: the domain folder's layout.yaml, else defaults)"),
     "episode_file": Parameter("", "episode file whose initial state to start from (empty: the world's default scene)"),
     "episode_id": Parameter("", "episode of episode_file (may be empty when the file has one episode)"),
     "real_time_factor": Parameter(1.0, "simulated seconds per wall second; 0 runs as fast as it can", minimum=0.0),
@@ -116,7 +127,7 @@ class PhysicsSimNode(Node):
                 joint_speed=p["joint_speed_rps"],
             )
         except (ConfigError, ValidationError, OSError, ValueError) as error:
-            raise StartupError(f"cannot build the physics kitchen: {error}") from error
+            raise StartupError(f"cannot build the physics simulation: {error}") from error
         self._obstacles = _boxes(p["obstacles"])
         self._add_obstacles()
         self._rtf: float = p["real_time_factor"]
@@ -153,6 +164,7 @@ class PhysicsSimNode(Node):
             ActionServer(self, NavigateToPose, p["navigate_action"], self._navigate, callback_group=group, **accept),
             ActionServer(self, MoveGroup, p["move_group_action"], self._move_group, callback_group=group, **accept),
             ActionServer(self, GripperCommand, p["gripper_action"], self._gripper, callback_group=group, **accept),
+            ActionServer(self, ExecuteSkill, APPLY_SKILL_ACTION, self._apply_facts, callback_group=group, **accept),
         ]
         self._load_service = self.create_service(LoadEpisode, LOAD_EPISODE_SERVICE, self._on_load, callback_group=group)
         summary = self._sim.truth().world(self._sim.kitchen).summary()  # before the thread owns the world
@@ -167,7 +179,8 @@ class PhysicsSimNode(Node):
         if self._idle_rtf != self._rtf:
             pace += f" during actions, x{self._idle_rtf:g} between them"
         self.get_logger().info(
-            f"physics kitchen {self._sim.episode or '(default scene)'} running {pace}; {truth_note}; "
+            f"physics {self._sim.kitchen.config.world} {self._sim.episode or '(default scene)'} running {pace}; "
+            f"{truth_note}; "
             f"ground truth on {p['truth_topic']} is for debugging only\n"
             f"{summary}"
         )
@@ -241,7 +254,13 @@ class PhysicsSimNode(Node):
             JointState(header=_header(stamp, ""), name=list(JOINT_NAMES), position=positions, velocity=velocities)
         )
         truth = sim.truth()
-        signature = (truth.robot_at, truth.holding, truth.drawer_open, tuple(o.at for o in truth.objects))
+        signature = (
+            truth.robot_at,
+            truth.holding,
+            truth.drawer_open,
+            truth.facts,
+            tuple(o.at for o in truth.objects),
+        )
         if signature != self._signature:
             self._signature = signature
             self._revision += 1
@@ -259,6 +278,7 @@ class PhysicsSimNode(Node):
             drawer_open=world.drawer_open,
             visited=world.visited,
             busy=", ".join(self._busy.values()) or None,
+            facts=tuple(sorted(world.facts)),
         )
         self._robot_pub.publish(String(data=record.to_json()))
         if self._scene_pub is not None:
@@ -329,20 +349,59 @@ class PhysicsSimNode(Node):
         )
         return self._finish(handle, motion, result, lambda _r, _m: None, _moveit_code)
 
+    def _apply_facts(self, handle: ServerGoalHandle) -> ExecuteSkill.Result:
+        """A skill that changes declared facts only: checked, ``FACT_SKILL_S`` simulated seconds let pass
+        (a cancel in that time changes nothing), then applied (``PhysicsKitchen.apply_facts``)."""
+        text = handle.request.skill.text
+        try:
+            self._call(lambda: self._check_facts_skill(text), resets=False)
+        except (SkillError, ValueError) as error:
+            handle.abort()
+            self.get_logger().warning(f"refusing {text!r}: {error}")
+            return ExecuteSkill.Result(success=False, message=str(error))
+        self._busy["facts"] = text
+        try:
+            ends = self._sim.time + FACT_SKILL_S
+            while self._sim.time < ends:
+                if handle.is_cancel_requested or self._stopping.is_set():
+                    handle.canceled()
+                    return ExecuteSkill.Result(success=False, message=f"canceled: {text!r} took no effect")
+                handle.publish_feedback(ExecuteSkill.Feedback(progress=1.0 - (ends - self._sim.time) / FACT_SKILL_S))
+                time.sleep(POLL_S)
+            message = self._call(lambda: self._sim.apply_facts(text), resets=False)
+        except (SkillError, ValueError) as error:
+            handle.abort()
+            return ExecuteSkill.Result(success=False, message=str(error))
+        finally:
+            self._busy.pop("facts", None)
+            if not self._stopping.is_set():
+                self._call(self._publish_state, resets=False)
+        handle.succeed()
+        self.get_logger().info(message)
+        return ExecuteSkill.Result(success=True, message=message)
+
+    def _check_facts_skill(self, text: str) -> None:
+        rule = self._sim.truth().world(self._sim.kitchen).check(text)
+        if rule.motion != FACTS:
+            raise ValueError(
+                f"{text!r} moves the robot or an object: physics_sim_node runs it as Nav2, MoveIt and gripper goals"
+            )
+
     def _arm_motion(self, request: Any, plan_only: bool) -> Motion:
         """The motion of a MotionPlanRequest's first goal: joint constraints, a named state (constraints
-        that carry only a name of the layout's ``named_states``, as an SRDF group state), or a position +
+        that carry only a name of the robot's ``NAMED_STATES`` or the layout's ``named_states``, as an SRDF
+        group state), or a position +
         orientation constraint of one link in the map frame (or the base's ``base_link``)."""
         if not request.goal_constraints:
             raise _GoalError(MoveItErrorCodes.INVALID_GOAL_CONSTRAINTS, "the request has no goal_constraints")
         goal = request.goal_constraints[0]
         if not (goal.joint_constraints or goal.position_constraints or goal.orientation_constraints):
-            named = self._sim.layout.named_states
+            named = {**NAMED_STATES, **self._sim.layout.named_states}
             if goal.name not in named:
                 raise _GoalError(
                     MoveItErrorCodes.INVALID_GOAL_CONSTRAINTS,
                     f"goal has no constraints and {goal.name!r} is no named state; known: {', '.join(named)} "
-                    "(named_states of the layout file)",
+                    "(the robot's, and named_states of the domain's layout.yaml)",
                 )
             return self._sim.move_joints(list(named[goal.name]))
         if goal.joint_constraints:

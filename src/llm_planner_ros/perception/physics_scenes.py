@@ -26,7 +26,7 @@ from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.scene import ObjectInstance, Scene
 from llm_planner_ros.perception.detection import View
 from llm_planner_ros.perception.geometry import Intrinsics, Transform
-from llm_planner_ros.physics_sim import KitchenLayout, PhysicsKitchen, Pose2D
+from llm_planner_ros.physics_sim import DomainLayout, PhysicsKitchen, Pose2D
 from llm_planner_ros.physics_sim.camera import Frame, render
 
 TOPS = ("close counter", "far counter", "table", "user")
@@ -49,7 +49,7 @@ class PhysicsScene:
     place: str
 
 
-def instance_layout(layout: KitchenLayout, split: str, index: int) -> KitchenLayout:
+def instance_layout(layout: DomainLayout, split: str, index: int) -> DomainLayout:
     """``layout`` with every object model replaced by instance ``index`` of ``split`` (see the module)."""
     rng = np.random.default_rng((SPLITS[split], 7, index))
     models = {}
@@ -67,7 +67,7 @@ def instance_layout(layout: KitchenLayout, split: str, index: int) -> KitchenLay
 class PhysicsSceneRenderer:
     """Renders the scenes of one split by seed, keeping the physics kitchen of the current instance set."""
 
-    def __init__(self, kitchen: Domain, layout: KitchenLayout, split: str) -> None:
+    def __init__(self, kitchen: Domain, layout: DomainLayout, split: str) -> None:
         if split not in SPLITS:
             raise ValueError(f"unknown split {split!r}: use one of {sorted(SPLITS)}")
         self._kitchen = kitchen

@@ -5,13 +5,13 @@ motion primitives, cameras and ground truth mapped back to the kitchen domain's 
 ROS-free; ``physics_sim_node`` serves it on the robot interfaces (docs/physics_sim.md).
 """
 
-from llm_planner_ros.physics_sim.layout import KitchenLayout, LayoutError, Pose2D, load_layout
+from llm_planner_ros.domain.layout import DomainLayout, LayoutError, Pose2D, load_layout
 from llm_planner_ros.physics_sim.motions import Motion, Outcome
 from llm_planner_ros.physics_sim.simulation import PhysicsKitchen, scene_of
 from llm_planner_ros.physics_sim.truth import Truth
 
 __all__ = [
-    "KitchenLayout",
+    "DomainLayout",
     "LayoutError",
     "Motion",
     "Outcome",

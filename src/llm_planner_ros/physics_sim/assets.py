@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from llm_planner_ros.physics_sim.layout import ObjectModel
+from llm_planner_ros.domain.layout import ObjectModel
 
 TEXTURE_SIZE = (128, 256)  # rows, columns
 CYLINDER_SEGMENTS = 24

@@ -15,9 +15,9 @@ from pathlib import Path
 import pybullet as pb
 
 from llm_planner_ros.domain.config import HELD
+from llm_planner_ros.domain.layout import NO_FURNITURE, DomainLayout, Furniture, ObjectModel
 from llm_planner_ros.domain.scene import ObjectInstance, Scene
 from llm_planner_ros.physics_sim import assets
-from llm_planner_ros.physics_sim.layout import Furniture, KitchenLayout, ObjectModel
 
 WOOD = (0.62, 0.47, 0.32, 1.0)
 GREY = (0.55, 0.57, 0.6, 1.0)
@@ -48,7 +48,7 @@ def quaternion_yaw(yaw: float) -> tuple[float, float, float, float]:
 class KitchenBuilder:
     """Creates bodies in one PyBullet client; keeps each label's mesh and texture (made once)."""
 
-    def __init__(self, client: int, layout: KitchenLayout, asset_folder: Path) -> None:
+    def __init__(self, client: int, layout: DomainLayout, asset_folder: Path) -> None:
         self._client = client
         self._layout = layout
         self._folder = asset_folder
@@ -64,6 +64,8 @@ class KitchenBuilder:
         floor_visual = self._floor_tiles()
         built = BuiltKitchen(pb.createMultiBody(0, floor_shape, floor_visual, physicsClientId=c))
         for place, piece in self._layout.furniture.items():
+            if piece.kind == NO_FURNITURE:
+                continue  # objects set out there lie on the floor, where the truth names no place
             if piece.kind == "drawers":
                 if scene.has_drawer:
                     built.drawer_body = self._drawers(piece, bool(scene.drawer_open))

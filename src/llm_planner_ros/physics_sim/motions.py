@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from enum import Enum
 
-from llm_planner_ros.physics_sim.layout import Pose2D
+from llm_planner_ros.domain.layout import Pose2D
 from llm_planner_ros.physics_sim.robot import MobileManipulator
 
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import pybullet as pb
 import pybullet_data
 
+from llm_planner_ros.domain.layout import Pose2D
 from llm_planner_ros.physics_sim.builder import quaternion_yaw
-from llm_planner_ros.physics_sim.layout import Pose2D
 
 BASE_SIZE = (0.6, 0.5, 0.6)  # length (forward), width, height: the arm sits at counter-top reach
 BASE_CLEARANCE = 0.02  # the base floats above the floor: it is moved, not driven
@@ -37,6 +37,13 @@ FINGER_FORCE = 40.0
 # camera's view, and the start pose of every episode. The wrist turns a held object's long side along
 # the folded arm: at +pi/4 a 16 cm snack bag reached across the shoulder (panda_link1) and stopped the fold.
 TUCKED = (math.pi / 2, -1.7, 0.0, -3.0, 0.0, 1.3, -math.pi / 4)
+# The arm's named states, as the group states of a MoveIt SRDF: a MoveGroup goal whose goal constraints
+# carry only a name moves the arm there. ``ready`` is the Panda SRDF's (arm up in front of the base); a
+# domain's layout.yaml may add states of its own (``named_states``).
+NAMED_STATES: dict[str, tuple[float, ...]] = {
+    "tucked": TUCKED,
+    "ready": (0.0, -math.pi / 4, 0.0, -3 * math.pi / 4, 0.0, math.pi / 2, math.pi / 4),
+}
 # Arm in front, elbow up: where every IK solve starts first (and the null-space rest pose).
 IK_SEED = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, math.pi / 4)
 # The arm joints' limits as the IK keeps to them (inside the URDF's, which stop the motors).

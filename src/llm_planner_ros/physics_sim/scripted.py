@@ -1,13 +1,15 @@
-"""Scripted kitchen skills on the physics simulation, built only from its motion primitives.
+"""Scripted skills on the physics simulation of any domain, built only from its motion primitives.
 
-These are what the bench runs (and what an executor backend does over ROS): go to a place, pick an
+These are what the bench runs (and what an executor backend does over ROS), chosen by the motion a
+skill's effects ask for (``SkillRule.motion``), whatever its family is called: go to a place, pick an
 object top-down, put the held object down on the furniture of the robot's place (or drop it into the
-bin), and the drawer skills. Each returns a ``SkillRun``: success, a message naming the primitive that
-failed and why, and the number of primitives used.
+bin), the drawer skills, and a skill that changes declared facts only (``PhysicsKitchen.apply_facts``).
+Each returns a ``SkillRun``: success, a message naming the primitive that failed and why, and the number
+of primitives used.
 
 The drawer skills run the motion sequences the ``moveit`` executor backend sends
 (``llm_planner_ros.robot_motion.drawer``,
-from the robot map's drawer entry, ``config/robot_map.yaml``), each motion as physics_sim_node runs the
+from the robot map's drawer entry, the domain's ``robot_map.yaml``), each motion as physics_sim_node runs the
 MoveGroup or GripperCommand goal it becomes: a pose of ``panda_hand`` in the map frame, a joint goal, or a
 gripper command; a close that must grasp fails when the fingers hold nothing.
 """
@@ -25,7 +27,7 @@ from llm_planner_ros.domain.world import SkillError
 from llm_planner_ros.paths import config_file
 from llm_planner_ros.physics_sim.motions import Motion, Outcome
 from llm_planner_ros.physics_sim.robot import GRIPPER_OPEN_ABOVE, LINK_INDEX
-from llm_planner_ros.physics_sim.simulation import PhysicsKitchen
+from llm_planner_ros.physics_sim.simulation import FACT_SKILL_S, PhysicsKitchen
 from llm_planner_ros.robot_motion import manipulation
 from llm_planner_ros.robot_motion.drawer import CLOSE, OPEN, DrawerSettings, drawer_motion
 from llm_planner_ros.robot_motion.free_spot import NoFreeSpot, free_spot
@@ -74,29 +76,33 @@ class ScriptedSkills:
         self.drawer_settings = DrawerSettings()
 
     def run_text(self, text: str) -> SkillRun:
-        """Run a kitchen skill by its text ("find a coke", "pick up the coke", "bring it to you", "put down
-        the coke", "done", "open the drawer", "put the coke in the drawer"): the symbolic world read from the
-        physics state checks the skill's preconditions and names its target; the primitives do the rest."""
+        """Run a skill by its text ("find a coke", "pick up the coke", "bring it to you", "put down the coke",
+        "done", "open the drawer", "open the door"): the symbolic world read from the physics state checks
+        the skill's preconditions and names its target; the primitives do the rest."""
         world = self.sim.truth().world(self.sim.kitchen)
         try:
             rule = world.check(text)
         except SkillError as error:
             return SkillRun(False, str(error))
-        skill = rule.skill
-        if skill.family == TERMINATE:
+        skill, motion = rule.skill, rule.motion
+        if motion == TERMINATE:
             return SkillRun(True, "done")
-        if skill.family == FIND:
+        if motion == FIND:
             place = world.nearest_place_of(str(skill.argument))
             return self.go_to(str(place))
-        if skill.family == GOTO:
+        if motion == GOTO:
             return self.go_to(str(skill.argument))
-        if skill.family == PICK:
+        if motion == PICK:
             return self.pick(min(world.reachable(str(skill.argument)), key=lambda o: o.id).id)
-        if skill.family == PLACE:
+        if motion == PLACE:
             return self.put_down()
-        if skill.family == DRAWER:
+        if motion == DRAWER:
             return self.drawer(OPEN if text.startswith(OPEN) else CLOSE if text.startswith(CLOSE) else None)
-        return SkillRun(False, f"{text!r}: {skill.family} skills are not scripted on the physics simulation")
+        self.sim.step(int(round(FACT_SKILL_S / self.sim.time_step)))
+        try:
+            return SkillRun(True, self.sim.apply_facts(text))
+        except SkillError as error:
+            return SkillRun(False, str(error))
 
     def go_to(self, place: str) -> SkillRun:
         run = SkillRun(True, "")
@@ -190,7 +196,7 @@ class ScriptedSkills:
     @property
     def places(self) -> PlaceMap:
         if self._places is None:
-            self._places = load_place_map()
+            self._places = load_place_map(None, self.sim.kitchen.config)
         return self._places
 
     # ----- helpers ------------------------------------------------------------------------------------------

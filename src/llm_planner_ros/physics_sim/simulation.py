@@ -28,10 +28,11 @@ import pybullet as pb
 
 from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.layout import DomainLayout, Pose2D, load_layout
 from llm_planner_ros.domain.scene import Scene
+from llm_planner_ros.domain.skill import FACTS
 from llm_planner_ros.physics_sim.builder import BuiltKitchen, KitchenBuilder
 from llm_planner_ros.physics_sim.camera import CameraSpec, Frame, render
-from llm_planner_ros.physics_sim.layout import KitchenLayout, Pose2D, load_layout
 from llm_planner_ros.physics_sim.motions import ArmMotion, BaseMotion, GripperMotion, Immediate, Motion, Outcome
 from llm_planner_ros.physics_sim.navigation import NoPathError, OccupancyGrid, plan_path
 from llm_planner_ros.physics_sim.robot import (
@@ -56,6 +57,8 @@ IK_ANGLE_TOLERANCE = 0.1
 IK_ROUNDS = 8
 PENETRATION = -0.005  # closer than this counts as a collision when checking arm goals
 DRAWER_HANDLE = "drawer handle"
+# How long a skill that changes facts only takes (a door opened, a button pressed), in simulated seconds.
+FACT_SKILL_S = 2.0
 # The box a scene's ``blocked`` place gets, centred where the robot stands to work there (metres).
 BLOCKING_BOX = (0.5, 0.5, 0.5)
 
@@ -71,7 +74,7 @@ class PhysicsKitchen:
     def __init__(
         self,
         kitchen: Domain,
-        layout: KitchenLayout,
+        layout: DomainLayout,
         scene: Scene,
         episode: str = "",
         image_size: tuple[int, int] = (320, 240),
@@ -162,6 +165,7 @@ class PhysicsKitchen:
         self._releasing = []
         self._places = self.kitchen.config.places(scene.has_drawer)
         self._visited = [scene.robot_at]
+        self.facts = scene.facts
         self._body_names = {body: object_id for object_id, body in self.built.objects.items()}
         self._body_names.update({body: place for place, body in self.built.furniture.items()})
         self._body_names[self.built.floor] = "floor"
@@ -580,7 +584,22 @@ class PhysicsKitchen:
             drawer_extension=extension,
             visited=tuple(self._visited),
             objects=tuple(to_held(objects, holding)),
+            facts=self.facts,
         )
+
+    def apply_facts(self, text: str) -> str:
+        """Carry out a skill that changes declared facts only (the office's "open the door"), checked against
+        the world the physics state is read as: facts have no bodies (docs/physics_sim.md), and the caller
+        lets ``FACT_SKILL_S`` pass first. SkillError (unknown skill, unmet precondition) changes nothing;
+        ValueError when the skill moves something (its motions do that)."""
+        world = self.truth().world(self.kitchen)
+        rule = world.check(text)
+        if rule.motion != FACTS:
+            raise ValueError(f"{text!r} moves the robot or an object ({rule.motion}): run its motions instead")
+        world.apply(rule.skill)
+        self.facts = world.facts
+        changed = ", ".join(str(effect) for effect in rule.effects)
+        return f"{text!r} done: {changed}"
 
     def tuck(self) -> Motion:
         return self.move_joints(TUCKED)

@@ -18,10 +18,10 @@ from typing import Any
 
 from llm_planner_ros.domain.config import HELD
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.layout import NO_FURNITURE, DomainLayout, Furniture, Pose2D
 from llm_planner_ros.domain.scene import ObjectInstance, Scene
 from llm_planner_ros.domain.world import World
 from llm_planner_ros.physics_sim.builder import DRAWER_HEIGHT
-from llm_planner_ros.physics_sim.layout import Furniture, KitchenLayout, Pose2D
 
 AT_TOLERANCE_M = 0.3
 ON_TOP_BAND = (-0.03, 0.35)  # an object's centre this far above/below a top counts as on it
@@ -55,10 +55,11 @@ class Truth:
     drawer_extension: float | None
     visited: tuple[str, ...]
     objects: tuple[ObjectTruth, ...]
+    facts: frozenset[str] | None = None  # the declared facts that hold (None: the world declares none)
 
     def scene(self) -> Scene:
         placed = tuple(ObjectInstance(o.id, o.label, o.at) for o in self.objects if o.at is not None)
-        return Scene(self.robot_at, placed, self.drawer_open)
+        return Scene(self.robot_at, placed, self.drawer_open, facts=self.facts)
 
     def world(self, kitchen: Domain) -> World:
         return World(kitchen, self.scene(), self.visited)
@@ -78,6 +79,7 @@ class Truth:
             "drawer_open": self.drawer_open,
             "drawer_extension": self.drawer_extension,
             "visited": list(self.visited),
+            "facts": None if self.facts is None else sorted(self.facts),
             "objects": [
                 {
                     "id": o.id,
@@ -94,7 +96,7 @@ class Truth:
         return json.dumps(data)
 
 
-def nearest_place(layout: KitchenLayout, pose: Pose2D, places: tuple[str, ...]) -> tuple[str, float]:
+def nearest_place(layout: DomainLayout, pose: Pose2D, places: tuple[str, ...]) -> tuple[str, float]:
     """The place whose standing point is nearest to ``pose``, and the distance to it."""
     distances = {place: layout.furniture[place].standing.distance_to(pose) for place in places}
     place = min(distances, key=lambda p: distances[p])
@@ -102,7 +104,7 @@ def nearest_place(layout: KitchenLayout, pose: Pose2D, places: tuple[str, ...]) 
 
 
 def place_of_point(
-    layout: KitchenLayout,
+    layout: DomainLayout,
     point: tuple[float, float, float],
     places: tuple[str, ...],
     drawer: tuple[str, float] | None,
@@ -116,7 +118,7 @@ def place_of_point(
             return drawer_contents
     for place in places:
         piece = layout.furniture[place]
-        if not piece.covers(x, y, margin=0.02):
+        if piece.kind == NO_FURNITURE or not piece.covers(x, y, margin=0.02):
             continue
         if piece.kind == "bin":
             if z < piece.height + 0.1:

@@ -1,4 +1,5 @@
-"""How tall the robot's known objects are, from a YAML file (default ``config/object_heights.yaml``).
+"""How tall the robot's known objects are: a YAML file, or the object models of the domain's layout
+(``domain.layout``: a sphere's diameter, a box's third size, a cylinder's height).
 
 Format::
 
@@ -19,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from llm_planner_ros.domain.config import DomainConfig, load_domain_config
+from llm_planner_ros.domain.layout import load_layout
 from llm_planner_ros.domain.validation import Checker, ValidationError, join
 from llm_planner_ros.paths import read_config_yaml
 
@@ -41,12 +44,17 @@ class ObjectHeights:
         return self.heights.get(label) if label is not None else None
 
 
-def load_object_heights(path: str | Path | None = None) -> ObjectHeights:
-    """Read and check a catalogue (default: config/object_heights.yaml); ObjectHeightsError lists its
-    problems, FileNotFoundError says which parameter names the file."""
+def load_object_heights(path: str | Path | None = None, config: DomainConfig | None = None) -> ObjectHeights:
+    """Read and check the catalogue at ``path``; without one, the heights of the object models of
+    ``config``'s layout (None: the default domain's). ObjectHeightsError lists a file's problems,
+    FileNotFoundError says which parameter names the file."""
+    if path is None:
+        config = config or load_domain_config()
+        models = load_layout(config).models
+        return ObjectHeights({label: model.height for label, model in models.items()}, f"the layout of {config.source}")
     fix = (
         "give the executor's object_heights_file parameter a YAML of label heights (format: "
-        "llm_planner_ros/robot_motion/object_heights.py; the kitchen's is config/object_heights.yaml)"
+        "llm_planner_ros/robot_motion/object_heights.py), or none: the domain's layout gives its objects' heights"
     )
     source, data = read_config_yaml(path, HEIGHTS_FILE, "object-height catalogue", fix)
     check = Checker()

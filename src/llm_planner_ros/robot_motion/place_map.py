@@ -1,4 +1,5 @@
-"""The robot's map of named places, from a YAML file (default ``config/robot_map.yaml``).
+"""The robot's map of named places: a YAML file (a domain folder's ``robot_map.yaml``), or, for a domain
+without one, the map its layout implies (``place_map_of_layout``: each place's standing pose and top).
 
 Format::
 
@@ -20,6 +21,12 @@ Format::
 
 Every place the skill library names (``go to the far counter``, ``bring it to you`` -> ``user``, the
 drawer's ``drawers``) needs an entry; ``missing_places`` says which are absent.
+
+The map a layout implies: the base where the layout's robot stands; the surface at the place's point on
+the furniture's top (a bin's: 10 cm over its rim; none on a drawer cabinet or where no furniture
+stands); put down's area as wide as the top leaves room for within the arm's reach
+(``Placement.max_offset``) and, on a top lower than ``DEEP_TOP_BELOW_M``, one row deep (the arm reaches
+the second row of a table, not of a counter). A drawer needs a written map.
 """
 
 from __future__ import annotations
@@ -30,11 +37,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.domain.config import DomainConfig
+from llm_planner_ros.domain.layout import NO_FURNITURE, DomainLayout, load_layout
 from llm_planner_ros.domain.validation import Checker, ValidationError, join
-from llm_planner_ros.paths import read_config_yaml
+from llm_planner_ros.paths import default_domain_file, read_config_yaml
 from llm_planner_ros.robot_motion.geometry import Pose, Vector, yaw_quaternion
 
 MAP_FILE = "robot_map.yaml"
+DEEP_TOP_BELOW_M = 0.8
+BIN_DROP_M = 0.1  # a bin's surface: this far over its rim, where the held object is let go
 POINT = ("x", "y", "z")
 AREA = ("width", "depth")  # optional keys of a surface or interior
 
@@ -118,11 +129,18 @@ class PlaceMap:
         return best
 
 
-def load_place_map(path: str | Path | None = None) -> PlaceMap:
-    """Read and check a place map (default: config/robot_map.yaml); PlaceMapError lists its problems."""
+def load_place_map(path: str | Path | None = None, config: DomainConfig | None = None) -> PlaceMap:
+    """The place map at ``path``; else the ``robot_map.yaml`` of ``config``'s domain folder, else the map its
+    layout implies (module docstring); ``config`` None is the default domain. PlaceMapError lists the
+    problems of a file."""
+    if path is None:
+        folder_map = Path(config.source).parent / MAP_FILE if config is not None else default_domain_file(MAP_FILE)
+        if not folder_map.is_file() and config is not None:
+            return place_map_of_layout(load_layout(config), config)
+        path = folder_map
     fix = (
         "give the executor's map_file parameter a place map YAML (format: llm_planner_ros/robot_motion/place_map.py; "
-        "the kitchen's is config/robot_map.yaml)"
+        "the kitchen's is domains/saycan_kitchen/robot_map.yaml)"
     )
     source, data = read_config_yaml(path, MAP_FILE, "place map", fix)
     check = Checker()
@@ -130,6 +148,25 @@ def load_place_map(path: str | Path | None = None) -> PlaceMap:
     check.raise_if_any(str(source), PlaceMapError)
     assert parsed is not None
     return PlaceMap(parsed.frame, parsed.places, str(source))
+
+
+def place_map_of_layout(layout: DomainLayout, config: DomainConfig) -> PlaceMap:
+    """The place map ``layout`` implies for ``config``'s places (module docstring), without drawers."""
+    frame = config.frame_id
+    places: dict[str, Place] = {}
+    for name, piece in layout.furniture.items():
+        point = config.position(name)
+        base = Pose(frame, piece.standing.x, piece.standing.y, 0.0, yaw_quaternion(piece.standing.yaw))
+        surface: Pose | None = None
+        area = Area()
+        if piece.kind == "bin":
+            surface = Pose(frame, point.x, point.y, piece.height + BIN_DROP_M)
+        elif piece.kind not in (NO_FURNITURE, "drawers"):
+            reach = max(0.0, min(piece.width / 2 - 0.1, layout.placement.max_offset))
+            depth = layout.placement.row_pitch if piece.height < DEEP_TOP_BELOW_M else 0.0
+            surface, area = Pose(frame, point.x, point.y, piece.height), Area(2 * reach, depth)
+        places[name] = Place(name, base, surface, None, area)
+    return PlaceMap(frame, places, f"the layout of {config.source}")
 
 
 def _parse(data: Any, check: Checker) -> PlaceMap | None:

@@ -67,7 +67,7 @@ class Featurizer:
         self.config = config
         self.labels = config.labels
         self.places = config.places(config.drawer is not None)
-        place_map = place_map or load_place_map()
+        place_map = place_map or load_place_map(None, config)
         self.place_map = place_map
         missing = place_map.missing_places(self.places)
         if missing:

@@ -1,12 +1,17 @@
-"""The physical layout of a kitchen: furniture at each place, the robot's standing poses, object models.
+"""The physical form of a domain: furniture at each place, the robot's standing poses, object models.
 
 A place's point (world file) is where its objects stand; the robot works at it from ``standoff``
-metres before it, facing it (the convention of the robot's map, config/robot_map.yaml); a piece of
-furniture may set its own (the drawer cabinet: the robot stands back from the drawer it pulls out).
+metres before it, facing it (the convention of the robot's place map, ``robot_motion.place_map``); a
+piece of furniture may set its own (the kitchen's drawer cabinet: the robot stands back from the drawer
+it pulls out).
 
-Pure geometry from two files: the world file (``domain.DomainConfig``: places and their 2-D
-points) and config/physics_kitchen.yaml (what stands at each place, what each label looks like). No
-PyBullet here, so the geometry is testable on its own.
+Pure geometry from two files of a domain folder: the world file (``domain.DomainConfig``: places and
+their 2-D points) and ``layout.yaml`` (what stands at each place, what each label looks like;
+docs/domains.md). Every part of ``layout.yaml`` is optional, and the folder may have none: a place
+without a furniture entry gets a table facing away from the middle of all places, a label without an
+object model a box of its own colour with its name printed on it. So any domain can be simulated and
+seen by the camera before anyone measures its furniture. No PyBullet here, so the geometry is testable
+on its own.
 
 Each piece of furniture has a local frame: origin at its centre on the floor, +x along ``facing``
 (away from the robot standing at the place), +y along its width.
@@ -15,24 +20,34 @@ Each piece of furniture has a local frame: origin at its centre on the floor, +x
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from llm_planner_ros.domain.config import DomainConfig
-from llm_planner_ros.domain.validation import Checker, ValidationError, join
-from llm_planner_ros.paths import resolve_config
+from llm_planner_ros.domain.validation import Checker, ValidationError, join, read_yaml
+from llm_planner_ros.paths import repo_path
 
-LAYOUT_FILE = "physics_kitchen.yaml"
-FURNITURE_KINDS = ("counter", "table", "bin", "drawers")
+LAYOUT_FILE = "layout.yaml"
+FURNITURE_KINDS = ("counter", "table", "bin", "drawers", "none")
+NO_FURNITURE = "none"  # a place where nothing stands (a hallway): the robot stands on its point
 SHAPES = ("cylinder", "box", "sphere")
+STANDOFF_M = 0.6
+DRAWER_TRAVEL_M = 0.3
+# A place without a furniture entry: a table whose near edge lies 16 cm before the place's point (the
+# first row of objects stands on the top, within the arm's top-down reach from the standing pose).
+DEFAULT_FURNITURE: dict[str, Any] = {"kind": "table", "edge": -0.16, "size": [0.8, 0.6, 0.75]}
+# A label without an object model: a box of a can's footprint, light enough for the gripper.
+DEFAULT_OBJECT: dict[str, Any] = {"shape": "box", "size": [0.07, 0.07, 0.1], "mass": 0.2}
+DEFAULT_PLACEMENT = {"spacing": 0.17, "min_spacing": 0.13, "max_offset": 0.26, "row_inset": 0.16, "row_pitch": 0.14}
+# How close a standing pose may come to another place's furniture (the base's half-diagonal and a margin).
+STANDING_CLEARANCE_M = 0.45
 
 
 class LayoutError(ValidationError):
-    """config/physics_kitchen.yaml does not match its format or does not cover the world's places/labels."""
+    """A domain's layout.yaml does not match its format, or its furniture leaves the robot no room."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +109,7 @@ class ObjectModel:
 
 @dataclass(frozen=True)
 class Placement:
-    """How objects of one place are set out in rows along the near edge (``KitchenLayout.slots``)."""
+    """How objects of one place are set out in rows along the near edge (``DomainLayout.slots``)."""
 
     spacing: float
     min_spacing: float
@@ -104,7 +119,7 @@ class Placement:
 
 
 @dataclass(frozen=True)
-class KitchenLayout:
+class DomainLayout:
     """Furniture by place name, object models by label, the drawer's travel (metres), and the arm's named
     states (seven joint angles by name, as a MoveIt SRDF's group states: what a named-target goal reaches)."""
 
@@ -123,7 +138,7 @@ class KitchenLayout:
         ``min_spacing`` so that a row holds more objects within ``max_offset`` of the point (beyond it
         the top-down hand is out of the arm's reach on one side); the rest go to the rows behind."""
         piece = self.furniture[place]
-        if piece.kind == "bin":
+        if piece.kind in ("bin", NO_FURNITURE):
             return [(0.0, 0.0)] * count
         spec = self.placement
         # Objects reach up to 0.1 m from their centre: keep them on the top.
@@ -140,58 +155,110 @@ class KitchenLayout:
         return spots
 
 
-def load_layout(config: DomainConfig, path: str | Path | None = None) -> KitchenLayout:
-    """The layout of ``config``'s world from config/physics_kitchen.yaml (or ``path``); LayoutError lists
-    every problem, including places and labels of the world file the layout lacks."""
-    source = resolve_config(path, LAYOUT_FILE)
-    data = yaml.safe_load(source.read_text())
+def layout_file(config: DomainConfig) -> Path | None:
+    """The ``layout.yaml`` beside ``config``'s world file, None where there is none (defaults apply)."""
+    if not config.source:
+        return None
+    path = Path(config.source).parent / LAYOUT_FILE
+    return path if path.is_file() else None
+
+
+def load_layout(config: DomainConfig, path: str | Path | None = None) -> DomainLayout:
+    """The layout of ``config``'s world from ``path``, else the ``layout.yaml`` of its domain folder, else
+    defaults for every place and label (module docstring); LayoutError lists every problem."""
+    source = repo_path(path) if path else layout_file(config)
+    data: Any = {}
+    if source is not None:
+        fix = f"give a layout file (docs/domains.md, {LAYOUT_FILE}) or none: every place and label has a default"
+        _, data = read_yaml(source, LayoutError, fix)
     check = Checker()
-    layout = _parse(data, config, check)
-    check.raise_if_any(str(source), LayoutError)
+    layout = _parse({} if data is None else data, config, check)
+    check.raise_if_any(str(source or f"{config.source} (default layout)"), LayoutError)
     assert layout is not None
     return layout
 
 
-def _parse(data: Any, config: DomainConfig, check: Checker) -> KitchenLayout | None:
-    top = check.mapping(
-        data,
-        "",
-        required=("standoff", "furniture", "objects", "drawer_travel", "placement"),
-        optional=("named_states",),
-    )
+def _parse(data: Any, config: DomainConfig, check: Checker) -> DomainLayout | None:
+    keys = ("standoff", "furniture", "objects", "drawer_travel", "placement", "named_states")
+    top = check.mapping(data, "", optional=keys)
     if top is None:
         return None
-    standoff = check.number(top["standoff"], "standoff")
+    standoff = check.number(top.get("standoff", STANDOFF_M), "standoff")
+    entries = _entries(top.get("furniture"), "furniture", "place", config.places(with_drawer=True), check)
+    facing = _facing_away_from_middle(config)
     furniture: dict[str, Furniture] = {}
-    entries = check.named_entries(top["furniture"], "furniture", "place") or {}
     for place in config.places(with_drawer=True):
-        if place not in entries:
-            check.add(join("furniture", place), f"place {place!r} of {config.source} has no furniture entry")
-            continue
-        piece = _furniture(place, entries[place], config, standoff or 0.0, check)
+        defaults = {**DEFAULT_FURNITURE, "facing_deg": facing[place]}
+        piece = _furniture(place, entries.get(place, {}), defaults, config, standoff or 0.0, check)
         if piece is not None:
             furniture[place] = piece
+    labels = _entries(top.get("objects"), "objects", "label", config.labels, check)
     models: dict[str, ObjectModel] = {}
-    labels = check.named_entries(top["objects"], "objects", "label") or {}
     for label in config.labels:
-        if label not in labels:
-            check.add(join("objects", label), f"label {label!r} of {config.source} has no object model")
-            continue
-        model = _model(label, labels[label], check)
+        model = _model(label, labels.get(label, {}), check)
         if model is not None:
             models[label] = model
-    travel = check.number(top["drawer_travel"], "drawer_travel")
-    keys = ("spacing", "min_spacing", "max_offset", "row_inset", "row_pitch")
-    spec = check.mapping(top["placement"], "placement", required=keys)
+    travel = check.number(top.get("drawer_travel", DRAWER_TRAVEL_M), "drawer_travel")
+    keys = tuple(DEFAULT_PLACEMENT)
+    spec = check.mapping(top.get("placement", DEFAULT_PLACEMENT), "placement", optional=keys)
     placement = None
     if spec is not None:
-        numbers = [check.number(spec[key], join("placement", key)) for key in keys]
+        numbers = [check.number(spec.get(key, DEFAULT_PLACEMENT[key]), join("placement", key)) for key in keys]
         if None not in numbers:
             placement = Placement(*numbers)  # type: ignore[arg-type]
     named_states = _named_states(top["named_states"], check) if "named_states" in top else {}
     if check.problems or travel is None or placement is None or standoff is None:
         return None
-    return KitchenLayout(furniture, models, travel, placement, named_states)
+    _check_standing_room(furniture, check)
+    return DomainLayout(furniture, models, travel, placement, named_states)
+
+
+def _entries(value: Any, field: str, what: str, known: tuple[str, ...], check: Checker) -> Mapping[str, Any]:
+    """A section of named entries (absent: none); a name the world file does not have is a problem."""
+    if value is None:
+        return {}
+    entries = check.named_entries(value, field, what) or {}
+    for name in entries:
+        if name not in known:
+            check.add(join(field, name), f"unknown {what} {name!r}; the world file's: {', '.join(known)}")
+    return entries
+
+
+def _facing_away_from_middle(config: DomainConfig) -> dict[str, float]:
+    """For each place, the direction (degrees) from the middle of all places to it: a default table there
+    stands beyond its point, and the robot works at it from the room's inside."""
+    places = config.places(with_drawer=True)
+    points = [config.position(place) for place in places]
+    middle_x, middle_y = sum(p.x for p in points) / len(points), sum(p.y for p in points) / len(points)
+    facing = {}
+    for place, point in zip(places, points, strict=True):
+        dx, dy = point.x - middle_x, point.y - middle_y
+        facing[place] = math.degrees(math.atan2(dy, dx)) if math.hypot(dx, dy) > 1e-6 else 0.0
+    return facing
+
+
+def _default_model(label: str) -> dict[str, Any]:
+    """A box with the label's own colour (the same in every run) and its name printed on it."""
+    hue = zlib.crc32(label.encode("utf-8"))
+    color = [40 + (hue >> shift) % 200 for shift in (0, 8, 16)]
+    return {**DEFAULT_OBJECT, "color": color, "text": label.upper()}
+
+
+def _check_standing_room(furniture: Mapping[str, Furniture], check: Checker) -> None:
+    """Each standing pose keeps clear of every other place's furniture: the robot could not stand there."""
+    for place, piece in furniture.items():
+        for other, blocking in furniture.items():
+            if (
+                other != place
+                and blocking.kind != NO_FURNITURE
+                and blocking.covers(piece.standing.x, piece.standing.y, STANDING_CLEARANCE_M)
+            ):
+                check.add(
+                    join("furniture", place),
+                    f"the robot's standing pose at {place!r} ({piece.standing.x:.2f}, {piece.standing.y:.2f}) "
+                    f"lies within {STANDING_CLEARANCE_M} m of the furniture of {other!r}: move a place in the "
+                    "world file, or give either a smaller size or another facing_deg in layout.yaml",
+                )
 
 
 def _named_states(value: Any, check: Checker) -> dict[str, tuple[float, ...]]:
@@ -206,11 +273,15 @@ def _named_states(value: Any, check: Checker) -> dict[str, tuple[float, ...]]:
     return states
 
 
-def _furniture(place: str, value: Any, config: DomainConfig, standoff: float, check: Checker) -> Furniture | None:
+def _furniture(
+    place: str, value: Any, defaults: Mapping[str, Any], config: DomainConfig, standoff: float, check: Checker
+) -> Furniture | None:
+    """The furniture of ``place``: its entry's keys, ``defaults`` for those it leaves out."""
     where = join("furniture", place)
-    entry = check.mapping(value, where, required=("kind", "facing_deg", "edge", "size"), optional=("standoff",))
-    if entry is None:
+    given = check.mapping(value, where, optional=("kind", "facing_deg", "edge", "size", "standoff"))
+    if given is None:
         return None
+    entry = {**defaults, **given}
     own = check.number(entry["standoff"], join(where, "standoff")) if "standoff" in entry else None
     standoff = standoff if own is None else own
     kind = check.one_of(entry["kind"], join(where, "kind"), FURNITURE_KINDS, "furniture kind")
@@ -223,18 +294,20 @@ def _furniture(place: str, value: Any, config: DomainConfig, standoff: float, ch
     yaw = math.radians(facing)
     width, depth, height = size
     along = (math.cos(yaw), math.sin(yaw))
+    if kind == NO_FURNITURE:
+        return Furniture(place, kind, (point.x, point.y), yaw, 0.0, 0.0, 0.0, Pose2D(point.x, point.y, yaw))
     center = (point.x + (edge + depth / 2) * along[0], point.y + (edge + depth / 2) * along[1])
     standing = Pose2D(point.x - standoff * along[0], point.y - standoff * along[1], yaw)
     return Furniture(place, kind, center, yaw, width, depth, height, standing)
 
 
 def _model(label: str, value: Any, check: Checker) -> ObjectModel | None:
+    """The object model of ``label``: its entry's keys, the label's default model for those it leaves out."""
     where = join("objects", label)
-    entry = check.mapping(
-        value, where, required=("shape", "mass", "color", "text"), optional=("radius", "height", "size")
-    )
-    if entry is None:
+    given = check.mapping(value, where, optional=("shape", "mass", "color", "text", "radius", "height", "size"))
+    if given is None:
         return None
+    entry = {**_default_model(label), **given}
     shape = check.one_of(entry["shape"], join(where, "shape"), SHAPES, "shape")
     mass = check.number(entry["mass"], join(where, "mass"))
     color = _triple(entry["color"], join(where, "color"), check)
