@@ -139,8 +139,8 @@ def load_place_map(path: str | Path | None = None, config: DomainConfig | None =
             return place_map_of_layout(load_layout(config), config)
         path = folder_map
     fix = (
-        "give the executor's map_file parameter a place map YAML (format: llm_planner_ros/robot_motion/place_map.py; "
-        "the kitchen's is domains/saycan_kitchen/robot_map.yaml)"
+        "give the executor's map_file parameter a place map YAML (format: llm_planner_ros/robot_motion/place_map.py), "
+        "or none: the domain's layout implies one"
     )
     source, data = read_config_yaml(path, MAP_FILE, "place map", fix)
     check = Checker()
