@@ -387,7 +387,7 @@ def test_a_domain_folder_applies_its_params_and_files_before_the_users_file(tmp_
         GraphOptions.parse(domain=tmp_path)
 
 
-def test_the_model_service_merges_a_domains_own_adapter_and_no_kitchen_adapter_elsewhere(tmp_path: Path) -> None:
+def test_the_model_service_merges_the_adapter_of_the_domain_folder_and_no_other(tmp_path: Path) -> None:
     office = tmp_path / "office"
     office.mkdir()
     for name in ("world.yaml", "skills.yaml"):
@@ -400,12 +400,15 @@ def test_the_model_service_merges_a_domains_own_adapter_and_no_kitchen_adapter_e
     # The domain's own params.yaml may choose, and then it wins.
     (office / "params.yaml").write_text("llm_service:\n  ros__parameters:\n    adapter: auto\n")
     assert "llm_service" not in GraphOptions.parse(domain=office).domain_parameters()
-    # A folder of the kitchen's world keeps the packaged adapters (adapter: auto).
+    # No folder is special: the kitchen's own folder serves its adapter, a copy of its files without
+    # adapters/ serves none.
+    packaged = GraphOptions.parse(domain=default_domain_file("world.yaml").parent).domain_parameters()
+    assert packaged["llm_service"] == {"adapter": str(default_domain_file("adapters/saycan.safetensors"))}
     kitchen = tmp_path / "kitchen"
     kitchen.mkdir()
     (kitchen / "world.yaml").write_text(default_domain_file("world.yaml").read_text())
     (kitchen / "skills.yaml").write_text(default_domain_file("skills.yaml").read_text())
-    assert set(GraphOptions.parse(domain=kitchen).domain_parameters()) == {"/**"}
+    assert GraphOptions.parse(domain=kitchen).domain_parameters()["llm_service"] == {"adapter": "none"}
 
 
 def test_the_domain_launch_argument_starts_the_domains_executors(
