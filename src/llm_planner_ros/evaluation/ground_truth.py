@@ -28,7 +28,8 @@ TRUTH_TOPIC = "sim/ground_truth"
 def world_from_truth(data: dict[str, Any], kitchen: Domain) -> World:
     """The kitchen world of one ground-truth record (the JSON of ``Truth.to_json``)."""
     objects = tuple(ObjectInstance(o["id"], o["label"], o["at"]) for o in data["objects"] if o["at"] is not None)
-    scene = Scene(data["robot"]["at"], objects, data["drawer_open"])
+    facts = data.get("facts")  # None: the world declares no facts
+    scene = Scene(data["robot"]["at"], objects, data["drawer_open"], facts=None if facts is None else frozenset(facts))
     return World(kitchen, scene, data["visited"])
 
 

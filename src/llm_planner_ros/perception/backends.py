@@ -11,18 +11,28 @@ from llm_planner_ros.perception.proposals import ProposalConfig
 
 BACKENDS = ("embedded", "owlvit", "owlv2")
 DEFAULT_ENCODER = "data/perception/region_encoder.safetensors"
+# A domain folder's own region encoder (``python -m llm_planner_ros.perception.training --domain DIR``).
+DOMAIN_ENCODER_FILE = "region_encoder.safetensors"
+
+
+def default_encoder(world_source: str) -> Path:
+    """The region encoder of the domain folder of the world file ``world_source`` where it has one (trained
+    on its own object models), else the packaged one (trained on the SayCan kitchen's 15 labels)."""
+    own = Path(world_source).parent / DOMAIN_ENCODER_FILE if world_source else None
+    return own if own is not None and own.is_file() else repo_path(DEFAULT_ENCODER)
 
 
 @dataclass(frozen=True)
 class BackendOptions:
     """``model_dir``: the OWL-ViT/OWLv2 folder; ``encoder_path``: the embedded backend's region encoder
-    ("" for the shipped one); ``embedder_dir``: sentence-transformers folder ("" for the embedded
+    ("" for ``default_encoder``); ``embedder_dir``: sentence-transformers folder ("" for the embedded
     all-MiniLM-L6-v2); ``box_threshold``: OWL box score floor."""
 
     model_dir: str = ""
     encoder_path: str = ""
     embedder_dir: str = ""
     box_threshold: float = 0.1
+    world_source: str = ""  # the world file perception runs in: its domain folder may hold an encoder
 
 
 def make_detector(backend: str, options: BackendOptions) -> Detector:
@@ -35,7 +45,7 @@ def make_detector(backend: str, options: BackendOptions) -> Detector:
         from llm_planner_ros.perception.region_encoder import RegionEncoder
 
         try:
-            path = Path(options.encoder_path) if options.encoder_path else repo_path(DEFAULT_ENCODER)
+            path = Path(options.encoder_path) if options.encoder_path else default_encoder(options.world_source)
             embedder = SentenceTransformerEmbedder(options.embedder_dir or None)
         except (FileNotFoundError, ModelLoadError) as error:
             raise DetectorError(str(error)) from error

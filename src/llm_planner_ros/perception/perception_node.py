@@ -77,7 +77,9 @@ PARAMETERS = {
     "backend": Parameter("embedded", "detector backend", choices=BACKENDS),
     "model_dir": Parameter("", "OWL-ViT/OWLv2 model folder (transformers save) for backends owlvit, owlv2"),
     "encoder_path": Parameter(
-        "", "region encoder of the embedded backend (empty: data/perception/region_encoder.safetensors)"
+        "",
+        "region encoder of the embedded backend (empty: the domain folder's region_encoder.safetensors, else "
+        "data/perception/region_encoder.safetensors)",
     ),
     "embedder_dir": Parameter(
         "", "sentence-transformers folder for the text queries (empty: embedded all-MiniLM-L6-v2)"
@@ -127,7 +129,8 @@ class PerceptionNode(Node):
         try:
             pose = Transform.from_pose(tuple(p["camera_pose"][:3]), tuple(p["camera_pose"][3:7]))
             detector = make_detector(
-                p["backend"], BackendOptions(p["model_dir"], p["encoder_path"], p["embedder_dir"], p["box_threshold"])
+                p["backend"],
+                BackendOptions(p["model_dir"], p["encoder_path"], p["embedder_dir"], p["box_threshold"], world.source),
             )
         except (DetectorError, ValueError) as error:
             raise StartupError(f"cannot start perception: {error}") from error

@@ -1,14 +1,14 @@
-"""Randomised scenes of the physics kitchen (``physics_sim``) with ground truth, for training the region
-encoder and for the perception benchmark.
+"""Randomised scenes of a domain's physics simulation (``physics_sim``) with ground truth, for training the
+region encoder and for the perception benchmark.
 
 A scene puts one to six objects (labels drawn with repetition) at random positions and headings on one
-top (a counter, the table or the hand-over table), some cans and bottles lying on their side, and zero
+top (a counter or table of the domain's layout: ``TOP_KINDS``), some cans and bottles lying on their side, and zero
 to three clutter objects at other places; the physics settles them. The robot stands near the place's
 standing pose (jittered position and heading) and its head camera looks at a jittered target; the frame
 is rendered by ``physics_sim``'s camera and relit in the image (a gain per channel, a brightness
 gradient, sensor noise) because the headless renderer's light is fixed.
 
-Object instances: each ``split`` has its own instance sets, copies of the kitchen's object models with
+Object instances: each ``split`` has its own instance sets, copies of the domain's object models with
 sizes scaled by up to 10 % and colours shifted by up to 25 of 255 per channel (``TRAIN_INSTANCES`` sets
 for ``train``, ``EVAL_INSTANCES`` other ones for ``eval``); a scene's set is chosen by its seed. The
 splits also draw layouts from disjoint random streams, so evaluation scenes are never training scenes.
@@ -29,7 +29,7 @@ from llm_planner_ros.perception.geometry import Intrinsics, Transform
 from llm_planner_ros.physics_sim import DomainLayout, PhysicsKitchen, Pose2D
 from llm_planner_ros.physics_sim.camera import Frame, render
 
-TOPS = ("close counter", "far counter", "table", "user")
+TOP_KINDS = ("counter", "table")  # furniture whose top objects stand on
 SPLITS = {"train": 1, "eval": 2}
 TRAIN_INSTANCES = 8
 EVAL_INSTANCES = 4
@@ -73,6 +73,10 @@ class PhysicsSceneRenderer:
         self._kitchen = kitchen
         self._layout = layout
         self._split = split
+        # Sorted: the same seed gives the same scene whatever order the layout lists its places in.
+        self._tops = sorted(place for place, piece in layout.furniture.items() if piece.kind in TOP_KINDS)
+        if not self._tops:
+            raise ValueError(f"the layout of {kitchen.config.source} has no counter or table to set objects on")
         self._sim: PhysicsKitchen | None = None
         self._instance_set = -1
 
@@ -97,7 +101,7 @@ class PhysicsSceneRenderer:
         """The scene of ``seed`` in this split (the same seed always gives the same scene)."""
         rng = np.random.default_rng((SPLITS[self._split], seed))
         labels = list(self._kitchen.config.labels)
-        place = str(rng.choice(TOPS))
+        place = str(rng.choice(self._tops))
         others = [p for p in self._kitchen.config.locations if p != place]
         at = [place] * int(rng.integers(1, 7)) + [str(rng.choice(others)) for _ in range(int(rng.integers(0, 4)))]
         objects = tuple(

@@ -2,6 +2,12 @@
 
     python -m llm_planner_ros.perception.training --scenes 1000 --physics-scenes 3000 --epochs 60 --seed 0 \
         --work-dir /tmp/region_encoder --out data/perception/region_encoder.safetensors [--resume]
+    python -m llm_planner_ros.perception.training --domain domains/office --scenes 0 --physics-scenes 600 \
+        --work-dir /tmp/office_encoder --out domains/office/region_encoder.safetensors [--resume]
+
+``--domain DIR`` trains on a domain folder's own object models (its layout.yaml, docs/domains.md); the
+perception node then takes ``DIR/region_encoder.safetensors`` in that domain. The synthetic scenes know
+the SayCan kitchen's labels only (``llm_planner_ros.perception.synthetic.CATALOGUE``).
 
 Stage 1 renders ``--scenes`` scenes of the ``train`` instance stream of ``llm_planner_ros.perception.synthetic`` and
 ``--physics-scenes`` scenes of the ``train`` split of ``llm_planner_ros.perception.physics_scenes`` (the PyBullet
@@ -27,6 +33,7 @@ import numpy as np
 import torch
 
 from llm_planner_ros.domain.definition import Domain, load_domain_files
+from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.detection import View
@@ -34,7 +41,7 @@ from llm_planner_ros.perception.geometry import Intrinsics
 from llm_planner_ros.perception.physics_scenes import PhysicsSceneRenderer
 from llm_planner_ros.perception.proposals import ProposalConfig, propose
 from llm_planner_ros.perception.region_encoder import FEATURES, EncoderShape, RegionEncoder, region_features
-from llm_planner_ros.perception.synthetic import random_scene, render
+from llm_planner_ros.perception.synthetic import CATALOGUE, random_scene, render
 from llm_planner_ros.physics_sim import load_layout
 
 SHARD_SCENES = 50
@@ -173,11 +180,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/region_encoder"), help="shards and checkpoints")
     parser.add_argument("--out", type=Path, default=Path("data/perception/region_encoder.safetensors"))
+    parser.add_argument("--domain", type=Path, default=None, help="domain folder (default: the default domain)")
     parser.add_argument("--resume", action="store_true", help="keep finished shards and continue from the checkpoint")
     args = parser.parse_args(argv)
     started = time.monotonic()
-    kitchen = load_domain_files()
+    kitchen = load_domain(args.domain) if args.domain is not None else load_domain_files()
     labels = list(kitchen.config.labels)
+    unknown = [label for label in labels if label not in CATALOGUE]
+    if args.scenes and unknown:
+        parser.error(f"--scenes: the synthetic scenes have no model of {', '.join(unknown)}: pass --scenes 0")
     sources = SceneSources(kitchen)
     try:
         x, y = build_data(args, sources, labels)
@@ -187,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     text = SentenceTransformerEmbedder().embed(labels)
     encoder = train(args, x, y, text)
     info = {
+        "domain": kitchen.config.world,
         "labels": labels,
         "scenes": args.scenes,
         "physics_scenes": args.physics_scenes,
