@@ -6,6 +6,7 @@ symbolic simulator starts from, and the head camera sees the office."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import numpy as np
@@ -15,6 +16,7 @@ from repo_paths import REPO_ROOT
 from llm_planner_ros.domain import load_episodes
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.world import SkillError
+from llm_planner_ros.evaluation.ground_truth import world_from_truth
 from llm_planner_ros.physics_sim import PhysicsKitchen
 from llm_planner_ros.physics_sim.scripted import ScriptedSkills
 
@@ -53,7 +55,9 @@ def test_the_office_runs_its_skills_by_their_effects_and_its_facts_without_bodie
     assert run.success and "set(door_open)" in run.message, run.message
     assert office_sim.time - started == pytest.approx(2.0, abs=0.05)  # FACT_SKILL_S of simulated time
     truth = office_sim.truth()
-    assert "door_open" in truth.facts and '"door_open"' in truth.to_json()
+    assert "door_open" in truth.facts
+    # The bench judges episodes on the truth record's JSON: the facts travel in it.
+    assert "door_open" in world_from_truth(json.loads(truth.to_json()), office).facts
     world = truth.world(office)
     assert world.place_of(next(o for o in world.objects if o.id == "mug_1")) == "user"
     assert world.can_apply("go to the meeting room")  # its precondition is the fact just set
