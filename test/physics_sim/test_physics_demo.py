@@ -18,8 +18,8 @@ from typing import Any
 
 import cv2
 import pytest
-import yaml
 from action_msgs.msg import GoalStatus
+from demo_runs import replayed_physics_demo
 from graph_helpers import write_episode
 from language_model_doubles import PreferringModel
 from replayed_planner_graph import execute_instruction, record_plan, wait_for_affordance_state
@@ -28,7 +28,6 @@ from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_ros.bringup import PHYSICS_GRAPH
-from llm_planner_ros.processes import entry_point
 from llm_planner_ros.ros.topics import STATE_QOS
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(300)]
@@ -98,38 +97,13 @@ def test_the_physics_graph_fetches_the_coke_to_the_user(ros_graph: RosGraph, tmp
 def test_llm_planner_demo_sim_physics_fetches_the_coke_and_records_the_head_camera(
     ros_graph: RosGraph, tmp_path: Path, recording: Path
 ) -> None:
-    episodes = tmp_path / "episodes.yaml"
     goal = {"at": {"label": "coke", "location": "user"}}
     episode = {"id": "fetch", "family": "test", "instruction": INSTRUCTION, "initial": INITIAL, "goal": goal}
-    episodes.write_text(yaml.safe_dump({"world": "saycan_kitchen", "episodes": [episode]}))
-    params = tmp_path / "fast.yaml"
-    params.write_text(yaml.safe_dump({"physics_sim_node": {"ros__parameters": FAST_SIM}}))
     strip_dir = tmp_path / "strip"
-    demo = ros_graph.start_process(
-        [
-            entry_point("llm-planner"),
-            "demo",
-            "--sim",
-            "physics",
-            "--scene",
-            "truth",  # tiny frames for speed: perception is test_physics_perception_demo.py's subject
-            "--episode",
-            str(episodes),
-            "--id",
-            "fetch",
-            "--params-file",
-            str(params),
-            "--llm",
-            "backend=replay",
-            "--llm",
-            f"recording={recording}",
-            "--record",
-            str(strip_dir),
-            "--log-dir",
-            str(tmp_path / "logs"),
-        ],
-        label="llm-planner-demo",
-    )
+    # Tiny frames for speed (--scene truth): perception is test_physics_perception_demo.py's subject.
+    options = ("--scene", "truth", "--record", str(strip_dir))
+    argv = replayed_physics_demo(tmp_path, "saycan_kitchen", episode, FAST_SIM, recording, *options)
+    demo = ros_graph.start_process(argv, label="llm-planner-demo")
     wait_until(lambda: demo.returncode is not None, 240, "`llm-planner demo --sim physics` to finish")
     logs = "\n".join(f"--- {path.name}\n{path.read_text()}" for path in sorted((tmp_path / "logs").glob("*.log")))
     assert demo.returncode == 0, f"{demo.log()}\n{logs}"

@@ -11,14 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from demo_runs import replayed_physics_demo
 from language_model_doubles import StepPreferenceModel
 from replayed_planner_graph import record_plan
 from repo_paths import REPO_ROOT
 from ros_harness import RosGraph, wait_until
 
 from llm_planner_ros.domain.domain_folder import load_domain
-from llm_planner_ros.processes import entry_point
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(300)]
 
@@ -53,37 +52,11 @@ def test_llm_planner_demo_runs_the_office_in_the_physics_graph(ros_graph: RosGra
         INITIAL,
         kitchen=load_domain(OFFICE),
     )
-    episodes = tmp_path / "episodes.yaml"
     episode = {"id": "door-mug", "family": "test", "instruction": INSTRUCTION, "initial": INITIAL, "goal": GOAL}
-    episodes.write_text(yaml.safe_dump({"world": "office", "episodes": [episode]}))
-    params = tmp_path / "fast.yaml"
-    params.write_text(yaml.safe_dump({"physics_sim_node": {"ros__parameters": FAST_SIM}}))
+    options = ("--domain", str(OFFICE), "--scene", "truth")
+    argv = replayed_physics_demo(tmp_path, "office", episode, FAST_SIM, recording, *options)
+    demo = ros_graph.start_process(argv, label="llm-planner-demo-office")
     logs = tmp_path / "logs"
-    demo = ros_graph.start_process(
-        [
-            entry_point("llm-planner"),
-            "demo",
-            "--domain",
-            str(OFFICE),
-            "--sim",
-            "physics",
-            "--scene",
-            "truth",
-            "--episode",
-            str(episodes),
-            "--id",
-            "door-mug",
-            "--params-file",
-            str(params),
-            "--llm",
-            "backend=replay",
-            "--llm",
-            f"recording={recording}",
-            "--log-dir",
-            str(logs),
-        ],
-        label="llm-planner-demo-office",
-    )
     wait_until(lambda: demo.returncode is not None, 240, "`llm-planner demo --domain office --sim physics`")
     node_logs = "\n".join(f"--- {path.name}\n{path.read_text()}" for path in sorted(logs.glob("*.log")))
     assert demo.returncode == 0, f"{demo.log()}\n{node_logs}"

@@ -13,13 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
+from demo_runs import replayed_physics_demo
 from language_model_doubles import PreferringModel
 from replayed_planner_graph import record_plan
 from ros_harness import RosGraph, wait_until
 
 from llm_planner_ros.bringup import PHYSICS_PERCEPTION_GRAPH
-from llm_planner_ros.processes import entry_point
 
 pytestmark = [pytest.mark.graph, pytest.mark.model, pytest.mark.timeout(600)]
 
@@ -40,34 +39,11 @@ PLANNER_SIDE = {spec.name for spec in PHYSICS_PERCEPTION_GRAPH} - {"physics_sim_
 # the scene to show a skill's effects (effect_wait_s, docs/reliability.md).
 def test_the_physics_demo_plans_on_the_perceived_scene_only(ros_graph: RosGraph, tmp_path: Path) -> None:
     recording = record_plan(tmp_path / "saycan.jsonl", "saycan", PreferringModel(PLAN), INSTRUCTION, INITIAL)
-    episodes = tmp_path / "episodes.yaml"
     goal = {"at": {"label": "coke", "location": "user"}}
     episode = {"id": "fetch", "family": "test", "instruction": INSTRUCTION, "initial": INITIAL, "goal": goal}
-    episodes.write_text(yaml.safe_dump({"world": "saycan_kitchen", "episodes": [episode]}))
-    params = tmp_path / "fast.yaml"
-    params.write_text(yaml.safe_dump({"physics_sim_node": {"ros__parameters": FAST_PHYSICS}}))
+    argv = replayed_physics_demo(tmp_path, "saycan_kitchen", episode, FAST_PHYSICS, recording)
     logs = tmp_path / "logs"
-    demo = ros_graph.start_process(
-        [
-            entry_point("llm-planner"),
-            "demo",
-            "--sim",
-            "physics",
-            "--episode",
-            str(episodes),
-            "--id",
-            "fetch",
-            "--params-file",
-            str(params),
-            "--llm",
-            "backend=replay",
-            "--llm",
-            f"recording={recording}",
-            "--log-dir",
-            str(logs),
-        ],
-        label="llm-planner-demo",
-    )
+    demo = ros_graph.start_process(argv, label="llm-planner-demo")
     node = ros_graph.node
 
     def endpoints(topic: str, publishers: bool) -> set[str]:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
 from ros_harness import allocate_domain_id
 
 
@@ -30,3 +31,29 @@ def run_demo(
     logs = {path.stem: path.read_text() for path in (tmp_path / "logs").glob("*.log")}
     assert out.exists(), f"demo wrote no outcome\n{completed.stdout}\n{completed.stderr}\n{logs}"
     return completed, logs, json.loads(out.read_text())
+
+
+def replayed_physics_demo(
+    tmp_path: Path,
+    world: str,
+    episode: dict[str, Any],
+    sim_params: dict[str, Any],
+    recording: Path,
+    *options: str,
+) -> list[str]:
+    """The argv of ``llm-planner demo --sim physics`` on ``episode`` (written to an episode file of ``world``)
+    with ``sim_params`` for physics_sim_node and the model replayed from ``recording``; node logs go to
+    ``tmp_path / "logs"``, ``options`` go before the episode options."""
+    episodes = tmp_path / "episodes.yaml"
+    episodes.write_text(yaml.safe_dump({"world": world, "episodes": [episode]}))
+    params = tmp_path / "fast.yaml"
+    params.write_text(yaml.safe_dump({"physics_sim_node": {"ros__parameters": sim_params}}))
+    return [
+        str(Path(sys.executable).parent / "llm-planner"),
+        "demo",
+        "--sim",
+        "physics",
+        *options,
+        *("--episode", str(episodes), "--id", str(episode["id"]), "--params-file", str(params)),
+        *("--llm", "backend=replay", "--llm", f"recording={recording}", "--log-dir", str(tmp_path / "logs")),
+    ]
