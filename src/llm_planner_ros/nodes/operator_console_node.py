@@ -71,7 +71,10 @@ from llm_planner_ros.ros.topics import (
 )
 
 URL_TOPIC = "operator_console/url"
-SERVER_WAIT_S = 2.0  # how long an instruction or a cancel waits for the planner's action server
+# How long an instruction or a cancel waits for the planner's action server. The console may discover a
+# graph's servers seconds after another node did: at 2 s, a fresh-clone test run under load sent its
+# instruction into "no planner serves ..." while the planner was up (docs/reliability.md, row 60).
+SERVER_WAIT_S = 10.0
 ANSWER_WAIT_S = 10.0  # how long it waits for the server's answer
 FRESH_FRAME_S = 2.0  # a camera that sent nothing for this long gives way to the next one in camera_topics
 
