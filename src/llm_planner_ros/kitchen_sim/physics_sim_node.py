@@ -57,7 +57,6 @@ from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.domain.config import ConfigError, Position
 from llm_planner_ros.domain.layout import Pose2D
 from llm_planner_ros.domain.robot_state import RobotState
-from llm_planner_ros.domain.skill import FACTS
 from llm_planner_ros.domain.validation import ValidationError
 from llm_planner_ros.domain.world import SkillError
 from llm_planner_ros.perception.geometry import Transform
@@ -354,7 +353,7 @@ class PhysicsSimNode(Node):
         (a cancel in that time changes nothing), then applied (``PhysicsKitchen.apply_facts``)."""
         text = handle.request.skill.text
         try:
-            self._call(lambda: self._check_facts_skill(text), resets=False)
+            self._call(lambda: self._sim.check_facts_skill(text), resets=False)
         except (SkillError, ValueError) as error:
             handle.abort()
             self.get_logger().warning(f"refusing {text!r}: {error}")
@@ -379,13 +378,6 @@ class PhysicsSimNode(Node):
         handle.succeed()
         self.get_logger().info(message)
         return ExecuteSkill.Result(success=True, message=message)
-
-    def _check_facts_skill(self, text: str) -> None:
-        rule = self._sim.truth().world(self._sim.kitchen).check(text)
-        if rule.motion != FACTS:
-            raise ValueError(
-                f"{text!r} moves the robot or an object: physics_sim_node runs it as Nav2, MoveIt and gripper goals"
-            )
 
     def _arm_motion(self, request: Any, plan_only: bool) -> Motion:
         """The motion of a MotionPlanRequest's first goal: joint constraints, a named state (constraints

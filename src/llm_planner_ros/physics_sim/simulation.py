@@ -30,7 +30,8 @@ from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.layout import DomainLayout, Pose2D, load_layout
 from llm_planner_ros.domain.scene import Scene
-from llm_planner_ros.domain.skill import FACTS
+from llm_planner_ros.domain.skill import FACTS, SkillRule
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.physics_sim.builder import BuiltKitchen, KitchenBuilder
 from llm_planner_ros.physics_sim.camera import CameraSpec, Frame, render
 from llm_planner_ros.physics_sim.motions import ArmMotion, BaseMotion, GripperMotion, Immediate, Motion, Outcome
@@ -593,13 +594,19 @@ class PhysicsKitchen:
         lets ``FACT_SKILL_S`` pass first. SkillError (unknown skill, unmet precondition) changes nothing;
         ValueError when the skill moves something (its motions do that)."""
         world = self.truth().world(self.kitchen)
-        rule = world.check(text)
-        if rule.motion != FACTS:
-            raise ValueError(f"{text!r} moves the robot or an object ({rule.motion}): run its motions instead")
+        rule = self.check_facts_skill(text, world)
         world.apply(rule.skill)
         self.facts = world.facts
         changed = ", ".join(str(effect) for effect in rule.effects)
         return f"{text!r} done: {changed}"
+
+    def check_facts_skill(self, text: str, world: World | None = None) -> SkillRule:
+        """The rule of a skill that changes declared facts only, checked against ``world`` (None: the world
+        the physics state is read as now); SkillError or ValueError as ``apply_facts`` says."""
+        rule = (world or self.truth().world(self.kitchen)).check(text)
+        if rule.motion != FACTS:
+            raise ValueError(f"{text!r} moves the robot or an object ({rule.motion}): run its motions instead")
+        return rule
 
     def tuck(self) -> Motion:
         return self.move_joints(TUCKED)
