@@ -82,10 +82,16 @@ def node() -> Iterator[Any]:
     spinner = threading.Thread(target=executor.spin, daemon=True)
     spinner.start()
     node.group = group
+    # Destroyed only once the executor has stopped: destroying an action client while another thread
+    # builds its wait set kills that thread ("action client pointer is invalid"), and every later answer
+    # is lost with it.
+    node.clients_to_destroy = []
     try:
         yield node
     finally:
         executor.shutdown()
+        for client in node.clients_to_destroy:
+            client.destroy()
         server.destroy()
         node.destroy_node()
         context.try_shutdown()
@@ -100,11 +106,9 @@ def _answered(future: Any, timeout: float) -> bool:
 def _goal_answered(node: Any, client_type: type[ActionClient]) -> bool:
     client = client_type(node, ExecuteSkill, "/race/execute_skill", callback_group=node.group)
     assert client.wait_for_server(timeout_sec=10.0)
+    node.clients_to_destroy.append(client)
     client._client_handle = _SlowToRegister(client._client_handle)
-    try:
-        return _answered(client.send_goal_async(ExecuteSkill.Goal()), timeout=2 * MAX_GAP_S + 5.0)
-    finally:
-        client.destroy()
+    return _answered(client.send_goal_async(ExecuteSkill.Goal()), timeout=2 * MAX_GAP_S + 5.0)
 
 
 def test_rclpy_action_client_loses_a_goal_answered_before_it_is_registered(node: Any) -> None:
@@ -116,6 +120,7 @@ def test_race_free_client_receives_the_goal_response_and_the_result(node: Any) -
     assert _goal_answered(node, RaceFreeActionClient)
 
     client = RaceFreeActionClient(node, ExecuteSkill, "/race/execute_skill", callback_group=node.group)
+    node.clients_to_destroy.append(client)
     assert client.wait_for_server(timeout_sec=10.0)
     client._client_handle = _SlowToRegister(client._client_handle)
     sent = client.send_goal_async(ExecuteSkill.Goal())
@@ -123,4 +128,3 @@ def test_race_free_client_receives_the_goal_response_and_the_result(node: Any) -
     result = sent.result().get_result_async()
     assert _answered(result, timeout=2 * MAX_GAP_S + 5.0)
     assert result.result().result.message == "instant"
-    client.destroy()
