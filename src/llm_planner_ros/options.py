@@ -45,3 +45,12 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
+
+
+def non_negative_float(text: str) -> float:
+    """Argparse type of a rate or factor where 0 has a meaning of its own and below 0 none: a finite
+    number >= 0, refused before any node starts (the node would refuse it only after the graph is up)."""
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {text!r}")
+    return value

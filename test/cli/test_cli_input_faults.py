@@ -139,3 +139,11 @@ def test_a_real_valued_option_refuses_nan_and_infinity(command: list[str], tmp_p
     output = result.stdout + result.stderr
     assert (result.returncode, "Traceback" in output) == (2, False), output
     assert f"error: argument {command[-2]}: expected a finite number, got {command[-1]!r}" in result.stderr, output
+
+
+def test_demo_refuses_a_negative_real_time_factor_before_any_node_starts(tmp_path: Path) -> None:
+    result = llm_planner("demo", "--sim", "physics", "--real-time-factor", "-1", cwd=tmp_path)
+    output = result.stdout + result.stderr
+    assert (result.returncode, "Traceback" in output) == (2, False), output
+    assert "error: argument --real-time-factor: expected 0 or more, got '-1'" in result.stderr, output
+    assert "starting" not in result.stdout, output

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from llm_planner_ros.bringup import GraphOptionError, normalize_namespace
-from llm_planner_ros.options import finite_float, step_budget
+from llm_planner_ros.options import finite_float, non_negative_float, step_budget
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
 
@@ -37,6 +37,13 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
         type=finite_float,
         default=0.1,
         help="simulated skill durations x this (1.0: real time; default 0.1 so the demo is quick; --sim symbolic only)",
+    )
+    demo.add_argument(
+        "--real-time-factor",
+        type=non_negative_float,
+        default=0.0,
+        help="--sim physics: simulated seconds per wall second (1.0: real time, for someone watching; default "
+        "0: as fast as the CPU allows, so the demo is quick; every node follows the simulator's /clock)",
     )
     _sim_argument(demo)
     _llm_argument(demo)

@@ -195,8 +195,11 @@ class _graph:
         self._log_dir = args.log_dir or Path(
             os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")
         ) / "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
-        # The physics simulation runs on its own clock (real_time_factor in physics.yaml), not time_scale.
-        simulator: dict[str, object] = {} if sim == "physics" else {"time_scale": args.time_scale}
+        # The physics simulation runs on its own clock (real_time_factor), not time_scale; `up` keeps
+        # physics.yaml's real time.
+        simulator: dict[str, object] = {"time_scale": args.time_scale}
+        if sim == "physics":
+            simulator = {"real_time_factor": args.real_time_factor} if hasattr(args, "real_time_factor") else {}
         if episode is not None:
             simulator.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
         self._overrides = {
