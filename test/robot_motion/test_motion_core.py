@@ -235,6 +235,13 @@ def test_the_grasp_closes_across_the_base_unless_the_object_is_too_wide_there() 
     )
     assert _closes_along(grasp_yaw(bottle, facing_minus_y, settings)) == (0.0, 1.0)
     assert _closes_along(grasp_yaw(bottle, facing_minus_y, ArmSettings(tall_ratio=5.0))) == (1.0, 0.0)
+    # A phone turned a quarter from the map's axes: its 14 x 7 cm footprint is along its own axes, so
+    # from a base facing -x its 7 cm side lies along x, and the fingers close there.
+    phone = PerceivedObject(
+        "phone_1", "phone", "desk", Pose("map", 0.0, 0.0, 0.77, yaw_quaternion(math.pi / 2)), 0.025, (0.14, 0.07)
+    )
+    assert _closes_along(grasp_yaw(phone, facing_minus_x, settings)) == (1.0, 0.0)
+    assert _closes_along(grasp_yaw(phone, facing_minus_y, settings)) == (1.0, 0.0)
     # Wide both ways: across the base, the narrower side is no better.
     tray = PerceivedObject("tray_1", "tray", "table", Pose("map", 2.5, 3.5, 0.8), 0.03, (0.2, 0.3))
     assert _closes_along(grasp_yaw(tray, facing_minus_y, settings)) == (1.0, 0.0)

@@ -46,6 +46,12 @@ def turned(q: Quaternion, yaw: float) -> Quaternion:
     return quaternion_product(yaw_quaternion(yaw), q)
 
 
+def quaternion_yaw(q: Quaternion) -> float:
+    """The heading (rad, about the map's vertical) that ``q`` (x, y, z, w) turns the x axis to."""
+    x, y, z, w = q
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
 def half_turn(angle: float) -> float:
     """``angle`` modulo pi, in (-pi/2, pi/2]: the same axis for a symmetric gripper's fingers."""
     folded = math.remainder(angle, math.pi)
