@@ -47,20 +47,27 @@ def test_the_trainer_refuses_synthetic_scenes_of_labels_they_have_no_model_of(tm
     assert "the synthetic scenes have no model of mug, stapler" in result.stderr and "pass --scenes 0" in result.stderr
 
 
-def _recall(encoder: RegionEncoder, renderer: PhysicsSceneRenderer, labels: list[str], seeds: range) -> float:
-    """The share of objects in view (at least 40 pixels) that a detection of their own label scores >= 0.3."""
+def _recall(
+    encoder: RegionEncoder, renderer: PhysicsSceneRenderer, labels: list[str], seeds: range
+) -> dict[str, tuple[int, int]]:
+    """Per label: (objects in view, at least 40 pixels; those a detection of their own label scores >= 0.3)."""
     detector = EmbeddedDetector(encoder, TextEmbeddings(SentenceTransformerEmbedder()), ProposalConfig())
-    found, total = 0, 0
+    counts = dict.fromkeys(labels, (0, 0))
     for seed in seeds:
         scene = renderer.scene(seed)
         assert scene.place in {"desk", "kitchenette", "meeting room", "printer", "user"}  # tops, not bin or hall
         detections = detector.detect(scene.view, labels)
         for k, (label, _) in enumerate(scene.objects):
             if (scene.segmentation == k + 1).sum() >= 40:
-                total += 1
-                found += any(d.label == label and d.score >= 0.3 for d in detections)
-    assert total >= 12, total
-    return found / total
+                total, found = counts[label]
+                counts[label] = (total + 1, found + any(d.label == label and d.score >= 0.3 for d in detections))
+    return counts
+
+
+def _share(counts: dict[str, tuple[int, int]]) -> float:
+    total = sum(seen for seen, _ in counts.values())
+    assert total >= 12, counts
+    return sum(found for _, found in counts.values()) / total
 
 
 def test_the_office_encoder_names_the_office_objects_of_unseen_scenes_the_kitchens_does_not() -> None:
@@ -72,4 +79,9 @@ def test_the_office_encoder_names_the_office_objects_of_unseen_scenes_the_kitche
         packaged = _recall(RegionEncoder.load(repo_path(DEFAULT_ENCODER)), renderer, labels, seeds)
     finally:
         renderer.close()
-    assert own >= 0.6 and own > packaged + 0.2, (own, packaged)
+    assert _share(own) >= 0.85 and _share(own) > _share(packaged) + 0.2, (own, packaged)
+    # The black phone beside the black stapler: told apart by size, not colour (an encoder of 8 instance
+    # sets found 3 of 22 phones, calling them "stapler").
+    for label in ("phone", "stapler"):
+        seen, found = own[label]
+        assert seen >= 3 and found >= seen - 1, own

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from llm_planner_ros.domain.definition import load_domain_files
-from llm_planner_ros.perception.physics_scenes import PhysicsSceneRenderer, instance_layout, relight
+from llm_planner_ros.perception.physics_scenes import (
+    SCENES_PER_INSTANCE_SET,
+    TRAIN_INSTANCES,
+    PhysicsSceneRenderer,
+    instance_layout,
+    relight,
+)
 from llm_planner_ros.physics_sim import load_layout
 
 
@@ -49,3 +55,20 @@ def test_the_splits_use_other_instances_and_relighting_keeps_the_image(kitchen_a
     assert lit.shape == image.shape and lit.dtype == np.uint8 and 60 < lit.mean() < 160
     with pytest.raises(ValueError, match="unknown split"):
         PhysicsSceneRenderer(*kitchen_and_layout, "test")
+
+
+def test_more_instance_sets_give_later_seeds_instances_of_their_own(kitchen_and_layout) -> None:  # type: ignore[no-untyped-def]
+    # Seeds come in blocks of SCENES_PER_INSTANCE_SET; block 8 wraps to set 0 of the 8 default sets, but
+    # is set 8 of 32: the same layout with other colours and sizes.
+    block_8 = 8 * SCENES_PER_INSTANCE_SET
+    renders = {}
+    for sets in (TRAIN_INSTANCES, 32):
+        renderer = PhysicsSceneRenderer(*kitchen_and_layout, "train", instance_sets=sets)
+        try:
+            renders[sets] = (renderer.scene(0).view.rgb, renderer.scene(block_8).view.rgb)
+        finally:
+            renderer.close()
+    assert np.array_equal(renders[TRAIN_INSTANCES][0], renders[32][0])
+    assert not np.array_equal(renders[TRAIN_INSTANCES][1], renders[32][1])
+    with pytest.raises(ValueError, match="instance_sets is 0: give 1 or more"):
+        PhysicsSceneRenderer(*kitchen_and_layout, "train", instance_sets=0)

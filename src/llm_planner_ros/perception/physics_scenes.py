@@ -65,11 +65,18 @@ def instance_layout(layout: DomainLayout, split: str, index: int) -> DomainLayou
 
 
 class PhysicsSceneRenderer:
-    """Renders the scenes of one split by seed, keeping the physics kitchen of the current instance set."""
+    """Renders the scenes of one split by seed, keeping the physics kitchen of the current instance set;
+    ``instance_sets`` (default ``TRAIN_INSTANCES`` or ``EVAL_INSTANCES``) is how many sets the seeds cycle
+    through. More training sets spread each label's colours and sizes over their whole range, so labels of
+    like colour (a black phone, a black stapler) must be told apart by shape."""
 
-    def __init__(self, kitchen: Domain, layout: DomainLayout, split: str) -> None:
+    def __init__(self, kitchen: Domain, layout: DomainLayout, split: str, instance_sets: int | None = None) -> None:
         if split not in SPLITS:
             raise ValueError(f"unknown split {split!r}: use one of {sorted(SPLITS)}")
+        default = TRAIN_INSTANCES if split == "train" else EVAL_INSTANCES
+        if instance_sets is not None and instance_sets < 1:
+            raise ValueError(f"instance_sets is {instance_sets}: give 1 or more")
+        self._sets = instance_sets or default
         self._kitchen = kitchen
         self._layout = layout
         self._split = split
@@ -86,8 +93,7 @@ class PhysicsSceneRenderer:
             self._sim = None
 
     def _kitchen_of(self, seed: int, scene: Scene) -> PhysicsKitchen:
-        sets = TRAIN_INSTANCES if self._split == "train" else EVAL_INSTANCES
-        wanted = (seed // SCENES_PER_INSTANCE_SET) % sets
+        wanted = (seed // SCENES_PER_INSTANCE_SET) % self._sets
         if self._sim is None or wanted != self._instance_set:
             self.close()
             layout = instance_layout(self._layout, self._split, wanted)

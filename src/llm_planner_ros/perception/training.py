@@ -38,7 +38,7 @@ from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.detection import View
 from llm_planner_ros.perception.geometry import Intrinsics
-from llm_planner_ros.perception.physics_scenes import PhysicsSceneRenderer
+from llm_planner_ros.perception.physics_scenes import TRAIN_INSTANCES, PhysicsSceneRenderer
 from llm_planner_ros.perception.proposals import ProposalConfig, propose
 from llm_planner_ros.perception.region_encoder import FEATURES, EncoderShape, RegionEncoder, region_features
 from llm_planner_ros.perception.synthetic import CATALOGUE, random_scene, render
@@ -71,8 +71,9 @@ class SceneSources:
     and
     ``physics`` (``llm_planner_ros.perception.physics_scenes``, train split; its kitchen is built on first use)."""
 
-    def __init__(self, kitchen: Domain) -> None:
+    def __init__(self, kitchen: Domain, instance_sets: int) -> None:
         self._kitchen = kitchen
+        self._instance_sets = instance_sets
         self._labels = list(kitchen.config.labels)
         self._places = {name: (p.x, p.y) for name, p in kitchen.config.locations.items()}
         self._physics: PhysicsSceneRenderer | None = None
@@ -84,7 +85,9 @@ class SceneSources:
             view = View(frame.rgb, frame.depth, CAMERA, spec.camera)
             return labelled_regions(view, frame.segmentation, [obj.label for obj in spec.objects])
         if self._physics is None:
-            self._physics = PhysicsSceneRenderer(self._kitchen, load_layout(self._kitchen.config), "train")
+            self._physics = PhysicsSceneRenderer(
+                self._kitchen, load_layout(self._kitchen.config), "train", self._instance_sets
+            )
         scene = self._physics.scene(seed)
         return labelled_regions(scene.view, scene.segmentation, [label for label, _ in scene.objects])
 
@@ -98,7 +101,9 @@ def build_data(args: argparse.Namespace, sources: SceneSources, labels: list[str
     shards (synthetic shards keep their old names, ``shard_<seed>_<n>``, so earlier work is reused)."""
     args.work_dir.mkdir(parents=True, exist_ok=True)
     features, targets = [], []
-    for source, scenes, prefix in (("synthetic", args.scenes, "shard"), ("physics", args.physics_scenes, "physics")):
+    # Physics shards of another number of instance sets are other scenes: their names say the number.
+    physics = "physics" if args.instance_sets == TRAIN_INSTANCES else f"physics_sets{args.instance_sets}"
+    for source, scenes, prefix in (("synthetic", args.scenes, "shard"), ("physics", args.physics_scenes, physics)):
         shards = (scenes + SHARD_SCENES - 1) // SHARD_SCENES
         for shard in range(shards):
             path = args.work_dir / f"{prefix}_{args.seed}_{shard:03d}.npz"
@@ -174,6 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--physics-scenes", type=int, default=0, help="rendered physics-kitchen training scenes (train split)"
     )
+    parser.add_argument(
+        "--instance-sets",
+        type=int,
+        default=TRAIN_INSTANCES,
+        help=f"object instance sets the physics scenes cycle through (default {TRAIN_INSTANCES}; more make shape "
+        "count where colours are alike)",
+    )
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=finite_float, default=2e-3)
@@ -189,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [label for label in labels if label not in CATALOGUE]
     if args.scenes and unknown:
         parser.error(f"--scenes: the synthetic scenes have no model of {', '.join(unknown)}: pass --scenes 0")
-    sources = SceneSources(kitchen)
+    if args.instance_sets < 1:
+        parser.error(f"--instance-sets is {args.instance_sets}: give 1 or more")
+    sources = SceneSources(kitchen, args.instance_sets)
     try:
         x, y = build_data(args, sources, labels)
     finally:
@@ -202,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         "labels": labels,
         "scenes": args.scenes,
         "physics_scenes": args.physics_scenes,
+        "instance_sets": args.instance_sets,
         "regions": int(len(x)),
         "background_regions": int((y == len(labels)).sum()),
         "epochs": args.epochs,
