@@ -110,6 +110,29 @@ def test_saycanpays_can_is_the_simulators_preconditions_after_the_partial_plan(p
     assert env.executed == []  # planning never moves the task's own scene
 
 
+def test_saycanpays_can_runs_one_action_per_new_partial_plan_and_answers_as_a_replay(pet_cat, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    env = VirtualHomeEnvironment.for_task(pet_cat)
+    can = SimulatorCan()
+    can.bind(env)
+    skills = list(env.admissible_skills())
+    runs = []
+    original = VirtualHomeEnvironment.execute
+
+    def counted(self, skill):  # type: ignore[no-untyped-def]
+        runs.append(skill.text)
+        return original(self, skill)
+
+    monkeypatch.setattr(VirtualHomeEnvironment, "execute", counted)
+    # A beam: two branches from one parent. Each answer is what a replay from the start gives.
+    for history in (["walk to the cat"], ["walk to the cat", "touch the cat"], ["walk to the cat", "done"]):
+        replayed = env.at_start().after(history).affordances(skills)
+        assert can.probabilities("", "", history, [skill.text for skill in skills]) == replayed
+    assert len(runs) - (1 + 2 + 2) == 3, runs  # beside the replays' 5 actions, one per new partial plan
+    # The branches did not see each other's actions, and the task's own scene never moved.
+    assert can.probabilities("", "", ["walk to the cat", "touch the cat"], ["done"]) == [0.1]
+    assert env.executed == []
+
+
 def test_the_methods_virtualhome_options_and_adapters_come_from_config_planners_yaml(tmp_path: Path) -> None:
     # The packaged sections: SayCan and ProgPrompt plan with their VirtualHome adapters, the others with none.
     assert virtualhome_options("saycan") == {"examples": "retrieved", "retrieved_examples": 3, "top_k": 5}

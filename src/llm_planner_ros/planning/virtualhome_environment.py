@@ -17,6 +17,7 @@ graph is not): without it a small model turns to the bed again and again, each t
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,6 +64,15 @@ class VirtualHomeEnvironment:
     def at_start(self) -> VirtualHomeEnvironment:
         """Another environment of this task at its initial scene (this one's state is left as it is)."""
         return VirtualHomeEnvironment(self.task, self._simulator, self.vocabulary, self._avoid_revisits)
+
+    def branch(self) -> VirtualHomeEnvironment:
+        """Another environment where this one stands now (its scene, the actions run, the states passed):
+        skills run in either leave the other as it is. States are never changed in place, so they are
+        shared, not copied."""
+        other = copy.copy(self)
+        other.executed = list(self.executed)
+        other._passed = set(self._passed)
+        return other
 
     def after(self, texts: Sequence[str]) -> VirtualHomeEnvironment | None:
         """Runs the skills named by ``texts`` in order here; self after them, None when one cannot run."""
