@@ -1,16 +1,20 @@
 """A domain folder whose files cannot be used is refused before anything reads them, with the file, the
 line of a YAML syntax error and the fix: a syntax error, a binary file, a link loop, and a link to a file
-outside the folder, whose text is never shown."""
+outside the folder, whose text is never shown; a file over the size limit and a pipe are refused unread."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 from repo_paths import TEST_DATA
 
+from llm_planner_ros.domain.config import ConfigError
+from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import DomainFolderError, domain_folder, load_domain
+from llm_planner_ros.domain.validation import MAX_YAML_BYTES
 
 OFFICE = TEST_DATA / "office_corner"
 
@@ -38,6 +42,21 @@ def test_a_binary_file_is_not_read_as_yaml(folder: Path) -> None:
     (folder / "world.yaml").write_bytes(bytes(range(256)))
     with pytest.raises(DomainFolderError, match=r"world\.yaml: 1 problem\n.*not a text file \(UTF-8 YAML expected\)"):
         load_domain(folder)
+
+
+def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(folder: Path) -> None:
+    world = folder / "world.yaml"
+    # Valid YAML all through: only its size is wrong (a 50 MB file took 17-28 s to parse at every start).
+    world.write_text(world.read_text() + "# padding\n" * (MAX_YAML_BYTES // 10 + 1))
+    with pytest.raises(DomainFolderError, match=r"world\.yaml: 1 problem\n.*is larger than 4 MB, the most a domain"):
+        load_domain(folder)
+
+
+def test_a_pipe_given_as_a_world_file_is_refused_not_waited_on(folder: Path, tmp_path: Path) -> None:
+    pipe = tmp_path / "world.yaml"
+    os.mkfifo(pipe)  # reading it would wait for a writer forever
+    with pytest.raises(ConfigError, match=r"world\.yaml: 1 problem\n.*is no regular file"):
+        load_domain_files(str(pipe), str(folder / "skills.yaml"))
 
 
 @pytest.mark.parametrize("name", ["world.yaml", "episodes.yaml"])

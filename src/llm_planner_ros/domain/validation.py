@@ -219,16 +219,39 @@ class Checker:
         return value
 
 
+# Every node parses its domain's files at start: a domain of 1,000 skills is 19 kB of YAML, so a file
+# 200 times that is no domain a robot plans in, and parsing one would hold each node's start for minutes.
+MAX_YAML_BYTES = 4 * 1024 * 1024
+
+
 def read_yaml(
     path: str | Path, error: type[ValidationError], fix: str, locate: Callable[[str | Path], Path] = Path
 ) -> tuple[str, Any]:
     """The text of the YAML file ``locate(path)`` and its document. ``error``, naming ``path``, with one
     problem, never a traceback: when the file cannot be found or read (``fix`` says what to give instead),
-    is not UTF-8 text (a binary file), or is not valid YAML (the problem has the line where the broken
-    part begins)."""
+    is no regular file (a device or a pipe would never end), is larger than ``MAX_YAML_BYTES``, is not
+    UTF-8 text (a binary file), or is not valid YAML (the problem has the line where the broken part
+    begins)."""
     source = str(path)
     try:
-        text = locate(path).read_text(encoding="utf-8")
+        located = locate(path)
+        if located.exists() and not located.is_file():
+            raise error(source, [Problem("", f"is no regular file (a folder, device or pipe): {fix}")])
+        with located.open("rb") as stream:
+            data = stream.read(MAX_YAML_BYTES + 1)
+        if len(data) > MAX_YAML_BYTES:
+            raise error(
+                source,
+                [
+                    Problem(
+                        "",
+                        f"is larger than {MAX_YAML_BYTES // (1024 * 1024)} MB, the most a domain or episode "
+                        "file may be (every node parses it at start; a domain of 1,000 skills is 19 kB): split "
+                        "its episodes over several files, or give the skills as families with templates",
+                    )
+                ],
+            )
+        text = data.decode("utf-8")
         return text, yaml.safe_load(text)
     except yaml.YAMLError as cause:
         raise error(source, [_yaml_problem(cause)]) from cause
