@@ -23,6 +23,7 @@ from llm_planner_ros.domain.conditions import CONDITION_KINDS
 SEARCHED = (
     "src",
     "config",
+    "data",
     "launch",
     "msg",
     "package",
@@ -81,6 +82,7 @@ def test_the_search_reports_file_and_line(tmp_path: Path) -> None:
 REPO_FOLDERS = (
     "benchmarks",
     "config",
+    "data",
     "data",
     "docs",
     "domains",

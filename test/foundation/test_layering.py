@@ -4,7 +4,8 @@ module depends on itself through others.
 Every import statement of every module under src/ counts, the ones inside functions and under
 ``TYPE_CHECKING`` included (lazy and type-only imports are still dependencies). A module may import
 from its own folder and from lower layers only, and the modules' import graph has no cycle, inside a
-folder either.
+folder either; ``from pkg import sub`` counts as importing ``pkg`` (its __init__ runs), so a package
+never re-exports a module that takes a sibling through the package.
 """
 
 from __future__ import annotations
@@ -125,7 +126,9 @@ def module_imports(modules: Mapping[str, Path]) -> dict[str, set[str]]:
                 parts = package.split(".")
                 base = ".".join(parts[: len(parts) - node.level + 1]) if node.level else ""
                 source = ".".join(part for part in (base, node.module or "") if part)
-                names += [f"{source}.{alias.name}" for alias in node.names]
+                # `from pkg import sub` runs pkg's __init__ too: a package that imports a module doing so
+                # imports itself back.
+                names += [source, *(f"{source}.{alias.name}" for alias in node.names)]
         targets = {_imported_module(name, modules) for name in names}
         graph[module] = {target for target in targets if target and target != module}
     return graph
@@ -183,6 +186,12 @@ def test_the_cycle_search_sees_lazy_relative_and_type_only_imports(tmp_path: Pat
     (package / "d.py").write_text("from pkg.a import f\n")
     modules = {f"pkg.{p.stem}" if p.stem != "__init__" else "pkg": p for p in package.glob("*.py")}
     assert import_cycles(module_imports(modules)) == [["pkg.a", "pkg.b", "pkg.c"]]
+    # A package that re-exports a module which takes a sibling through the package imports itself back.
+    (package / "__init__.py").write_text("from pkg.d import f\n")
+    (package / "d.py").write_text("from pkg import e\nf = 1\n")
+    (package / "e.py").write_text("")
+    modules = {f"pkg.{p.stem}" if p.stem != "__init__" else "pkg": p for p in package.glob("*.py")}
+    assert ["pkg", "pkg.d"] in import_cycles(module_imports(modules))
 
 
 def test_no_import_runs_upward() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.llm import model_files
+import llm_planner_ros.llm.model_files as model_files
 from llm_planner_ros.llm.base import Embedder, ModelLoadError, check_text
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.llm import model_files
+import llm_planner_ros.llm.model_files as model_files
 from llm_planner_ros.llm.base import ModelLoadError
 
 Report = Callable[[str], None]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pybullet as pb
 
+import llm_planner_ros.physics_sim.assets as assets
 from llm_planner_ros.domain.config import HELD
 from llm_planner_ros.domain.layout import NO_FURNITURE, DomainLayout, Furniture, ObjectModel
 from llm_planner_ros.domain.scene import ObjectInstance, Scene
-from llm_planner_ros.physics_sim import assets
 
 WOOD = (0.62, 0.47, 0.32, 1.0)
 GREY = (0.55, 0.57, 0.6, 1.0)
