@@ -44,6 +44,21 @@ def test_a_binary_file_is_not_read_as_yaml(folder: Path) -> None:
         load_domain(folder)
 
 
+def test_a_key_given_twice_is_refused_at_its_second_line(folder: Path) -> None:
+    # PyYAML keeps the last of two equal keys without a word: a place listed twice lost the first.
+    world = folder / "world.yaml"
+    lines = world.read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("  ") and line.strip().endswith("}"))
+    lines.insert(first + 1, lines[first])
+    world.write_text("\n".join(lines) + "\n")
+    key = lines[first].strip().split(":")[0]
+    with pytest.raises(DomainFolderError) as refused:
+        load_domain(folder)
+    message = str(refused.value)
+    assert f"world.yaml: 1 problem\n  line {first + 2}, " in message, message
+    assert f"'{key}' is given twice (first on line {first + 1}): keep one" in message, message
+
+
 def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(folder: Path) -> None:
     world = folder / "world.yaml"
     # Valid YAML all through: only its size is wrong (a 50 MB file took 17-28 s to parse at every start).

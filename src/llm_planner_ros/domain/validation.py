@@ -219,6 +219,29 @@ class Checker:
         return value
 
 
+class _DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping key given twice in one YAML mapping."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping key given twice: PyYAML keeps the last one without a word, so a
+    place or skill listed twice silently replaced the first."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            try:
+                first = seen.setdefault(key, key_node.start_mark.line + 1)
+            except TypeError:  # an unhashable key: the base class reports it
+                continue
+            if first != key_node.start_mark.line + 1:
+                raise _DuplicateKeyError(
+                    None, None, f"{key!r} is given twice (first on line {first}): keep one", key_node.start_mark
+                )
+        return super().construct_mapping(node, deep=deep)
+
+
 # Every node parses its domain's files at start: a domain of 1,000 skills is 19 kB of YAML, so a file
 # 200 times that is no domain a robot plans in, and parsing one would hold each node's start for minutes.
 MAX_YAML_BYTES = 4 * 1024 * 1024
@@ -252,7 +275,10 @@ def read_yaml(
                 ],
             )
         text = data.decode("utf-8")
-        return text, yaml.safe_load(text)
+        return text, yaml.load(text, Loader=_UniqueKeyLoader)
+    except _DuplicateKeyError as cause:
+        line = cause.problem_mark.line + 1 if cause.problem_mark is not None else None
+        raise error(source, [Problem("", str(cause.problem), line=line)]) from cause
     except yaml.YAMLError as cause:
         raise error(source, [_yaml_problem(cause)]) from cause
     except UnicodeDecodeError as cause:
