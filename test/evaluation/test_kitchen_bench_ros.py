@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from repo_paths import REPO_ROOT, TEST_DATA
 from ros_harness import allocate_domain_id
 
@@ -25,6 +27,8 @@ IDS = "nl-verb-03,already-holding"
 KITCHEN = ("--episodes", str(EPISODES), "--ids", IDS)
 OFFICE_IDS = "door-01,wipe-01"
 OFFICE = ("--domain", str(REPO_ROOT / "domains" / "office"), "--ids", OFFICE_IDS)
+LOBBY = TEST_DATA / "elevator_lobby"  # a folder whose elevator family is scored by the user's own server
+DEVICES = REPO_ROOT / "test" / "support" / "user_devices.py"
 
 
 def bench(tmp_path: Path, name: str, *extra: str, episodes: tuple[str, ...] = KITCHEN) -> dict:
@@ -94,3 +98,39 @@ def test_unknown_option_is_refused_with_the_known_ones(tmp_path: Path) -> None:
     completed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert completed.returncode != 0
     assert "exampels" in completed.stderr and "retrieved_examples" in completed.stderr
+
+
+def test_a_family_scored_by_the_users_own_server_does_not_hold_the_episode_back(tmp_path: Path) -> None:
+    # The readiness check compares every family's affordance with its own computation; it asked the
+    # project's server for the elevator family too, which leaves that family to the user's server, and
+    # no episode ever started ("not ready within 30 s").
+    env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), PYTHONUNBUFFERED="1")
+    devices = subprocess.Popen(
+        [sys.executable, str(DEVICES), "--ros-args", "-p", f"record_file:={tmp_path / 'devices.jsonl'}"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert devices.stdout is not None and "user devices ready" in devices.stdout.readline()
+        # The simulator applies what the device did too (apply_in_sim), so the plan sees the elevator called.
+        lobby = Path(shutil.copytree(LOBBY, tmp_path / "lobby"))
+        params = yaml.safe_load((lobby / "params.yaml").read_text())
+        params["presser_executor"]["ros__parameters"]["apply_in_sim"] = True
+        (lobby / "params.yaml").write_text(yaml.safe_dump(params))
+        out = tmp_path / "lobby.json"
+        argv = [str(Path(sys.executable).parent / "llm-planner"), "bench", "kitchen", "--domain", str(lobby)]
+        argv += ["--ids", "call-elevator", "--ros", "--llm", "adapter=none", "--json", str(out)]
+        completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    finally:
+        devices.terminate()
+        devices.wait(timeout=10)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    result = json.loads(out.read_text())
+    assert result["not_run"] == [] and [run["id"] for run in result["runs"]] == ["call-elevator"], result
+    run = result["runs"][0]
+    assert "not ready" not in run["message"], run["message"]
+    # The user's device pressed the button and the simulator shows the elevator called (the goal holds);
+    # what the base model does after that is not what this test is about.
+    assert run["plan"][:1] == ["press the elevator button"] and run["gcr"] == 1.0, run
