@@ -233,7 +233,7 @@ def test_domain_build_leaves_out_a_development_request_too(tmp_path: Path, capsy
     assert "t-deliver-01" not in ids
 
 
-def test_domain_build_without_training_episodes_names_the_file(
+def test_domain_build_without_training_episodes_names_the_file_or_builds_from_generated_tasks(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from llm_planner_ros.cli.main import main
@@ -241,7 +241,11 @@ def test_domain_build_without_training_episodes_names_the_file(
     folder = copy_domain(tmp_path, bank=False)
     (folder / "train.yaml").unlink()
     assert main(["domain", "build", str(folder)]) == 2
-    assert f"no training episodes at {folder / 'train.yaml'}" in capsys.readouterr().err
+    error = " ".join(capsys.readouterr().err.split())
+    assert f"no training episodes at {folder / 'train.yaml'}" in error and "--generate N" in error
+    # Generated tasks alone make a bank: no training episodes need be written for them.
+    assert main(["domain", "build", str(folder), "--generate", "5"]) == 0
+    assert len((folder / "bank.jsonl").read_text().splitlines()) == 5
 
 
 def test_generated_tasks_are_solvable_worded_from_the_domain_and_the_same_for_a_seed() -> None:

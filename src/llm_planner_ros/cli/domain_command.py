@@ -110,15 +110,21 @@ def run(args: argparse.Namespace) -> int:
     folder = domain_folder(args.domain)
     kitchen = load_domain_files(folder.world, folder.skills)
     train = args.train or folder.path / TRAIN_FILE
-    if not train.is_file():
+    # Generated tasks alone make a bank: a folder without training episodes needs none written.
+    if not train.is_file() and (args.train is not None or not args.generate):
         raise DomainFolderError(
             f"no training episodes at {train}: write the episodes the bank is built from there "
-            f"(docs/domains.md, 'Examples for every method'), or give --train FILE"
+            f"(docs/domains.md, 'Examples for every method'), give --train FILE, or generate tasks from "
+            "the domain's files with --generate N"
         )
     held_out = [path for path in (folder.episodes, folder.development) if path is not None]
     excluded = held_out_requests([*held_out, *args.exclude], kitchen)
-    episodes = load_episodes(train, kitchen)
-    raw = {str(item["id"]): item for item in yaml.safe_load(train.read_text(encoding="utf-8"))["episodes"]}
+    episodes = load_episodes(train, kitchen) if train.is_file() else []
+    raw = (
+        {str(item["id"]): item for item in yaml.safe_load(train.read_text(encoding="utf-8"))["episodes"]}
+        if train.is_file()
+        else {}
+    )
     out = args.out or folder.path / BANK_FILE
     started = time.perf_counter()
     examples: list[PlanExample] = []
