@@ -167,3 +167,21 @@ def test_a_skills_requests_are_filled_per_skill_and_a_bad_one_is_named(office: D
         with pytest.raises(ConfigError) as refused:
             load_domain_files(OFFICE / "world.yaml", skills_file)
         assert f"field skills[{wipe}].{problem}" in str(refused.value), refused.value
+
+
+def test_a_built_in_that_reads_an_object_is_refused_on_a_skill_of_a_place(tmp_path: Path) -> None:
+    # holding_object on "go to the {location}" used to test holding the place itself, and never held.
+    skills = yaml.safe_load((OFFICE / "skills.yaml").read_text())
+    index, goto = next((i, s) for i, s in enumerate(skills["skills"]) if s.get("for_each") == "location")
+    goto["preconditions"] = [*goto.get("preconditions", []), "holding_object"]
+    goto["effects"] = [*goto.get("effects", []), "grasp_object"]
+    skills_file = tmp_path / "skills.yaml"
+    skills_file.write_text(yaml.safe_dump(skills, sort_keys=False))
+    with pytest.raises(ConfigError) as refused:
+        load_domain_files(OFFICE / "world.yaml", skills_file)
+    message = str(refused.value)
+    where = len(goto["preconditions"]) - 1
+    assert f"preconditions[{where}]: holding_object reads the skill's object, and this skill has a location" in message
+    assert "grasp_object reads the skill's object, and this skill has a location" in message, message
+    assert "write a condition or fact change instead" in message and "line " in message, message
+    assert f"skills[{index}]" in message, message

@@ -29,7 +29,7 @@ from llm_planner_ros.domain.vocabulary import (
     parse_executors,
     parse_families,
 )
-from llm_planner_ros.domain.world import EFFECTS, PRECONDITIONS
+from llm_planner_ros.domain.world import BUILT_IN_ARGUMENT, EFFECTS, PRECONDITIONS
 from llm_planner_ros.paths import default_domain_file, repo_path
 
 SKILLS_FILE = "skills.yaml"
@@ -180,9 +180,24 @@ def _precondition(
 ) -> str | Condition | None:
     """A built-in precondition's name, or the condition a mapping writes (placeholders filled)."""
     if isinstance(item, str):
-        return check.one_of(item, where, tuple(PRECONDITIONS), "precondition")
+        name = check.one_of(item, where, tuple(PRECONDITIONS), "precondition")
+        return name if name is None or _argument_fits(name, values, check, where) else None
     filled = _filled(item, values, check, where)
     return None if filled is None else parse_condition(filled, config, check, where)
+
+
+def _argument_fits(name: str, values: Mapping[str, str], check: Checker, where: str) -> bool:
+    """Whether the built-in ``name`` can read the skill's argument (``BUILT_IN_ARGUMENT``); else a problem."""
+    kind = BUILT_IN_ARGUMENT.get(name)
+    if kind is None or kind in values:
+        return True
+    has = "a location" if "location" in values else "an object" if "object" in values else "no argument"
+    check.add(
+        where,
+        f"{name} reads the skill's {kind}, and this skill has {has}: write a condition or fact change "
+        "instead (docs/domains.md), e.g. {holding: ...} or {robot_at: ...}",
+    )
+    return False
 
 
 def _effect(
@@ -190,7 +205,8 @@ def _effect(
 ) -> str | FactChange | None:
     """A built-in effect's name, or the fact change ``{set: <fact>}`` / ``{clear: <fact>}`` writes."""
     if isinstance(item, str):
-        return check.one_of(item, where, tuple(EFFECTS), "effect")
+        name = check.one_of(item, where, tuple(EFFECTS), "effect")
+        return name if name is None or _argument_fits(name, values, check, where) else None
     if not isinstance(item, Mapping) or len(item) != 1 or next(iter(item)) not in ("set", "clear"):
         check.add(where, f"an effect is a built-in name ({', '.join(EFFECTS)}) or {{set: <fact>}} / {{clear: <fact>}}")
         return None

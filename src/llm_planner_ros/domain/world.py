@@ -364,6 +364,16 @@ PRECONDITIONS: dict[str, Callable[[World, str | None], str | None]] = {
     "drawer_open": World._unmet_drawer_open,
     "drawer_closed": World._unmet_drawer_closed,
 }
+# The built-ins that read the skill's argument, and what it must be: "holding_object" on a skill of a
+# place would test holding the place.
+BUILT_IN_ARGUMENT = {
+    "holding_object": "object",
+    "object_placed": "object",
+    "object_within_reach": "object",
+    "robot_to_object": "object",
+    "grasp_object": "object",
+    "robot_to_location": "location",
+}
 EFFECTS: dict[str, Callable[[World, str | None], None]] = {
     "robot_to_location": World._move_robot,
     "robot_to_object": World._move_to_object,
