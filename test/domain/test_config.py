@@ -34,11 +34,18 @@ def test_skill_template_with_unknown_precondition(tmp_path: Path) -> None:
         load_domain_files(skills_file=path)
 
 
-def test_duplicate_skill_texts_are_rejected(tmp_path: Path) -> None:
+def test_duplicate_skill_texts_are_rejected_at_the_repeating_entry(tmp_path: Path) -> None:
     skills = yaml.safe_load(default_domain_file("skills.yaml").read_text())
     skills["skills"].append(skills["skills"][0])
-    with pytest.raises(ConfigError, match="two templates make the skill 'find a 7up'"):
-        load_domain_files(skills_file=_write(tmp_path, "skills.yaml", skills))
+    repeat = len(skills["skills"]) - 1
+    path = _write(tmp_path, "skills.yaml", skills)
+    with pytest.raises(ConfigError) as refused:
+        load_domain_files(skills_file=path)
+    message = str(refused.value)
+    assert f"field skills[{repeat}]: makes the skill 'find a 7up', which skills[0] makes too" in message, message
+    # At the repeated entry's own line, not at the `skills:` key.
+    line = int(message.split("line ")[1].split(",")[0])
+    assert path.read_text().splitlines()[line - 1].lstrip().startswith("- "), (line, message)
 
 
 def test_world_file_errors_name_fields(tmp_path: Path) -> None:

@@ -110,14 +110,22 @@ def parse_skill_library(data: Any, config: DomainConfig, check: Checker, source:
     families, sources = parse_families(top.get("families", list(FAMILIES)), check)
     executors, bindings = parse_executors(top.get("executors", list(EXECUTORS)), check)
     templates = check.list_of(top["skills"], "skills") or []
-    rules = [
-        rule
+    made = [
+        (index, rule)
         for index, template in enumerate(templates)
         for rule in _expand(template, config, families, executors, check, join("skills", index))
     ]
-    texts = [rule.skill.text for rule in rules]
-    for text in sorted({t for t in texts if texts.count(t) > 1}):
-        check.add("skills", f"two templates make the skill {text!r}; skill texts must be unique")
+    rules = [rule for _, rule in made]
+    # A repeated skill is named at the template that repeats it, with the one that made it first.
+    first: dict[str, int] = {}
+    for index, rule in made:
+        earlier = first.setdefault(rule.skill.text, index)
+        if earlier != index:
+            check.add(
+                join("skills", index),
+                f"makes the skill {rule.skill.text!r}, which skills[{earlier}] makes too; skill texts must be "
+                "unique: remove one, or narrow its locations or objects",
+            )
     failures = _failure_probabilities(top.get("failure_probability", {}), families, check)
     if check.problems:
         return None
