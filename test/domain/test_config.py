@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from repo_paths import TEST_DATA
 
 from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.domain.config import ConfigError, load_domain_config
@@ -215,3 +216,15 @@ def test_a_skill_text_or_request_that_hides_what_it_says_is_refused_with_its_lin
     assert f"line {line}, field skills[1].text: 'pick up the {{object}}\\u202e' has the format character U+202E" in str(
         raised.value
     ), raised.value
+
+
+def test_an_object_may_take_the_article_some(tmp_path: Path) -> None:
+    world = yaml.safe_load((TEST_DATA / "office_corner" / "world.yaml").read_text())
+    world["objects"]["coffee"] = {"article": "some"}
+    path = _write(tmp_path, "world.yaml", world)
+    domain = load_domain_files(path, TEST_DATA / "office_corner" / "skills.yaml")
+    texts = {rule.skill.text for rule in domain.library.rules}
+    assert "find some coffee" in texts and "find a mug" in texts, sorted(texts)
+    world["objects"]["coffee"] = {"article": "any"}
+    with pytest.raises(ConfigError, match=r"objects\.coffee\.article: unknown article 'any'.*'a', 'an', 'some'"):
+        load_domain_files(_write(tmp_path, "world.yaml", world), TEST_DATA / "office_corner" / "skills.yaml")

@@ -173,6 +173,10 @@ def _position(
     return None if x is None or y is None else Position(x, y)
 
 
+# What "find {article} {object}" may say: "some" for what is not counted one by one (some water, some coffee).
+ARTICLES = ("a", "an", "some")
+
+
 def _articles(value: Any, check: Checker, synonyms: dict[str, tuple[str, ...]]) -> dict[str, str] | None:
     labels = check.named_entries(value, "objects", "object label")
     if labels is None:
@@ -184,7 +188,7 @@ def _articles(value: Any, check: Checker, synonyms: dict[str, tuple[str, ...]]) 
         if entry is not None:
             if "synonyms" in entry:
                 _add_synonyms(entry["synonyms"], join(where, "synonyms"), label, check, synonyms)
-            article = check.one_of(entry["article"], join(where, "article"), ("a", "an"), "article")
+            article = check.one_of(entry["article"], join(where, "article"), ARTICLES, "article")
             if article is not None:
                 articles[label] = article
     return articles if len(articles) == len(labels) else None
