@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
-from demo_runs import run_demo
+from demo_runs import run_demo, user_devices_running
 from repo_paths import REPO_ROOT, TEST_DATA
 from ros_harness import allocate_domain_id
 
@@ -58,7 +56,6 @@ def test_the_embedded_model_runs_a_skill_of_a_domain_given_by_files(
 
 
 LOBBY = TEST_DATA / "elevator_lobby"
-DEVICES = Path(__file__).parents[1] / "support" / "user_devices.py"
 
 
 def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_path: Path) -> None:
@@ -68,15 +65,7 @@ def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_
     the skill too (apply_in_sim), so the plan sees the elevator called."""
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), COLUMNS="120", PYTHONUNBUFFERED="1")
     record = tmp_path / "devices.jsonl"
-    devices = subprocess.Popen(
-        [sys.executable, str(DEVICES), "--ros-args", "-p", f"record_file:={record}", "-p", "affordance:=0.95"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert devices.stdout is not None and "user devices ready" in devices.stdout.readline()
+    with user_devices_running(env, record, "affordance:=0.95"):
         # The folder's params.yaml sets the allow-list and the presser's backend; this file adds the simulator.
         params = tmp_path / "in_sim.yaml"
         params.write_text(yaml.safe_dump({"presser_executor": {"ros__parameters": {"apply_in_sim": True}}}))
@@ -86,9 +75,6 @@ def test_a_users_own_action_and_affordance_server_plan_and_execute_by_files(tmp_
             *("--llm", "adapter=none"),
             env=env,
         )
-    finally:
-        devices.terminate()
-        devices.wait(timeout=10)
     first = outcome["steps"][0]
     assert (first["skill"], first["status"]) == ("press the elevator button", "succeeded"), completed.stdout
     scored = {candidate["skill"]: candidate["affordance"] for candidate in first["candidates"]}

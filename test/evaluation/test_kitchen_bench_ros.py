@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from demo_runs import user_devices_running
 from repo_paths import REPO_ROOT, TEST_DATA
 from ros_harness import allocate_domain_id
 
@@ -28,7 +29,6 @@ KITCHEN = ("--episodes", str(EPISODES), "--ids", IDS)
 OFFICE_IDS = "door-01,wipe-01"
 OFFICE = ("--domain", str(REPO_ROOT / "domains" / "office"), "--ids", OFFICE_IDS)
 LOBBY = TEST_DATA / "elevator_lobby"  # a folder whose elevator family is scored by the user's own server
-DEVICES = REPO_ROOT / "test" / "support" / "user_devices.py"
 
 
 def bench(tmp_path: Path, name: str, *extra: str, episodes: tuple[str, ...] = KITCHEN) -> dict:
@@ -105,15 +105,7 @@ def test_a_family_scored_by_the_users_own_server_does_not_hold_the_episode_back(
     # project's server for the elevator family too, which leaves that family to the user's server, and
     # no episode ever started ("not ready within 30 s").
     env = dict(os.environ, ROS_DOMAIN_ID=str(allocate_domain_id()), PYTHONUNBUFFERED="1")
-    devices = subprocess.Popen(
-        [sys.executable, str(DEVICES), "--ros-args", "-p", f"record_file:={tmp_path / 'devices.jsonl'}"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert devices.stdout is not None and "user devices ready" in devices.stdout.readline()
+    with user_devices_running(env, tmp_path / "devices.jsonl"):
         # The simulator applies what the device did too (apply_in_sim), so the plan sees the elevator called.
         lobby = Path(shutil.copytree(LOBBY, tmp_path / "lobby"))
         params = yaml.safe_load((lobby / "params.yaml").read_text())
@@ -123,9 +115,6 @@ def test_a_family_scored_by_the_users_own_server_does_not_hold_the_episode_back(
         argv = [str(Path(sys.executable).parent / "llm-planner"), "bench", "kitchen", "--domain", str(lobby)]
         argv += ["--ids", "call-elevator", "--ros", "--llm", "adapter=none", "--json", str(out)]
         completed = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
-    finally:
-        devices.terminate()
-        devices.wait(timeout=10)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     result = json.loads(out.read_text())
     assert result["not_run"] == [] and [run["id"] for run in result["runs"]] == ["call-elevator"], result

@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +59,26 @@ def replayed_physics_demo(
         *("--episode", str(episodes), "--id", str(episode["id"]), "--params-file", str(params)),
         *("--llm", "backend=replay", "--llm", f"recording={recording}", "--log-dir", str(tmp_path / "logs")),
     ]
+
+
+USER_DEVICES = Path(__file__).parent / "user_devices.py"
+
+
+@contextmanager
+def user_devices_running(env: dict[str, str], record: Path, *params: str) -> Iterator[None]:
+    """``user_devices.py`` (a user's button device and affordance server) running in ``env`` with the
+    parameters ``params`` (``name:=value``), each goal recorded to ``record``, until the block ends."""
+    arguments = [arg for param in (f"record_file:={record}", *params) for arg in ("-p", param)]
+    devices = subprocess.Popen(
+        [sys.executable, str(USER_DEVICES), "--ros-args", *arguments],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert devices.stdout is not None and "user devices ready" in devices.stdout.readline()
+        yield
+    finally:
+        devices.terminate()
+        devices.wait(timeout=10)
