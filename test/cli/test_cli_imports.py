@@ -49,3 +49,15 @@ def test_a_named_benchmark_gets_its_own_arguments_and_only_its_module() -> None:
     loaded = [name for name in answer["modules"] if name.startswith("llm_planner_ros.evaluation.")]
     assert "llm_planner_ros.evaluation.kitchen_command" in loaded
     assert "llm_planner_ros.evaluation.soak_bench" not in loaded
+
+
+def test_bench_help_says_what_each_benchmark_measures_without_importing_them() -> None:
+    from llm_planner_ros.cli.benchmarks import BENCHMARKS
+
+    answer = _parse_only("bench", "--help")
+    output = " ".join(answer["output"].split())
+    assert answer["code"] == 0 and "benchmark: " not in output, output
+    for name, benchmark in BENCHMARKS.items():
+        assert len(benchmark.help) > 20 and benchmark.help.split()[0] in output, (name, benchmark.help)
+    assert "plan success, Exec, GCR, held back and false refusals" in output
+    assert not [name for name in answer["modules"] if name.startswith("llm_planner_ros.evaluation.")]

@@ -20,7 +20,7 @@ from llm_planner_ros.evaluation.bench_report import add_json_argument, progress_
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_every_bench_takes_the_shared_json_option(name: str) -> None:
     parser = argparse.ArgumentParser()
-    importlib.import_module(BENCHMARKS[name]).add_arguments(parser)
+    importlib.import_module(BENCHMARKS[name].module).add_arguments(parser)
     (action,) = [a for a in parser._actions if "--json" in a.option_strings]
     assert action.const == "-" and action.help is not None and action.help.endswith("(`-` or no PATH: print it)")
 

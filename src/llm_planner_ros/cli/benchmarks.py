@@ -1,28 +1,77 @@
 """The benchmarks behind ``llm-planner bench <name>``, by name.
 
 Each benchmark is a module of ``llm_planner_ros.evaluation`` exposing ``add_arguments(parser)`` and
-``run(args) -> int`` and is registered in ``BENCHMARKS`` (name -> module path) so the CLI imports
-only the one that runs.
+``run(args) -> int`` and is registered in ``BENCHMARKS`` (name -> its module path and what it measures,
+the line ``bench --help`` shows) so the CLI imports only the one that runs.
 """
 
-BENCHMARKS: dict[str, str] = {
-    "scoring": "llm_planner_ros.evaluation.scoring_bench",
-    "generation": "llm_planner_ros.evaluation.generation_bench",
-    "affordance": "llm_planner_ros.evaluation.affordance_bench",
-    "alfred-hlp": "llm_planner_ros.evaluation.alfred_hlp",
-    "kitchen": "llm_planner_ros.evaluation.kitchen_command",
-    "soak": "llm_planner_ros.evaluation.soak_bench",
-    "serving": "llm_planner_ros.evaluation.serving_bench",
-    "device-batching": "llm_planner_ros.evaluation.device_batching_bench",
-    "physics": "llm_planner_ros.evaluation.physics_bench",
-    "perception": "llm_planner_ros.evaluation.perception_bench",
-    "babyai": "llm_planner_ros.evaluation.babyai_bench",
-    "babyai-minigrid": "llm_planner_ros.evaluation.babyai_minigrid_bench",
-    "value-functions": "llm_planner_ros.evaluation.value_function_bench",
-    "value-reasons": "llm_planner_ros.evaluation.value_reasons_bench",
-    "saycan-temperature": "llm_planner_ros.evaluation.saycan_temperature_bench",
-    "domain-load": "llm_planner_ros.evaluation.domain_load_bench",
-    "console": "llm_planner_ros.evaluation.console_latency_bench",
-    "eai-scorer": "llm_planner_ros.evaluation.eai_scorer_check",
-    "virtualhome": "llm_planner_ros.evaluation.virtualhome_bench",
+from typing import NamedTuple
+
+
+class Benchmark(NamedTuple):
+    """A benchmark's module (imported only when it runs) and its one line of help."""
+
+    module: str
+    help: str
+
+
+BENCHMARKS: dict[str, Benchmark] = {
+    "scoring": Benchmark(
+        "llm_planner_ros.evaluation.scoring_bench", "SayCan's scoring: prefix-shared K/V cache against naive, per step"
+    ),
+    "generation": Benchmark(
+        "llm_planner_ros.evaluation.generation_bench",
+        "the generative planners' constrained generation against free generation, per token",
+    ),
+    "affordance": Benchmark(
+        "llm_planner_ros.evaluation.affordance_bench",
+        "EvaluateAffordance round trips: one batched goal against one per skill",
+    ),
+    "alfred-hlp": Benchmark(
+        "llm_planner_ros.evaluation.alfred_hlp", "LLM-Planner's high-level-plan accuracy on ALFRED (static)"
+    ),
+    "kitchen": Benchmark(
+        "llm_planner_ros.evaluation.kitchen_command",
+        "plan success, Exec, GCR, held back and false refusals of a method on a domain's episodes",
+    ),
+    "soak": Benchmark("llm_planner_ros.evaluation.soak_bench", "every node's memory over a long run of goals"),
+    "serving": Benchmark(
+        "llm_planner_ros.evaluation.serving_bench", "several robots planning at once against one model service"
+    ),
+    "device-batching": Benchmark(
+        "llm_planner_ros.evaluation.device_batching_bench", "one batched forward for several robots against one each"
+    ),
+    "physics": Benchmark(
+        "llm_planner_ros.evaluation.physics_bench", "the physics simulation's speed against real time"
+    ),
+    "perception": Benchmark(
+        "llm_planner_ros.evaluation.perception_bench", "perception's detection, labels, localisation and latency"
+    ),
+    "babyai": Benchmark("llm_planner_ros.evaluation.babyai_bench", "SayCanPay and the others on BabyAI pickup tasks"),
+    "babyai-minigrid": Benchmark(
+        "llm_planner_ros.evaluation.babyai_minigrid_bench", "BabyAI plans run in minigrid itself against the text world"
+    ),
+    "value-functions": Benchmark(
+        "llm_planner_ros.evaluation.value_function_bench", "learned value functions against the analytic affordance"
+    ),
+    "value-reasons": Benchmark(
+        "llm_planner_ros.evaluation.value_reasons_bench", "SayCan with analytic against learned affordances, in physics"
+    ),
+    "saycan-temperature": Benchmark(
+        "llm_planner_ros.evaluation.saycan_temperature_bench",
+        "how often the affordance changes SayCan's choice, per temperature",
+    ),
+    "domain-load": Benchmark(
+        "llm_planner_ros.evaluation.domain_load_bench", "how long a domain of N skills takes to validate and load"
+    ),
+    "console": Benchmark(
+        "llm_planner_ros.evaluation.console_latency_bench", "how long a plan step takes to reach the console's page"
+    ),
+    "eai-scorer": Benchmark(
+        "llm_planner_ros.evaluation.eai_scorer_check",
+        "the Embodied Agent Interface's VirtualHome scorer on known plans",
+    ),
+    "virtualhome": Benchmark(
+        "llm_planner_ros.evaluation.virtualhome_bench", "a method on VirtualHome action sequencing, scored by eai-eval"
+    ),
 }

@@ -36,11 +36,11 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="run a benchmark and print its numbers")
     benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     chosen = argv[1] if len(argv) > 1 and argv[0] == "bench" else None
-    for name, module_path in BENCHMARKS.items():
-        sub = benchmarks.add_parser(name, help=f"benchmark: {name}")
-        sub.set_defaults(_module=module_path)
+    for name, benchmark in BENCHMARKS.items():
+        sub = benchmarks.add_parser(name, help=benchmark.help, description=benchmark.help)
+        sub.set_defaults(_module=benchmark.module)
         if name == chosen:
-            importlib.import_module(module_path).add_arguments(sub)
+            importlib.import_module(benchmark.module).add_arguments(sub)
     domain = commands.add_parser("domain", help="check or build a domain folder (docs/domains.md)")
     actions = domain.add_subparsers(dest="action", required=True, metavar="ACTION")
     build = actions.add_parser("build", help="the example bank of a domain folder, from its train.yaml")
