@@ -119,12 +119,10 @@ def run(args: argparse.Namespace) -> int:
         )
     held_out = [path for path in (folder.episodes, folder.development) if path is not None]
     excluded = held_out_requests([*held_out, *args.exclude], kitchen)
-    episodes = load_episodes(train, kitchen) if train.is_file() else []
-    raw = (
-        {str(item["id"]): item for item in yaml.safe_load(train.read_text(encoding="utf-8"))["episodes"]}
-        if train.is_file()
-        else {}
-    )
+    episodes, raw = [], {}
+    if train.is_file():
+        episodes = load_episodes(train, kitchen)
+        raw = {str(item["id"]): item for item in yaml.safe_load(train.read_text(encoding="utf-8"))["episodes"]}
     out = args.out or folder.path / BANK_FILE
     started = time.perf_counter()
     examples: list[PlanExample] = []
