@@ -8,7 +8,9 @@ with the calibrated function of each skill's own family (llm_planner_ros.afforda
 carry a mixed batch; a skill of a family this node does not host fails the goal with a message naming
 the server to ask instead. The result has one probability per skill, in goal order; ``success`` is
 false, with the reason in ``message``, when no state has arrived within ``state_timeout_s`` or a skill
-is malformed.
+is malformed. A goal stamped with the state its caller planned on (``state_stamp``) is answered from
+that state or a newer one: this node's subscription can be a message behind the planner's, and the
+state before a skill's effect would score the next step on the world before it.
 
 State comes from a ``StateProvider``: by default /scene/objects and /sim/robot_state (sim_world_node).
 The ``backend`` parameter picks the model: ``analytic`` (default) scores the symbolic world;
@@ -35,10 +37,10 @@ from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import domain_value_functions_file
 from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.paths import repo_path
-from llm_planner_ros.ros.messages import skill_from_msg
+from llm_planner_ros.ros.messages import skill_from_msg, stamp_of
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
-from llm_planner_ros.ros.state_provider import StateProvider
+from llm_planner_ros.ros.state_provider import Stamp, StateProvider
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, affordance_action, full_name
 from llm_planner_ros.value_functions.boosted_trees import WeightFileError
@@ -65,7 +67,9 @@ PARAMETERS = {
     "scene_topic": Parameter(SCENE_TOPIC, "SceneObjectArray topic of the objects (simulator or perception)"),
     "robot_state_topic": Parameter(ROBOT_STATE_TOPIC, "robot-state record topic (std_msgs/String JSON)"),
     "match_stamps": Parameter(True, "assemble state only from scene and robot messages with equal stamps (simulator)"),
-    "state_timeout_s": Parameter(5.0, "how long a goal waits for a first state before it fails", minimum=0.0),
+    "state_timeout_s": Parameter(
+        5.0, "how long a goal waits for a first state (or its stamped one) before failing", minimum=0.0
+    ),
     "result_timeout_s": Parameter(10.0, "how long a finished goal's result stays available to its client", minimum=0.0),
 }
 # Calibration constants (SayCan, arXiv 2204.01691, appendix D.2), one parameter each, defaults from the paper.
@@ -153,7 +157,9 @@ class AffordanceServerNode(Node):
     def _evaluate(self, family: str, handle: ServerGoalHandle) -> EvaluateAffordance.Result:
         result = EvaluateAffordance.Result()
         try:
-            result.affordances = self._affordances(family, [skill_from_msg(msg) for msg in handle.request.skills])
+            request = handle.request
+            skills = [skill_from_msg(msg) for msg in request.skills]
+            result.affordances = self._affordances(family, skills, stamp_of(request.state_stamp))
         except (_Refused, AffordanceError) as error:
             result.message = str(error)
             self.get_logger().error(f"{self._action_name(family)}: {result.message}")
@@ -164,7 +170,7 @@ class AffordanceServerNode(Node):
         handle.succeed()
         return result
 
-    def _affordances(self, family: str, skills: list[Skill]) -> list[float]:
+    def _affordances(self, family: str, skills: list[Skill], stamp: Stamp) -> list[float]:
         # Unknown families ("" included) are the model's error to report; known ones may be hosted elsewhere.
         foreign = sorted({s.family for s in skills if s.family in self._declared and s.family not in self._families})
         if foreign:
@@ -172,7 +178,16 @@ class AffordanceServerNode(Node):
                 f"{self._action_name(family)} got skills of families {foreign} that this node does not host "
                 f"(families: {list(self._families)}); send them to {', '.join(map(self._action_name, foreign))}"
             )
-        world = self._provider.current() or self._provider.wait(self._state_timeout_s)
+        if stamp != (0, 0):
+            world = self._provider.wait_stamped(stamp, self._state_timeout_s)
+            if world is None:
+                raise _Refused(
+                    f"no world state stamped {stamp[0]}.{stamp[1]:09d} (the state the planner chose on) or later "
+                    f"from {self._provider.describe()} after {self._state_timeout_s:.0f} s: does this node read "
+                    "the planner's robot-state topic?"
+                )
+        else:
+            world = self._provider.current() or self._provider.wait(self._state_timeout_s)
         if world is None:
             raise _Refused(
                 f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from graph_helpers import WorldWatcher, evaluate, load_episode, write_episode
 from ros_harness import RosGraph, wait_future, wait_until
+from std_msgs.msg import String
 
 from llm_planner_interfaces.action import EvaluateAffordance
+from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_ros.affordance.calibration import Calibration
-from llm_planner_ros.domain import Domain, Skill
+from llm_planner_ros.domain import Domain, Skill, World
+from llm_planner_ros.domain.robot_state import RobotState
 from llm_planner_ros.paths import config_file
-from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.messages import scene_objects_msg, skill_to_msg, time_msg
+from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC, STATE_QOS
 
 pytestmark = pytest.mark.graph
 
@@ -161,3 +166,50 @@ def test_goals_of_every_family_waiting_for_the_first_state_get_it(ros_graph: Ros
         result = wait_future(handle.get_result_async(), timeout=45.0, what=f"{family} result").result
         assert result.success, (family, result.message)
         assert len(result.affordances) == 1 and 0.0 <= result.affordances[0] <= 1.0
+
+
+@pytest.mark.timeout(90)
+def test_a_goal_stamped_with_the_planners_state_is_answered_from_it(ros_graph: RosGraph, kitchen: Domain) -> None:
+    """The planner stamps each goal with the robot state it chose on. The server, whose subscription can be
+    a message behind, answers from that state or a newer one: never from the state before the last skill's
+    effect (CI once saw "pick up the coke" scored 0 right after "find a coke" by a server just restarted)."""
+    ros_graph.start_node("affordance_server", params={"state_timeout_s": 30.0})
+    scene = ros_graph.node.create_publisher(SceneObjectArray, SCENE_TOPIC, STATE_QOS)
+    robot = ros_graph.node.create_publisher(String, ROBOT_STATE_TOPIC, STATE_QOS)
+    away = kitchen.world(
+        {"robot": {"at": "table"}, "objects": [{"id": "coke_1", "label": "coke", "at": "far counter"}]}
+    )
+    there = away.copy()
+    there.apply("go to the far counter")
+
+    def publish(world: World, stamp: tuple[int, int]) -> None:
+        scene.publish(scene_objects_msg(world, time_msg(stamp)))
+        robot.publish(String(data=RobotState.of_world(world, stamp, stamp[0], "", busy=None).to_json()))
+
+    publish(away, (100, 0))
+    client = ros_graph.action_client(EvaluateAffordance, "/affordance/pick")
+    pick = [skill_to_msg(away.skill("pick up the coke"))]
+    wait_until(lambda: evaluate(client, [away.skill("pick up the coke")]).affordances[0] == 0.0, what="the first state")
+
+    handle = wait_future(client.send_goal_async(EvaluateAffordance.Goal(skills=pick, state_stamp=time_msg((101, 0)))))
+    answer = handle.get_result_async()
+    time.sleep(1.0)
+    assert not answer.done(), "the server answered from a state older than the goal's"
+    publish(there, (101, 0))
+    result = wait_future(answer, timeout=30.0, what="the stamped goal's result").result
+    assert result.success and result.affordances[0] == pytest.approx(PICK_HIGH), result
+
+
+@pytest.mark.timeout(60)
+def test_a_goal_stamped_with_a_state_that_never_comes_fails_naming_it(ros_graph: RosGraph, kitchen: Domain) -> None:
+    ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
+    ros_graph.start_node("affordance_server", params={"state_timeout_s": 0.5})
+    client = ros_graph.action_client(EvaluateAffordance, "/affordance/terminate")
+    done = [skill_to_msg(kitchen.world().skill("done"))]
+    wait_until(lambda: evaluate(client, [kitchen.world().skill("done")]).success, what="a first state")
+    far_future = time_msg((2_100_000_000, 0))  # 2036: int32 seconds
+    handle = wait_future(client.send_goal_async(EvaluateAffordance.Goal(skills=done, state_stamp=far_future)))
+    result = wait_future(handle.get_result_async(), what="the stamped goal's result").result
+    assert not result.success
+    assert "no world state stamped 2100000000.000000000 (the state the planner chose on)" in result.message
+    assert "does this node read the planner's robot-state topic?" in result.message

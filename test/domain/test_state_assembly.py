@@ -136,3 +136,22 @@ def test_a_world_stamped_in_another_clock_is_ordered_by_its_arrival(kitchen: Dom
     assembler.on_robot_state(_record(after, (13, 0), revision=2), received=(1_795_000_000, 5))
     world = assembler.wait_published_after(moment, 0.05)
     assert world is not None and world.holding is not None
+
+
+def test_a_world_stamped_like_another_readers_is_waited_for(kitchen: Domain, make_world: MakeWorld) -> None:
+    """An affordance server asked about the state a planner chose on (its stamp) answers from that state
+    or a newer one, never from the one before the last skill's effect reached it."""
+    before = make_world("table", apple_1="table")
+    after = before.copy()
+    after.apply("pick up the apple")
+    assembler = StateAssembler(kitchen, match_stamps=True)
+    assembler.on_objects((1, 0), before.objects)
+    assembler.on_robot_state(_record(before, (1, 0)))
+    assert assembler.stamp == (1, 0)
+    assert assembler.wait_stamped((2, 0), 0.05) is None, "a state older than the planner's was taken"
+    assembler.on_objects((2, 0), after.objects)
+    assert assembler.wait_stamped((2, 0), 0.05) is None, "a half-applied pair was taken"
+    assembler.on_robot_state(_record(after, (2, 0), revision=2))
+    world = assembler.wait_stamped((2, 0), 0.05)
+    assert world is not None and world.holding is not None and assembler.stamp == (2, 0)
+    assert assembler.wait_stamped((1, 0), 0.0) is world, "an older stamp is answered from the newest state"

@@ -48,3 +48,9 @@ def objects_from_msg(objects: Iterable[SceneObject]) -> list[ObjectInstance]:
 
 def stamp_of(time: Time) -> tuple[int, int]:
     return (int(time.sec), int(time.nanosec))
+
+
+def time_msg(stamp: tuple[int, int] | None) -> Time:
+    """``stamp`` (sec, nanosec) as a message; None as zero (no stamp)."""
+    sec, nanosec = stamp or (0, 0)
+    return Time(sec=sec, nanosec=nanosec)

@@ -32,7 +32,7 @@ from llm_planner_ros.planning.environment import SkillOutcome
 from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.futures import Liveness, ServerLost, WaitTimeout, wait_for
-from llm_planner_ros.ros.messages import skill_to_msg
+from llm_planner_ros.ros.messages import skill_to_msg, time_msg
 from llm_planner_ros.ros.state_provider import StateProvider
 from llm_planner_ros.ros.topics import EXECUTOR_CLOSING, affordance_action, executor_action, full_name
 
@@ -129,10 +129,13 @@ class RosEnvironment:
         by_family: dict[str, list[int]] = {}
         for index, skill in enumerate(skills):
             by_family.setdefault(skill.family, []).append(index)
+        # The servers read the state topics too, possibly a message behind this node: they answer from
+        # the state planned on or a newer one.
+        state_stamp = time_msg(self._state.stamp())
         pending = []
         for family, indices in by_family.items():
             client = self._client(EvaluateAffordance, self._affordance_name(family), self._affordance_node(family))
-            goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices])
+            goal = EvaluateAffordance.Goal(skills=[skill_to_msg(skills[i]) for i in indices], state_stamp=state_stamp)
             pending.append((family, indices, client, client.send_goal_async(goal)))
         values = [0.0] * len(skills)
         for family, indices, client, sent in pending:

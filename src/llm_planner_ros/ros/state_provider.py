@@ -49,6 +49,16 @@ class StateProvider(ABC):
         """Why the current state must not be planned on (its source went silent), or None."""
         return None
 
+    def stamp(self) -> Stamp | None:
+        """The stamp of the robot-state record ``current()`` was built from; None for a state without one
+        (held in-process)."""
+        return None
+
+    def wait_stamped(self, stamp: Stamp, timeout_s: float) -> World | None:
+        """The world once built from a robot-state record stamped ``stamp`` or later, waiting up to
+        ``timeout_s`` (None then); a provider without stamps returns ``wait(timeout_s)``."""
+        return self.wait(timeout_s)
+
 
 class FixedStateProvider(StateProvider):
     """A world owned by the caller; ``current()`` returns it as it is at the time of the call."""
@@ -111,6 +121,20 @@ class StateAssembler:
     def wait(self, timeout_s: float) -> World | None:
         self._ready.wait(timeout_s)
         return self._world
+
+    @property
+    def stamp(self) -> Stamp | None:
+        """The stamp of the robot-state record ``world`` was built from."""
+        return self._world_stamp
+
+    def wait_stamped(self, stamp: Stamp, timeout_s: float) -> World | None:
+        """The world once built from a robot-state record stamped ``stamp`` or later (the same publisher's
+        clock: another reader of the topic planned on it); None after ``timeout_s``."""
+        with self._assembled:
+            reached = self._assembled.wait_for(
+                lambda: self._world_stamp is not None and self._world_stamp >= stamp, timeout_s
+            )
+            return self._world if reached else None
 
     def wait_published_after(self, moment: Stamp, timeout_s: float) -> World | None:
         """The world once it is built from a robot state published at ``moment`` or later, e.g. after a

@@ -64,6 +64,12 @@ class TopicStateProvider(StateProvider):
         None after ``timeout_s`` (``StateAssembler.wait_published_after``)."""
         return self._assembler.wait_published_after(moment, timeout_s)
 
+    def stamp(self) -> Stamp | None:
+        return self._assembler.stamp
+
+    def wait_stamped(self, stamp: Stamp, timeout_s: float) -> World | None:
+        return self._assembler.wait_stamped(stamp, timeout_s)
+
     def _now(self) -> Stamp:
         return self._node.get_clock().now().seconds_nanoseconds()
 
