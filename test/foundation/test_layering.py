@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "affordance_servers",
         "skill_executors",
         "llm_planner_ros.perception.perception_node",
+        "llm_planner_ros.mcp_server",
     ),
     ("llm_planner_ros.bringup",),
     ("llm_planner_ros.processes",),

@@ -67,6 +67,9 @@ BENCHMARKS: dict[str, Benchmark] = {
     "console": Benchmark(
         "llm_planner_ros.evaluation.console_latency_bench", "how long a plan step takes to reach the console's page"
     ),
+    "mcp": Benchmark(
+        "llm_planner_ros.evaluation.mcp_bench", "what llm-planner mcp adds to a round trip over the planner's action"
+    ),
     "eai-scorer": Benchmark(
         "llm_planner_ros.evaluation.eai_scorer_check",
         "the Embodied Agent Interface's VirtualHome scorer on known plans",

@@ -23,6 +23,7 @@ from llm_planner_ros.ros.dds_profile import use_project_profiles
 GRAPH_COMMANDS = "llm_planner_ros.cli.graph_commands"
 DOMAIN_BUILD = "llm_planner_ros.cli.domain_command"
 DOMAIN_CHECK = "llm_planner_ros.cli.domain_check"
+MCP_COMMAND = "llm_planner_ros.cli.mcp_command"
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
@@ -51,6 +52,12 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     check.set_defaults(_module=DOMAIN_CHECK)
     if list(argv[:2]) == ["domain", "check"]:
         importlib.import_module(DOMAIN_CHECK).add_arguments(check)
+    mcp = commands.add_parser(
+        "mcp", help="serve running robots to agents over MCP (stdio or HTTP), behind the planner's gates"
+    )
+    mcp.set_defaults(_module=MCP_COMMAND)
+    if argv[:1] == ["mcp"]:
+        importlib.import_module(MCP_COMMAND).add_arguments(mcp)
     return parser
 
 

@@ -6,7 +6,8 @@ A thin adapter between the robots' ROS graphs and the console's web application
 - subscribes to ``llm_planner/goals`` and ``llm_planner/scores`` (the instruction, the plan so far and
   each step's candidate table), ``llm_planner/stop`` (the e-stop), ``scene/objects``, the robot-state
   record (``robot_state_topic``) and the cameras in ``camera_topics`` (perception's image with the
-  detections drawn first, the raw head camera when that one is silent);
+  detections drawn first, the raw head camera when that one is silent), and ``llm_planner/audit`` (each
+  call an agent made through ``llm-planner mcp``, kept in the trail under the client's name);
 - serves ``llm_planner/confirm`` (ConfirmPlan): the step and its scores wait on the page until a person
   approves or refuses it there, or ``approval_timeout_s`` passes (refused, with that reason);
 - sends the page's instructions as ExecuteInstruction goals, cancels the planner's goals through the
@@ -61,6 +62,7 @@ from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.node_startup import StartupError, run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters
 from llm_planner_ros.ros.topics import (
+    AUDIT_TOPIC,
     CONFIRM_SERVICE,
     EXECUTE_INSTRUCTION_ACTION,
     GOALS_TOPIC,
@@ -168,6 +170,7 @@ class OperatorConsoleNode(Node):
         self.create_subscription(String, name(GOALS_TOPIC), lambda m: self._on_goal(index, m), EVENTS_QOS)
         self.create_subscription(PlanStep, name(SCORES_TOPIC), lambda m: self._on_step(index, m), EVENTS_QOS)
         self.create_subscription(Bool, name(STOP_TOPIC), lambda m: self._on_stop(index, m), 10)
+        self.create_subscription(String, name(AUDIT_TOPIC), lambda m: self._on_agent_call(index, m), EVENTS_QOS)
         self.create_subscription(SceneObjectArray, name(SCENE_TOPIC), lambda m: self._on_scene(index, m), STATE_QOS)
         self.create_subscription(String, name(robot_state_topic), lambda m: self._on_state(index, m), STATE_QOS)
         for topic in self._camera_topics:
@@ -206,6 +209,20 @@ class OperatorConsoleNode(Node):
                 board.steps[step["index"]] = step
 
         self._board.change(robot, apply)
+
+    def _on_agent_call(self, robot: int, msg: String) -> None:
+        """A call an agent made through ``llm-planner mcp``: into the trail under the client's name (refused
+        ones rate-limited like the page's refused requests)."""
+        try:
+            call = json.loads(msg.data)
+            who, action, detail = f"{call['who']}", f"{call['action']}", f"{call.get('detail', '')}"
+        except (json.JSONDecodeError, KeyError, TypeError):
+            self.get_logger().warning(f"audit entry that is not an agent's call ignored: {msg.data[:80]!r}")
+            return
+        if call.get("kind") == "refused request":
+            self._board.refused(who, action, detail)
+        else:
+            self._board.log(who, action, robot, detail)
 
     def _on_stop(self, robot: int, msg: Bool) -> None:
         self._board.change(robot, lambda board: setattr(board, "estop", bool(msg.data)))

@@ -341,6 +341,7 @@ class PlannerNode(Node):
             planner=goal.planner or self._str("planner"),
             plan_only=goal.plan_only,
             max_steps=goal.max_steps,
+            requester=goal.requester,
         )
         if (refusal := self._refusal(goal)) is not None:
             return self._end(handle, refusal)

@@ -21,6 +21,9 @@ GOALS_TOPIC = "llm_planner/goals"  # std_msgs/String: one JSON object per goal s
 SCORES_TOPIC = "llm_planner/scores"
 MARKERS_TOPIC = "llm_planner/markers"
 STOP_TOPIC = "llm_planner/stop"
+# std_msgs/String: one JSON object per call an agent made through `llm-planner mcp` (who, action, detail),
+# for the operator console's audit trail
+AUDIT_TOPIC = "llm_planner/audit"
 # How an executor's ExecuteSkill result begins when the executor stopped the skill because it is shutting
 # down: the planner then ends the plan (the executor is going away) instead of dispatching to it again.
 EXECUTOR_CLOSING = "executor shutting down: "

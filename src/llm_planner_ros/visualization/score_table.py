@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
 from rich.table import Table
 
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
@@ -46,3 +49,10 @@ def step_table(record: StepRecord) -> Table:
             style="bold" if chosen else None,
         )
     return table
+
+
+def step_text(record: StepRecord, width: int = 100) -> str:
+    """``step_table`` as plain text (no colour or markup), for readers that are not a terminal: an agent."""
+    console = Console(width=width, color_system=None, record=True, file=io.StringIO())
+    console.print(step_table(record))
+    return console.export_text().rstrip()
