@@ -268,3 +268,24 @@ async def wait_async(condition: Callable[[], bool], what: str, timeout: float = 
     with anyio.fail_after(timeout):
         while not condition():
             await anyio.sleep(0.05)
+
+
+@pytest.mark.timeout(120)
+def test_namespaced_robots_each_have_their_resources_and_must_be_named(ros_graph: RosGraph) -> None:
+    server = StdioServerParameters(command=LLM_PLANNER, args=["mcp", "--robots", "robot1,robot2"], env=ros_graph.env)
+
+    async def use() -> None:
+        async with Client(server, client_info=agent("fleet-agent")) as client:
+            resources = {str(resource.uri) for resource in (await client.list_resources()).resources}
+            assert {"llm-planner://robot/robot1/scene", "llm-planner://robot/robot2/plans"} <= resources
+            unnamed = await client.call_tool("status", {})
+            assert (
+                unnamed.is_error
+                and "name the robot (argument robot): this server serves ['/robot1', '/robot2']" in text(unnamed)
+            )
+            unknown = await client.call_tool("plan", {"instruction": "Bring me a coke.", "robot": "robot9"})
+            assert unknown.is_error and "no robot robot9" in text(unknown)
+            down = await client.call_tool("plan", {"instruction": "Bring me a coke.", "robot": "robot1"})
+            assert down.is_error and "no planner serves /robot1/llm_planner/execute_instruction" in text(down)
+
+    anyio.run(use)

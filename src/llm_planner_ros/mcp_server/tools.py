@@ -59,9 +59,11 @@ class AgentGateway:
         """The robot named ``name`` (its namespace; empty: the only one); AgentRefusal naming those served."""
         if not name and len(self.robots) == 1:
             return next(iter(self.robots.values()))
+        if not name:
+            raise AgentRefusal(f"refused: name the robot (argument robot): this server serves {sorted(self.robots)}")
         key = name if name.startswith("/") else f"/{name}"
         if key not in self.robots:
-            raise AgentRefusal(f"refused: no robot {name or '(none named)'}: this server serves {sorted(self.robots)}")
+            raise AgentRefusal(f"refused: no robot {name}: this server serves {sorted(self.robots)}")
         return self.robots[key]
 
     def admit(self, ctx: Context, action: str, robot: str, detail: str) -> tuple[str, RobotLink]:
