@@ -16,6 +16,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers (0: one process). `--dist loadfile` keeps a module's tests on one worker, so a graph
 # a module starts once (a module-scoped fixture) starts once; the colcon workspace is shared (test/conftest.py).
 TEST_WORKERS ?= 2
+# Every run ends with its 30 slowest tests (--durations): where the suite's time goes, run by run.
 
 .PHONY: setup ros-tools lint test demo demo-symbolic lock clean
 
@@ -71,7 +72,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=30 $(PYTEST_ARGS)
 
 # The PyBullet kitchen, planned on what perception_node sees through the head camera (docs/perception.md,
 # "In a graph"): 90 s on the 2-core machine from a cold start (README, "Physics simulation").
