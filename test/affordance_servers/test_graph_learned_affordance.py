@@ -164,7 +164,7 @@ def test_learned_backend_refuses_to_start_without_usable_weights(
     assert "Traceback" not in log, log
     assert len(fatal) == 1 and expected in fatal[0], log
     if case != "unknown backend":
-        assert "python -m llm_planner_ros.value_functions.training" in fatal[0]
+        assert "llm-planner train value-functions" in fatal[0]
 
 
 @pytest.mark.timeout(60)

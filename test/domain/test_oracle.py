@@ -12,9 +12,10 @@ import yaml
 from oracle_reference import naive_steps
 from repo_paths import DEV_SUITE
 
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.domain import Condition, Domain, World, load_episodes
 from llm_planner_ros.domain.conditions import condition_from_yaml
-from llm_planner_ros.domain.oracle import main, optimal_next_skills, shortest_plan, steps_to_goal
+from llm_planner_ros.domain.oracle import optimal_next_skills, shortest_plan, steps_to_goal
 
 MakeWorld = Callable[..., World]
 
@@ -275,14 +276,14 @@ def test_unknown_condition_kind_is_searched_without_shortcuts(make_world: MakeWo
 
 
 def test_command_line_summary(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([str(DEV_SUITE)]) == 0
+    assert run_command(["oracle", str(DEV_SUITE)]) == 0
     out = capsys.readouterr().out
     assert "nl_single_primitive" in out and "long_horizon" in out and "solved in" in out
 
 
 def test_command_line_reports_bad_episodes(kitchen: Domain, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _episode_file(tmp_path, kitchen, max_steps=4)
-    assert main([str(path)]) == 1
+    assert run_command(["oracle", str(path)]) == 1
     err = capsys.readouterr().err
     assert "episode fetch" in err and "raise max_steps" in err
     already = tmp_path / "already.yaml"
@@ -290,16 +291,16 @@ def test_command_line_reports_bad_episodes(kitchen: Domain, tmp_path: Path, caps
     data["episodes"][0]["goal"] = {"robot_at": "table"}
     data["episodes"][0]["max_steps"] = 30
     already.write_text(yaml.safe_dump(data))
-    assert main([str(already)]) == 1
+    assert run_command(["oracle", str(already)]) == 1
     assert "holds already" in capsys.readouterr().err
 
 
 def test_command_line_refuses_a_broken_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text("world: saycan_kitchen\nepisodes: [{id: x}]\n")
-    assert main([str(broken)]) == 2
+    assert run_command(["oracle", str(broken)]) == 2
     assert "cannot check" in capsys.readouterr().err
-    assert main([str(tmp_path / "missing.yaml")]) == 2
+    assert run_command(["oracle", str(tmp_path / "missing.yaml")]) == 2
 
 
 def _episode_file(tmp_path: Path, kitchen: Domain, max_steps: int) -> Path:

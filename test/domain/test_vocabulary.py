@@ -11,10 +11,10 @@ import yaml
 from repo_paths import TEST_DATA
 
 from llm_planner_ros.affordance.model import AffordanceModel
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.domain import Domain, load_domain_files
 from llm_planner_ros.domain.config import ConfigError
 from llm_planner_ros.domain.domain_folder import DomainFolderError, domain_folder, load_domain
-from llm_planner_ros.domain.oracle import main as oracle_main
 from llm_planner_ros.domain.vocabulary import ANALYTIC, CONSTANT, AffordanceSource
 
 LOBBY = TEST_DATA / "elevator_lobby"
@@ -135,7 +135,7 @@ def test_a_domain_folder_loads_and_the_oracle_plans_its_episodes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert load_domain(LOBBY).config.source == str(LOBBY / "world.yaml")
-    assert oracle_main(["--domain", str(LOBBY), "--plans", str(LOBBY / "episodes.yaml")]) == 0
+    assert run_command(["oracle", "--domain", str(LOBBY), "--plans", str(LOBBY / "episodes.yaml")]) == 0
     assert "walk-and-call: go to the elevator, press the elevator button, done" in capsys.readouterr().out
     (tmp_path / "world.yaml").write_text((LOBBY / "world.yaml").read_text())
     with pytest.raises(DomainFolderError, match="has no skills.yaml: a domain folder holds world.yaml"):

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from perception_scenes import CAMERA, kitchen_places, scene_frame
 
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.perception.backends import BackendOptions, make_detector
 from llm_planner_ros.perception.detection import DetectorError, View
 from llm_planner_ros.perception.pipeline import PerceptionConfig, ScenePerception
 from llm_planner_ros.perception.places import PlaceAssigner
 from llm_planner_ros.perception.region_encoder import FEATURES, EncoderShape, RegionEncoder, region_features
-from llm_planner_ros.perception.training import main as train_main
 
 
 def _view(seed: int, **kwargs: object) -> tuple[View, object]:
@@ -83,7 +83,7 @@ def test_a_synonyms_detections_are_tracked_under_its_label() -> None:
 
 
 def test_the_embedded_detector_asks_for_training_when_the_encoder_is_missing(tmp_path: Path) -> None:
-    with pytest.raises(DetectorError, match="python -m llm_planner_ros.perception.training"):
+    with pytest.raises(DetectorError, match="llm-planner train region-encoder"):
         make_detector("embedded", BackendOptions(encoder_path=str(tmp_path / "none.safetensors")))
 
 
@@ -102,14 +102,15 @@ def test_region_features_and_encoder_round_trip(tmp_path: Path) -> None:
 
 @pytest.mark.model
 def test_training_is_seeded_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    common = ["--scenes", "3", "--physics-scenes", "2", "--work-dir", str(tmp_path / "work"), "--seed", "1"]
-    assert train_main([*common, "--epochs", "1", "--out", str(tmp_path / "a.safetensors")]) == 0
-    assert train_main([*common, "--epochs", "2", "--resume", "--out", str(tmp_path / "b.safetensors")]) == 0
+    common = ["train", "region-encoder", "--scenes", "3", "--physics-scenes", "2", "--seed", "1"]
+    common += ["--work-dir", str(tmp_path / "work")]
+    assert run_command([*common, "--epochs", "1", "--out", str(tmp_path / "a.safetensors")]) == 0
+    assert run_command([*common, "--epochs", "2", "--resume", "--out", str(tmp_path / "b.safetensors")]) == 0
     out = capsys.readouterr().out
     for source in ("synthetic", "physics"):
         assert out.count(f"data: {source} shard 1/1") == 1, f"the resumed run re-rendered its {source} shard"
     assert "resuming after epoch 1" in out and "epoch 2/2" in out
-    assert train_main([*common, "--epochs", "2", "--out", str(tmp_path / "c.safetensors")]) == 0
+    assert run_command([*common, "--epochs", "2", "--out", str(tmp_path / "c.safetensors")]) == 0
     b, c = RegionEncoder.load(tmp_path / "b.safetensors"), RegionEncoder.load(tmp_path / "c.safetensors")
     assert all(np.allclose(x.detach(), y.detach()) for x, y in zip(b.parameters(), c.parameters(), strict=True))
     assert json.loads((tmp_path / "c.json").read_text())["physics_scenes"] == 2

@@ -35,7 +35,7 @@ def test_a_domain_folders_own_encoder_is_the_default_there_and_the_packaged_one_
 
 
 def test_the_trainer_refuses_synthetic_scenes_of_labels_they_have_no_model_of(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "llm_planner_ros.perception.training", "--domain", str(OFFICE)]
+    command = [str(Path(sys.executable).parent / "llm-planner"), "train", "region-encoder", "--domain", str(OFFICE)]
     result = subprocess.run(
         [*command, "--scenes", "50", "--work-dir", str(tmp_path), "--out", str(tmp_path / "e.safetensors")],
         capture_output=True,

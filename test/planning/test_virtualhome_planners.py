@@ -62,7 +62,7 @@ def test_every_method_plans_a_virtualhome_task_through_the_plan_loop(method: str
 def test_an_unknown_method_or_option_is_refused(tiny_lm) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match="unknown planner 'golog'; choose one of: saycan"):
         build_virtualhome_planner("golog", tiny_lm, WordEmbedder(), load_examples())
-    with pytest.raises(ValueError, match="build them with `python -m llm_planner_ros.training.virtualhome_examples"):
+    with pytest.raises(ValueError, match="build them with `llm-planner train virtualhome-examples"):
         build_virtualhome_planner("saycan", tiny_lm, WordEmbedder(), [])
     with pytest.raises(TypeError, match="beam_width"):
         build_virtualhome_planner("saycan", tiny_lm, WordEmbedder(), load_examples(), {"beam_width": 3})

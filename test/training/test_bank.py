@@ -89,7 +89,7 @@ def test_the_shipped_bank_holds_no_dev_suite_instruction(
 
 
 def test_a_missing_bank_says_how_to_generate_it(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="python -m llm_planner_ros.training.saycan_bank"):
+    with pytest.raises(FileNotFoundError, match="llm-planner train saycan-bank"):
         load_bank(tmp_path / "absent.jsonl")
 
 

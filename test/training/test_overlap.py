@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.planning.saycan.bank import save_bank
 from llm_planner_ros.training.saycan_bank import generate_examples
-from llm_planner_ros.training.saycan_overlap import jaccard, main, nearest_requests, words
+from llm_planner_ros.training.saycan_overlap import jaccard, nearest_requests, words
 
 
 def test_words_ignore_case_and_punctuation_but_keep_contractions() -> None:
@@ -39,11 +40,11 @@ def test_the_command_counts_close_requests_per_family(
 ) -> None:
     bank = tmp_path / "bank.jsonl"
     save_bank(generate_examples(kitchen, 200, seed=1), bank)
-    assert main(["--bank", str(bank), "--threshold", "0.0"]) == 0
+    assert run_command(["train", "saycan-overlap", "--bank", str(bank), "--threshold", "0.0"]) == 0
     out = capsys.readouterr().out
     suite = load_episodes("domains/saycan_kitchen/dev.yaml", kitchen)
     long_horizon = sum(episode.family == "long_horizon" for episode in suite)
     assert f"{len(suite)} episodes against" in out and f"similarity >= 0.0: {len(suite)}" in out
     assert f"  long_horizon           {long_horizon}/{long_horizon}" in out
-    assert main(["--bank", str(bank), "--threshold", "1.01"]) == 0
+    assert run_command(["train", "saycan-overlap", "--bank", str(bank), "--threshold", "1.01"]) == 0
     assert "similarity >= 1.01: 0" in capsys.readouterr().out

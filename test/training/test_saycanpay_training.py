@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from repo_paths import REPO_ROOT
 
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.planning.saycanpay.models import ROLES, ScorerLoadError, load_scorer
-from llm_planner_ros.training.saycanpay_models import babyai_trajectories, groups, main
+from llm_planner_ros.training.saycanpay_models import babyai_trajectories, groups
 
 TRAIN = REPO_ROOT / "benchmarks" / "babyai" / "train.txt"
 
@@ -20,11 +21,12 @@ def test_train_then_resume_and_load(tmp_path: Path, capsys: pytest.CaptureFixtur
     episodes = tmp_path / "small.txt"
     episodes.write_text("\n\n".join(TRAIN.read_text().strip().split("\n\n")[:6]) + "\n")
     out = tmp_path / "pay.safetensors"
-    common = ["pay", "--episodes", str(episodes), "--out", str(out), "--dim", "16", "--layers", "1", "--threads", "1"]
-    assert main([*common, "--epochs", "1"]) == 0
+    train = ["train", "saycanpay", "pay", "--episodes", str(episodes)]
+    common = [*train, "--out", str(out), "--dim", "16", "--layers", "1", "--threads", "1"]
+    assert run_command([*common, "--epochs", "1"]) == 0
     first = capsys.readouterr().out
     assert "epoch 1/1 loss" in first and "val mse" in first and out.is_file()
-    assert main([*common, "--epochs", "2", "--resume"]) == 0
+    assert run_command([*common, "--epochs", "2", "--resume"]) == 0
     second = capsys.readouterr().out
     assert "resumed from" in second and "epoch 2/2" in second and "epoch 1/" not in second
     embedder = load_embedder({})
@@ -33,7 +35,7 @@ def test_train_then_resume_and_load(tmp_path: Path, capsys: pytest.CaptureFixtur
     with pytest.raises(ScorerLoadError, match="not a can model"):
         load_scorer(out, "can", embedder)
     with pytest.raises(SystemExit):
-        main(["pay", "--episodes", str(episodes), "--out", str(tmp_path / "other.safetensors"), "--resume"])
+        run_command([*train, "--out", str(tmp_path / "other.safetensors"), "--resume"])
 
 
 def test_can_groups_add_state_rejected_negatives_and_drop_allowed_ones(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from language_model_doubles import WordEmbedder
 from repo_paths import REPO_ROOT
 from saycan_doubles import tiny_llama, word_tokenizer
 
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach
 from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.saycan.bank import PlanExample
@@ -34,6 +35,11 @@ EXAMPLE = PlanExample(
     {},
     {},
 )
+
+
+def train(argv: list[str]) -> int:
+    """``llm-planner train saycan-adapter ARGV`` in this process, its errors raised."""
+    return run_command(["train", "saycan-adapter", *argv])
 
 
 def test_the_dialog_starts_with_the_planners_first_prompt_and_marks_the_skills() -> None:
@@ -108,8 +114,6 @@ def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: 
     validation loss before training is the first's after training (same validation dialogs)."""
     from safetensors import safe_open
 
-    from llm_planner_ros.training.saycan_adapter import main
-
     first, second = tmp_path / "first.safetensors", tmp_path / "second.safetensors"
     common = [
         "--examples",
@@ -131,8 +135,8 @@ def test_training_runs_in_stages_and_the_second_starts_from_the_first(tmp_path: 
     ]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main([*common, "--out", str(first)]) == 0
-        assert main([*common, "--resume", str(first), "--out", str(second)]) == 0
+        assert train([*common, "--out", str(first)]) == 0
+        assert train([*common, "--resume", str(first), "--out", str(second)]) == 0
     losses = [float(value) for value in re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())]
     assert len(losses) == 4 and losses[1] < losses[0], out.getvalue()
     assert abs(losses[2] - losses[1]) < 0.02, out.getvalue()  # float16 storage of A and B rounds a little
@@ -145,19 +149,17 @@ def test_one_adapter_trains_on_programs_and_dialogs_together(tmp_path: Path) -> 
     """``--method progprompt saycan zero_shot`` with a count each: every kind of sequence in one run, the
     validation dialogs shared out between the methods; a count list that does not match the methods is
     refused."""
-    from llm_planner_ros.training.saycan_adapter import main
-
     common = ["--validation", "3", "--layers", "1", "--rank", "2", "--batch", "2", "--threads", "1"]
     common += ["--method", "progprompt", "saycan", "zero_shot", "--program-examples", "none", "--scene-context"]
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main([*common, "--examples", "3", "2", "2", "--out", str(tmp_path / "both.safetensors")]) == 0
+        assert train([*common, "--examples", "3", "2", "2", "--out", str(tmp_path / "both.safetensors")]) == 0
     assert "7 training dialogs" in out.getvalue(), out.getvalue()
     losses = re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())
     assert len(losses) == 2, out.getvalue()  # "nan" when no validation dialog was made
     assert (tmp_path / "both.safetensors").stat().st_size > 0
     with pytest.raises(SystemExit, match="one per --method \\(3\\), got 2"):
-        main([*common, "--examples", "3", "2", "--out", str(tmp_path / "never.safetensors")])
+        train([*common, "--examples", "3", "2", "--out", str(tmp_path / "never.safetensors")])
 
 
 @pytest.mark.model
@@ -165,8 +167,6 @@ def test_a_domains_adapter_trains_on_its_bank_in_its_own_prompts(tmp_path: Path)
     """``--domain``: ProgPrompt's programs, LLM-Planner's plans and zero-shot's steps (after the bank's
     demonstrations) are written in the office's vocabulary; ProgPrompt showing the kitchen's example
     programs is refused."""
-    from llm_planner_ros.training.saycan_adapter import main
-
     office = REPO_ROOT / "domains" / "office"
     common = ["--validation", "2", "--layers", "1", "--rank", "2", "--batch", "2", "--threads", "1"]
     common += ["--domain", str(office), "--bank", str(office / "bank.jsonl"), "--scene-context"]
@@ -174,11 +174,11 @@ def test_a_domains_adapter_trains_on_its_bank_in_its_own_prompts(tmp_path: Path)
     with contextlib.redirect_stdout(out):
         methods = ["--method", "progprompt", "llm_planner", "zero_shot", "--program-examples", "none"]
         assert (
-            main([*common, *methods, "--examples", "2", "2", "2", "--out", str(tmp_path / "office.safetensors")]) == 0
+            train([*common, *methods, "--examples", "2", "2", "2", "--out", str(tmp_path / "office.safetensors")]) == 0
         )
     assert "6 training dialogs" in out.getvalue(), out.getvalue()
     with pytest.raises(SystemExit, match="--program-examples none only"):
-        main([*common, "--method", "progprompt", "--examples", "2", "--out", str(tmp_path / "never.safetensors")])
+        train([*common, "--method", "progprompt", "--examples", "2", "--out", str(tmp_path / "never.safetensors")])
 
 
 @pytest.mark.model
@@ -186,19 +186,17 @@ def test_the_alfred_adapter_trains_on_the_alfred_training_set_alone(tmp_path: Pa
     """``--method alfred_hlp``: the ALFRED training set's plans (--examples of those not held out for
     validation), never mixed with kitchen methods; a validation share that leaves nothing to train on is
     refused."""
-    from llm_planner_ros.training.saycan_adapter import main
-
     common = "--layers 1 --rank 2 --batch 2 --lr 3e-3 --threads 1 --examples 4 --method alfred_hlp".split()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main([*common, "--validation", "2", "--out", str(tmp_path / "alfred.safetensors")]) == 0
+        assert train([*common, "--validation", "2", "--out", str(tmp_path / "alfred.safetensors")]) == 0
     assert "4 training dialogs" in out.getvalue(), out.getvalue()
     losses = [float(value) for value in re.findall(r"validation loss (?:before|after): ([0-9.]+)", out.getvalue())]
     assert len(losses) == 2 and losses[1] < losses[0], out.getvalue()
     with pytest.raises(SystemExit, match="below the 100 ALFRED training examples"):
-        main([*common, "--validation", "100", "--out", str(tmp_path / "never.safetensors")])
+        train([*common, "--validation", "100", "--out", str(tmp_path / "never.safetensors")])
     with pytest.raises(SystemExit, match="trains alone"):
-        main([*common, "saycan", "--validation", "5", "--out", str(tmp_path / "never.safetensors")])
+        train([*common, "saycan", "--validation", "5", "--out", str(tmp_path / "never.safetensors")])
     assert not (tmp_path / "never.safetensors").exists()
 
 
@@ -206,15 +204,13 @@ def test_the_alfred_adapter_trains_on_the_alfred_training_set_alone(tmp_path: Pa
 def test_the_virtualhome_adapter_trains_on_training_examples_and_validates_on_development_ones(tmp_path: Path) -> None:
     """``--virtualhome``: SayCan's dialogs and ProgPrompt's programs of VirtualHome's training examples, the
     validation loss on development examples; a method without a VirtualHome encoder is refused."""
-    from llm_planner_ros.training.saycan_adapter import main
-
     examples = str(REPO_ROOT / "data" / "virtualhome" / "examples.jsonl")
     common = ["--virtualhome", examples, "--validation", "2", "--layers", "1", "--rank", "2", "--batch", "2"]
     common += ["--threads", "1", "--examples", "3", "--neighbours", "3", "--program-examples", "none"]
     for method in ("saycan", "progprompt"):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            assert main([*common, "--method", method, "--out", str(tmp_path / f"{method}.safetensors")]) == 0
+            assert train([*common, "--method", method, "--out", str(tmp_path / f"{method}.safetensors")]) == 0
         said = " ".join(out.getvalue().split())  # the log wraps long lines
         assert "3 training dialogs" in said, said
         losses = re.findall(r"validation loss (?:before|after): ([0-9.]+)", said)
@@ -223,16 +219,16 @@ def test_the_virtualhome_adapter_trains_on_training_examples_and_validates_on_de
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert (
-            main([*common, "--method", "saycan", "--goal-subsets", "2", "--out", str(tmp_path / "g.safetensors")]) == 0
+            train([*common, "--method", "saycan", "--goal-subsets", "2", "--out", str(tmp_path / "g.safetensors")]) == 0
         )
     said = " ".join(out.getvalue().split())
     made = re.search(r"goal subsets: 3/3 programs, (\d) made, (\d) left out", said)
     assert made is not None and int(made[1]) + int(made[2]) == 6 and int(made[1]) >= 4, said
     assert f"{3 + int(made[1])} training dialogs" in said, said
     with pytest.raises(SystemExit, match="--goal-subsets takes a count of 0 or more, with --virtualhome only"):
-        main([*common, "--method", "saycan", "--goal-subsets", "-1", "--out", str(tmp_path / "never.safetensors")])
+        train([*common, "--method", "saycan", "--goal-subsets", "-1", "--out", str(tmp_path / "never.safetensors")])
     with pytest.raises(SystemExit, match="--goal-subsets takes a count of 0 or more, with --virtualhome only"):
-        main(["--method", "saycan", "--goal-subsets", "2", "--out", str(tmp_path / "never.safetensors")])
+        train(["--method", "saycan", "--goal-subsets", "2", "--out", str(tmp_path / "never.safetensors")])
     with pytest.raises(SystemExit, match="trains saycan or progprompt"):
-        main([*common, "--method", "llm_planner", "--out", str(tmp_path / "never.safetensors")])
+        train([*common, "--method", "llm_planner", "--out", str(tmp_path / "never.safetensors")])
     assert not (tmp_path / "never.safetensors").exists()

@@ -105,7 +105,7 @@ def test_the_fairness_check_drops_what_an_evaluated_task_shares_and_counts_share
 
 
 def test_a_missing_or_malformed_examples_file_is_refused_with_the_command_that_builds_it(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="build them with `python -m llm_planner_ros.training"):
+    with pytest.raises(FileNotFoundError, match="build them with `llm-planner train virtualhome-examples"):
         load_examples(tmp_path / "none.jsonl")
     broken = tmp_path / "broken.jsonl"
     broken.write_text(load_examples()[0].to_json() + "\n\n" + '{"id": "1_1", "name": "x"}\n')

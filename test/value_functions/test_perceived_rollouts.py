@@ -16,11 +16,11 @@ import cv2
 import numpy as np
 import pytest
 
+from llm_planner_ros.cli.main import run_command
 from llm_planner_ros.perception.backends import BackendOptions, make_detector
 from llm_planner_ros.perception.detection import Detector
 from llm_planner_ros.physics_sim import PhysicsKitchen
 from llm_planner_ros.physics_sim.scripted import ScriptedSkills
-from llm_planner_ros.value_functions import training
 from llm_planner_ros.value_functions.collector import (
     PERCEPTION,
     SHARED_LOCALIZATION,
@@ -32,6 +32,8 @@ from llm_planner_ros.value_functions.collector import (
 )
 from llm_planner_ros.value_functions.perceived import CROP_PX, HeadCameraPerception, Seen, SeenObject, perceived_pick
 from llm_planner_ros.value_functions.relocalize import RelocalizeError, relocalize
+
+LLM_PLANNER = str(Path(sys.executable).parent / "llm-planner")
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +106,7 @@ def test_a_pick_planned_off_the_object_fails_as_on_the_graph(sim: PhysicsKitchen
 @pytest.mark.timeout(240)
 def test_the_collector_command_records_perceived_picks_and_keeps_its_observer(tmp_path: Path) -> None:
     out = tmp_path / "perceived.jsonl"
-    command = [sys.executable, "-m", "llm_planner_ros.value_functions.collector", "--out", str(out),
+    command = [LLM_PLANNER, "collect", "value-functions", "--out", str(out),
                "--count", "6", "--seed", "3", "--cycle", "pick", "--observe", PERCEPTION]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=200)
     assert done.returncode == 0, done.stderr
@@ -139,7 +141,7 @@ def test_perceived_objects_move_with_the_localization_and_old_files_are_relocali
 ) -> None:
     """The collector puts the localization error on the robot and on what its camera saw alike, so the
     robot-to-object geometry is the look's. A file collected before (error on the robot alone, no
-    ``localization`` mark) is rewritten by ``llm_planner_ros.value_functions.relocalize`` to what the collector records
+    ``localization`` mark) is rewritten by ``llm-planner collect relocalize`` to what the collector records
     now, and training refuses it until then; marked rollouts are kept; a rollout the replay cannot
     reproduce is refused and nothing written."""
     new = tmp_path / "new.jsonl"
@@ -173,15 +175,15 @@ def test_perceived_objects_move_with_the_localization_and_old_files_are_relocali
 
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text("".join(r.to_json() + "\n" for r in old))
-    with pytest.raises(SystemExit, match="llm_planner_ros.value_functions.relocalize"):
-        training.main(["--rollouts", str(legacy), "--out", str(tmp_path / "vf.npz")])
+    with pytest.raises(SystemExit, match="llm-planner collect relocalize"):
+        run_command(["train", "value-functions", "--rollouts", str(legacy), "--out", str(tmp_path / "vf.npz")])
     # The command: a file it cannot vouch for gets no output; an existing output is never overwritten.
     bad = tmp_path / "bad.jsonl"
     bad.write_text("".join(replace(r, index=r.index + 100).to_json() + "\n" for r in old))
     command = [
-        sys.executable,
-        "-m",
-        "llm_planner_ros.value_functions.relocalize",
+        LLM_PLANNER,
+        "collect",
+        "relocalize",
         str(bad),
         "--out",
         str(tmp_path / "out.jsonl"),

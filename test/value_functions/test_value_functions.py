@@ -106,7 +106,7 @@ def test_weight_file_round_trip_and_refusals(kitchen: Domain, tmp_path: Path) ->
     assert networks["pick"].probabilities(features) == pytest.approx(
         (members[0].probabilities(features) + members[1].probabilities(features)) / 2
     )
-    with pytest.raises(WeightFileError, match="not found at .*python -m llm_planner_ros.value_functions.training"):
+    with pytest.raises(WeightFileError, match="not found at .*llm-planner train value-functions"):
         load_value_functions(tmp_path / "missing.npz", featurizer)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(WeightFileError, match="is not a value-function weight file"):
@@ -297,9 +297,7 @@ def test_old_weight_files_are_refused_with_the_rebuild_command(
     meta = json.loads(str(arrays["meta"]))
     arrays["meta"] = np.array(json.dumps({**meta, **change}))
     np.savez(tmp_path / "old.npz", **arrays)
-    with pytest.raises(
-        WeightFileError, match=f"{refusal}.*rebuild it with `python -m llm_planner_ros.value_functions.training`"
-    ):
+    with pytest.raises(WeightFileError, match=f"{refusal}.*rebuild it with `llm-planner train value-functions`"):
         load_value_functions(tmp_path / "old.npz", Featurizer(kitchen.config))
     # A file from before the trees (format 2: MLP layers) lacks the tree arrays; so does a damaged one.
     del arrays["pick/0/threshold"]
@@ -374,7 +372,7 @@ def test_resumed_training_retrains_a_family_whose_rollouts_changed(
 ) -> None:
     # A rollout file collected again (another perception, the same seed and count) has as many rows as
     # before: a resume that compared counts kept the stale pick model.
-    from llm_planner_ros.value_functions.training import main as train
+    from llm_planner_ros.cli.main import run_command
 
     data = REPO_ROOT / "data" / "value_functions"
     lines: list[str] = []
@@ -393,11 +391,12 @@ def test_resumed_training_retrains_a_family_whose_rollouts_changed(
                     break
     rollouts, weights = tmp_path / "rollouts.jsonl", tmp_path / "value_functions.npz"
     rollouts.write_text("".join(lines))
-    args = ["--rollouts", str(rollouts), "--out", str(weights), "--members", "1", "--resume"]
-    assert train(args) == 0
+    args = ["train", "value-functions", "--rollouts", str(rollouts), "--out", str(weights)]
+    args += ["--members", "1", "--resume"]
+    assert run_command(args) == 0
     out = capsys.readouterr().out
     assert all(f"training {f}: member 0" in out for f in LEARNED_FAMILIES), out
-    assert train(args) == 0
+    assert run_command(args) == 0
     out = capsys.readouterr().out
     assert all(f"training {f}: kept from" in out for f in LEARNED_FAMILIES), out
     # The same picks with every outcome flipped: as many rows, other data.
@@ -408,7 +407,7 @@ def test_resumed_training_retrains_a_family_whose_rollouts_changed(
             record["success"] = not record["success"]
         flipped.append(json.dumps(record) + "\n")
     rollouts.write_text("".join(flipped))
-    assert train(args) == 0
+    assert run_command(args) == 0
     out = capsys.readouterr().out
     assert "training pick: member 0" in out
     assert all(f"training {f}: kept from" in out for f in ("place", "goto", "drawer"))

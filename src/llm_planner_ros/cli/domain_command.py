@@ -10,8 +10,8 @@ Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml``, ``--generate`` tasks written 
 unsafe: ``training.domain_bank.hold_back_examples``), leaving out any request that an evaluation file
 (``DIR/episodes.yaml``, ``DIR/dev.yaml``, each ``--exclude``) holds. ``--adapter`` then trains one adapter on
 the bank for the methods it names (saycan, progprompt, llm_planner, zero_shot; none named: saycan) and writes
-it as ``DIR/adapters/<method>.safetensors`` for each (``training.saycan_adapter``). ``--saycanpay`` trains
-SayCanPay's Can and Pay models on the bank's plans (``training.saycanpay_models --domain-folder``) as
+it as ``DIR/adapters/<method>.safetensors`` for each (``llm-planner train saycan-adapter``). ``--saycanpay`` trains
+SayCanPay's Can and Pay models on the bank's plans (``llm-planner train saycanpay --domain-folder``) as
 ``DIR/saycanpay/can.safetensors`` and ``pay.safetensors``, which ``planner: saycanpay`` uses in that domain;
 ``--saycanpay-resume`` continues them from their checkpoints. Exit status 1 when an episode has no plan or
 nothing was written.
@@ -169,18 +169,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def train_saycanpay_models(folder: Path, bank: Path, args: argparse.Namespace, console: Any) -> int:
-    """SayCanPay's Can and Pay models trained on the plans of ``bank`` (``training.saycanpay_models``),
+    """SayCanPay's Can and Pay models trained on the plans of ``bank`` (``llm-planner train saycanpay``),
     written where ``planner: saycanpay`` looks for them in the domain (``domain_scorer_file``)."""
     if bank != folder / BANK_FILE:
         console.print(f"[red]--saycanpay trains on the domain's own bank {folder / BANK_FILE}[/red]: leave out --out")
         return 1
-    from llm_planner_ros.training.saycanpay_models import main as train  # loads torch
+    from llm_planner_ros.cli.main import run_command
 
     for kind in ("can", "pay"):
         console.print(f"training SayCanPay's {kind} model of {folder} on {bank}")
-        status = train(
+        status = run_command(
             [
-                *(kind, "--domain-folder", str(folder), "--epochs", str(args.saycanpay_epochs)),
+                *("train", "saycanpay", kind),
+                *("--domain-folder", str(folder), "--epochs", str(args.saycanpay_epochs)),
                 *("--seed", str(args.seed), "--patience", "3"),
                 *(["--pay-same-plan-negatives"] if kind == "pay" else []),
                 *(["--resume"] if args.saycanpay_resume else []),
@@ -192,10 +193,10 @@ def train_saycanpay_models(folder: Path, bank: Path, args: argparse.Namespace, c
 
 
 def train_domain_adapter(folder: Path, bank: Path, methods: list[str], args: argparse.Namespace, console: Any) -> int:
-    """One adapter trained on ``bank`` for ``methods`` (``training.saycan_adapter``), written for each of
+    """One adapter trained on ``bank`` for ``methods`` (``llm-planner train saycan-adapter``), written for each of
     them. It continues ``--resume``, else the domain's SayCan adapter for the other methods (as the
     kitchen's method adapters continue its SayCan adapter), else the packaged one, which knows the format."""
-    from llm_planner_ros.training.saycan_adapter import main as train  # loads torch
+    from llm_planner_ros.cli.main import run_command
 
     adapters = folder / ADAPTERS_FOLDER
     adapters.mkdir(exist_ok=True)
@@ -203,8 +204,9 @@ def train_domain_adapter(folder: Path, bank: Path, methods: list[str], args: arg
     own = adapters / "saycan.safetensors"
     start = args.resume or (own if methods != ["saycan"] and own.is_file() else default_domain_adapter("saycan"))
     console.print(f"training {out} for {', '.join(methods)} on {bank}, from {start}")
-    status = train(
+    status = run_command(
         [
+            *("train", "saycan-adapter"),
             *("--bank", str(bank), "--domain", str(folder), "--method", *methods, "--out", str(out)),
             *("--resume", str(start), "--examples", str(args.adapter_examples), "--seed", str(args.seed)),
             *("--max-minutes", str(args.max_minutes), "--lr", "4e-4"),

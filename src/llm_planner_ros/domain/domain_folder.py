@@ -25,7 +25,7 @@ DEV_FILE = "dev.yaml"
 BANK_FILE = "bank.jsonl"
 ADAPTERS_FOLDER = "adapters"
 SAYCANPAY_FOLDER = "saycanpay"
-# Optional: the learned value functions of the domain (`python -m llm_planner_ros.value_functions.training`).
+# Optional: the learned value functions of the domain (`llm-planner train value-functions`).
 VALUE_FUNCTIONS_FILE = "value_functions.npz"
 # Optional: the methods' own example files (examples/<method>.yaml: progprompt, zero_shot, llm_planner),
 # written for the domain; a method without one takes its examples from the bank.

@@ -17,7 +17,7 @@ drawer skills; states that differ only in which instance of a label lies where a
 expands states in A* order with an estimate that never overshoots. Every plan found is replayed on the
 full world before it is returned.
 
-    python -m llm_planner_ros.domain.oracle domains/saycan_kitchen/dev.yaml   # per-family summary of oracle plans
+    llm-planner oracle domains/saycan_kitchen/dev.yaml   # per-family summary of oracle plans
 """
 
 from __future__ import annotations
@@ -507,18 +507,23 @@ def _summary(checks: Iterable[EpisodeCheck], seconds: float) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Check an episode file with the oracle and print plan lengths per family.
-
-    Exit status 0: every episode is fair; 1: some are not (stderr says which and why); 2: the file does
-    not load."""
-    parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.domain.oracle", description=main.__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``llm-planner oracle``."""
+    parser.epilog = (
+        "exit status 0: every episode is fair; 1: some are not (stderr says which and why); 2: the file does not load"
+    )
     parser.add_argument("episodes", type=Path, help="episode file (docs/episodes.md)")
     parser.add_argument("--plans", action="store_true", help="also print each episode's oracle plan")
     parser.add_argument(
         "--domain", type=Path, metavar="DIR", help="domain folder of the episodes (default: the SayCan kitchen)"
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check an episode file with the oracle and print plan lengths per family.
+
+    Exit status 0: every episode is fair; 1: some are not (stderr says which and why); 2: the file does
+    not load."""
     try:
         kitchen = load_domain(args.domain) if args.domain else load_domain_files()
         episodes = load_episodes(args.episodes, kitchen)
@@ -539,7 +544,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in check.problems:
             print(f"episode {check.episode.id}: {problem}", file=sys.stderr)
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
 """Write a domain's hold-back development set: requests that need nothing done, as an episode file.
 
-    python -m llm_planner_ros.evaluation.hold_back_set [--domain DIR] --out FILE [--per-kind 25] [--seed 7] \
+    llm-planner domain hold-back-set [--domain DIR] --out FILE [--per-kind 25] [--seed 7] \
         [--tasks-out FILE --tasks 100]
 
 ``--per-kind`` requests of each of the four kinds (stop, out of scope, unsafe, missing), worded by the
@@ -14,7 +14,6 @@ evaluation requests), so false refusals are measured on more than a hand-written
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import yaml
 from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.domain_folder import BANK_FILE, DEV_FILE, EPISODES_FILE, load_domain
 from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.paths import default_domain_file, repo_path
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
@@ -100,20 +100,23 @@ def write_episodes(path: Path, document: dict[str, object], what: str, command: 
     print(f"wrote {len(document['episodes'])} episodes to {path}")  # type: ignore[arg-type]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner domain hold-back-set``."""
     parser.add_argument("--domain", default="", help="a domain folder (default: the packaged kitchen)")
     parser.add_argument("--out", type=Path, required=True, help="the episode file to write")
     parser.add_argument("--per-kind", type=int, default=25, help="requests of each kind (>= 1)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--tasks-out", type=Path, help="also write generated ordinary requests to this file")
     parser.add_argument("--tasks", type=int, default=100, help="ordinary requests of --tasks-out (>= 1)")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the hold-back episodes, and with ``--tasks-out`` the ordinary ones (see the module docstring)."""
     if args.per_kind < 1 or args.tasks < 1:
-        parser.error("--per-kind and --tasks must be at least 1")
+        raise InputError("--per-kind and --tasks must be at least 1")
     kitchen = load_domain(args.domain) if args.domain else load_domain_files()
     domain = f"--domain {args.domain} " if args.domain else ""
-    command = f"python -m llm_planner_ros.evaluation.hold_back_set {domain}--out {args.out} --per-kind {args.per_kind}"
+    command = f"llm-planner domain hold-back-set {domain}--out {args.out} --per-kind {args.per_kind}"
     command += f" --seed {args.seed}"
     if args.tasks_out:
         command += f" --tasks-out {args.tasks_out} --tasks {args.tasks}"
@@ -125,7 +128,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         tasks = task_episodes(kitchen, args.tasks, args.seed, exclude)
         write_episodes(args.tasks_out, tasks, f"Ordinary development requests of {world}", command)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -143,8 +143,7 @@ def merge_adapter(model: Any, path: str | Path, base: str | None = None) -> int:
     path = Path(path)
     if not path.is_file():
         raise ModelLoadError(
-            f"adapter file not found at {path}: train one (python -m llm_planner_ros.training.saycan_adapter) "
-            "or leave `adapter` empty"
+            f"adapter file not found at {path}: train one (llm-planner train saycan-adapter) or leave `adapter` empty"
         )
     with safe_open(str(path), framework="pt") as handle:
         metadata = handle.metadata() or {}

@@ -11,7 +11,7 @@ from llm_planner_ros.perception.proposals import ProposalConfig
 
 BACKENDS = ("embedded", "owlvit", "owlv2")
 DEFAULT_ENCODER = "data/perception/region_encoder.safetensors"
-# A domain folder's own region encoder (``python -m llm_planner_ros.perception.training --domain DIR``).
+# A domain folder's own region encoder (``llm-planner train region-encoder --domain DIR``).
 DOMAIN_ENCODER_FILE = "region_encoder.safetensors"
 
 

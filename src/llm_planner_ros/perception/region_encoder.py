@@ -117,7 +117,7 @@ class RegionEncoder(nn.Module):
         if not path.is_file() or not meta_path.is_file():
             raise DetectorError(
                 f"region encoder not found at {path} (+ .json): train it with "
-                "`python -m llm_planner_ros.perception.training` (docs/perception.md) or give `encoder_path`"
+                "`llm-planner train region-encoder` (docs/perception.md) or give `encoder_path`"
             )
         try:
             shape = EncoderShape(**json.loads(meta_path.read_text())["shape"])

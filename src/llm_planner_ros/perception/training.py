@@ -1,8 +1,8 @@
 """Train the embedded detector's region encoder on rendered scenes (seeded, staged, resumable).
 
-    python -m llm_planner_ros.perception.training --scenes 1000 --physics-scenes 3000 --epochs 60 --seed 0 \
+    llm-planner train region-encoder --scenes 1000 --physics-scenes 3000 --epochs 60 --seed 0 \
         --work-dir /tmp/region_encoder --out data/perception/region_encoder.safetensors [--resume]
-    python -m llm_planner_ros.perception.training --domain domains/office --scenes 0 --physics-scenes 600 \
+    llm-planner train region-encoder --domain domains/office --scenes 0 --physics-scenes 600 \
         --work-dir /tmp/office_encoder --out domains/office/region_encoder.safetensors [--resume]
 
 ``--domain DIR`` trains on a domain folder's own object models (its layout.yaml, docs/domains.md); the
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -34,6 +33,7 @@ import torch
 
 from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.perception.detection import View
@@ -171,10 +171,8 @@ def train(args: argparse.Namespace, x: np.ndarray, y: np.ndarray, text: np.ndarr
     return encoder.eval()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m llm_planner_ros.perception.training", description=__doc__.splitlines()[0]
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train region-encoder``."""
     parser.add_argument("--scenes", type=int, default=600, help="rendered synthetic training scenes")
     parser.add_argument(
         "--physics-scenes", type=int, default=0, help="rendered physics-kitchen training scenes (train split)"
@@ -194,15 +192,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("data/perception/region_encoder.safetensors"))
     parser.add_argument("--domain", type=Path, default=None, help="domain folder (default: the default domain)")
     parser.add_argument("--resume", action="store_true", help="keep finished shards and continue from the checkpoint")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render, train and save the encoder (see the module docstring)."""
     started = time.monotonic()
     kitchen = load_domain(args.domain) if args.domain is not None else load_domain_files()
     labels = list(kitchen.config.labels)
     unknown = [label for label in labels if label not in CATALOGUE]
     if args.scenes and unknown:
-        parser.error(f"--scenes: the synthetic scenes have no model of {', '.join(unknown)}: pass --scenes 0")
+        raise InputError(f"--scenes: the synthetic scenes have no model of {', '.join(unknown)}: pass --scenes 0")
     if args.instance_sets < 1:
-        parser.error(f"--instance-sets is {args.instance_sets}: give 1 or more")
+        raise InputError(f"--instance-sets is {args.instance_sets}: give 1 or more")
     sources = SceneSources(kitchen, args.instance_sets)
     try:
         x, y = build_data(args, sources, labels)
@@ -227,7 +228,3 @@ def main(argv: list[str] | None = None) -> int:
     encoder.save(args.out, info)
     print(f"saved {args.out} ({json.dumps(info)})", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

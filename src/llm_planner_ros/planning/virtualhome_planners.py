@@ -79,7 +79,7 @@ def build_virtualhome_planner(
     if not examples:
         raise ValueError(
             "no VirtualHome prompt examples: build them with "
-            f"`python -m llm_planner_ros.training.virtualhome_examples --out {EXAMPLES_FILE}`"
+            f"`llm-planner train virtualhome-examples --out {EXAMPLES_FILE}`"
         )
     builder = {
         "saycan": _saycan,

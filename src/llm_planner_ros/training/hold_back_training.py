@@ -1,6 +1,6 @@
 """Train the hold-back model (planning.hold_back.classifier) on requests generated across many domains.
 
-    python -m llm_planner_ros.training.hold_back_training --out data/hold_back/hold_back.npz [--resume]
+    llm-planner train hold-back --out data/hold_back/hold_back.npz [--resume]
 
 Stages, each with its output under ``--work`` (default out/hold_back/), so ``--resume`` skips what is done:
 1. ``features``: for the shipped kitchen and office and ``--synthetic`` generated domains (names drawn
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +27,7 @@ import numpy as np
 
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.paths import packaged_path
@@ -176,8 +176,8 @@ def evaluate(
     return report
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train hold-back``."""
     parser.add_argument("--out", default="data/hold_back/hold_back.npz", help="the weight file to write")
     parser.add_argument("--work", default="out/hold_back", help="where each stage's output is kept")
     parser.add_argument("--resume", action="store_true", help="skip the stages whose output exists")
@@ -186,9 +186,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--per-kind", type=int, default=60, help="requests of each kind per domain")
     parser.add_argument("--bank-tasks", type=int, default=5000, help="bank instructions per shipped domain")
     parser.add_argument("--c", type=finite_float, default=4.0, help="inverse L2 strength of the regression")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Features, fit, then the development accuracy per kind (see the module docstring)."""
     if args.per_kind < 1 or args.synthetic < 0 or args.bank_tasks < 0 or args.c <= 0:
-        parser.error("--per-kind must be >= 1, --synthetic and --bank-tasks >= 0, --c > 0")
+        raise InputError("--per-kind must be >= 1, --synthetic and --bank-tasks >= 0, --c > 0")
     embedder = SentenceTransformerEmbedder()
     features_path = Path(args.work) / f"features_seed{args.seed}.npz"
     if args.resume and features_path.is_file():
@@ -199,7 +202,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = evaluate(model, embedder, per_kind=40, seed=args.seed + 1)
     print(json.dumps({"dev_accuracy": report}, indent=2))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -32,9 +32,9 @@ The shipped adapter (domains/saycan_kitchen/adapters/saycan.safetensors) is six 
 bank of seed 0, then 3,600 each from banks of seeds 1 to 5 (docs/benchmarks.md, "The SayCan adapter"),
 e.g. the last:
 
-    python -m llm_planner_ros.training.saycan_bank --count 12000 --seed 5 --exclude domains/saycan_kitchen/dev.yaml \
+    llm-planner train saycan-bank --count 12000 --seed 5 --exclude domains/saycan_kitchen/dev.yaml \
         --exclude data/saycan/held_out_instructions.txt --out /tmp/bank5.jsonl
-    python -m llm_planner_ros.training.saycan_adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \
+    llm-planner train saycan-adapter --bank /tmp/bank5.jsonl --resume /tmp/stage5.safetensors \
         --seed 5 --lr 4e-4 --out domains/saycan_kitchen/adapters/saycan.safetensors
 
 The adapters of ProgPrompt, LLM-Planner and zero-shot planning (data/progprompt/, data/llm_planner/,
@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -505,9 +504,8 @@ def _validate(trainer: TopLayerTrainer, cache: Sequence[tuple[list[TrainingSeque
     return sum(losses) / len(losses)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Train the SayCan adapter (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_adapter", description=main.__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train saycan-adapter``."""
     parser.add_argument("--bank", type=Path, default=BANK_FILE, help=f"example bank (default {BANK_FILE})")
     parser.add_argument(
         "--prompt", type=Path, default=PROMPT_FILE, help=f"prompt whose preamble is used (default {PROMPT_FILE})"
@@ -609,14 +607,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--max-minutes", type=finite_float, default=45.0, help="stop training after this long (default 45)"
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train the SayCan adapter (see the module docstring)."""
     if args.goal_subsets < 0 or (args.goal_subsets and not args.virtualhome):
         raise SystemExit(f"--goal-subsets takes a count of 0 or more, with --virtualhome only; got {args.goal_subsets}")
     if args.out is None:
         method = next((m for m in args.method if m != "saycan"), "saycan")
         args.out = BENCHMARK_ADAPTERS.get(method) or default_domain_adapter(method)
     return train(args)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,7 +10,7 @@ Decontamination: examples whose instruction equals (case and punctuation aside) 
 ``--exclude`` file (an episode file, or a text file of one instruction per line, ``#`` comments) are
 dropped, so a bank never contains an evaluation request verbatim.
 
-    python -m llm_planner_ros.training.saycan_bank --count 4000 --seed 0 --exclude domains/saycan_kitchen/dev.yaml \
+    llm-planner train saycan-bank --count 4000 --seed 0 --exclude domains/saycan_kitchen/dev.yaml \
         --exclude data/saycan/held_out_instructions.txt --out domains/saycan_kitchen/bank.jsonl
 """
 
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -145,9 +144,8 @@ def excluded_instructions(path: Path, kitchen: Domain) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Generate the example bank (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_bank", description=main.__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train saycan-bank``."""
     parser.add_argument("--count", type=int, default=4000, help="examples to generate (default 4000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -159,7 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--lexicon", type=Path, default=LEXICON_FILE, help=f"word lists (default {LEXICON_FILE})")
     parser.add_argument("--out", type=Path, default=BANK_FILE, help=f"output JSONL (default {BANK_FILE})")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Generate the example bank (see the module docstring)."""
     kitchen = load_domain_files()
     exclude = [text for path in args.exclude for text in excluded_instructions(path, kitchen)]
     started = time.perf_counter()
@@ -174,7 +175,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     for family, n in sorted(families.items()):
         print(f"  {family:<22} {n}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

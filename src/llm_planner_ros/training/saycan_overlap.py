@@ -6,8 +6,8 @@ sponge and put it in the trash can."). This measures that: for each episode, the
 the largest word-set Jaccard similarity, and how many episodes per family have one at or above a
 threshold.
 
-    python -m llm_planner_ros.training.saycan_overlap --bank /tmp/bank5.jsonl --episodes domains/saycan_kitchen/dev.yaml
-    python -m llm_planner_ros.training.saycan_overlap --domain domains/office --bank domains/office/bank.jsonl \
+    llm-planner train saycan-overlap --bank /tmp/bank5.jsonl --episodes domains/saycan_kitchen/dev.yaml
+    llm-planner train saycan-overlap --domain domains/office --bank domains/office/bank.jsonl \
         --episodes domains/office/episodes.yaml
 """
 
@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,14 +63,16 @@ def nearest_requests(episodes: Iterable[tuple[str, str, str]], training: Iterabl
     return found
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print, per family, how many episodes have a training request at or above --threshold."""
-    parser = argparse.ArgumentParser(prog="python -m llm_planner_ros.training.saycan_overlap", description=main.__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train saycan-overlap``."""
     parser.add_argument("--bank", type=Path, action="append", required=True, help="training bank JSONL (repeatable)")
     parser.add_argument("--episodes", type=Path, default=default_domain() / "dev.yaml")
     parser.add_argument("--threshold", type=finite_float, default=0.8, help="word-set Jaccard similarity (default 0.8)")
     parser.add_argument("--domain", type=Path, help="the domain folder of the episodes (default: the SayCan kitchen)")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print, per family, how many episodes have a training request at or above --threshold."""
     suite = load_episodes(args.episodes, load_domain(args.domain) if args.domain else load_domain_files())
     training = [example.instruction for path in args.bank for example in load_bank(path)]
     found = nearest_requests(((e.id, e.family, e.instruction) for e in suite.episodes), training)
@@ -90,7 +91,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     for item in sorted((i for items in close.values() for i in items), key=lambda i: -i.similarity):
         print(f"  {item.similarity:.2f} {item.episode}: {item.request!r} ~ {item.nearest!r}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -7,7 +7,7 @@ task's oracle plan: at every step it scores all admissible skills with the langu
 ``llm_planner_ros.domain.oracle.optimal_next_skills`` marks the right ones. ``fit_temperature`` then chooses the
 T under which softmax(log p / T) is most likely to pick a right skill.
 
-    nice -n 5 python -m llm_planner_ros.training.saycan_temperature --tasks 120 --seed 17 \
+    nice -n 5 llm-planner train saycan-temperature --tasks 120 --seed 17 \
         --exclude domains/saycan_kitchen/dev.yaml --json out/saycan_llm_temperature.json
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -89,15 +88,8 @@ def summary(samples: Sequence[StepSample], temperature: float) -> dict[str, Any]
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Fit the temperature (see the module docstring)."""
-    from llm_planner_ros.llm.factory import load_embedder, load_language_model
-    from llm_planner_ros.options import parse_key_values
-    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
-
-    parser = argparse.ArgumentParser(
-        prog="python -m llm_planner_ros.training.saycan_temperature", description=main.__doc__
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train saycan-temperature``."""
     parser.add_argument("--tasks", type=int, default=120, help="generated tasks to walk (default 120)")
     parser.add_argument("--seed", type=int, default=17, help="generator seed (the bank's is 0)")
     parser.add_argument(
@@ -105,7 +97,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="language model setting")
     parser.add_argument("--json", type=Path, help="write the fit and its summary here")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fit the temperature (see the module docstring)."""
+    from llm_planner_ros.llm.factory import load_embedder, load_language_model
+    from llm_planner_ros.options import parse_key_values
+    from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
+
     kitchen = load_domain_files()
     exclude = [e.instruction for e in load_bank(BANK_FILE)]
     exclude += [text for path in args.exclude for text in excluded_instructions(path, kitchen)]
@@ -126,8 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     temperature = fit_temperature(samples)
     result = {
-        "command": "python -m llm_planner_ros.training.saycan_temperature "
-        + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": args.command_line,
         "tasks": args.tasks,
         "seed": args.seed,
         "wall_s": round(time.perf_counter() - started, 1),
@@ -139,7 +137,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(text + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,12 +1,12 @@
 r"""Train SayCanPay's Can or Pay model (arXiv 2308.12682, section 6) from expert plans, on a CPU.
 
-    python -m llm_planner_ros.training.saycanpay_models can --episodes benchmarks/babyai/train.txt \
+    llm-planner train saycanpay can --episodes benchmarks/babyai/train.txt \
         --out data/saycanpay/babyai_can.safetensors [--epochs 20] [--seed 0] [--state-negatives 2] [--resume]
-    python -m llm_planner_ros.training.saycanpay_models pay --episodes benchmarks/babyai/train.txt \
+    llm-planner train saycanpay pay --episodes benchmarks/babyai/train.txt \
         --out data/saycanpay/babyai_pay.safetensors [--delta 0.9]
-    python -m llm_planner_ros.training.saycanpay_models can --domain kitchen --plans 2000 \
+    llm-planner train saycanpay can --domain kitchen --plans 2000 \
         --out domains/saycan_kitchen/saycanpay/can.safetensors [--data-seed 1] [--exclude FILE ...]
-    python -m llm_planner_ros.training.saycanpay_models can --domain-folder domains/office \
+    llm-planner train saycanpay can --domain-folder domains/office \
         [--out domains/office/saycanpay/can.safetensors]
 
 The expert plans (``saycanpay_trajectories``): with ``--domain babyai`` the episodes of a split file;
@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -59,8 +58,9 @@ import torch
 import torch.nn.functional as F
 
 from llm_planner_ros.domain.definition import load_domain_files
-from llm_planner_ros.domain.domain_folder import BANK_FILE, DomainFolderError, domain_folder, domain_scorer_file
+from llm_planner_ros.domain.domain_folder import BANK_FILE, domain_folder, domain_scorer_file
 from llm_planner_ros.domain.skill_library import SkillLibrary
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.base import Embedder
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.options import finite_float
@@ -272,7 +272,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         best_epoch = saved.get("best_epoch", first_epoch)
         print(f"resumed from {checkpoint} after epoch {first_epoch} (best {best:.4f})", flush=True)
     record: dict[str, object] = {
-        "command": " ".join(["python -m llm_planner_ros.training.saycanpay_models", *args.argv]),
+        "command": args.command_line,
         "domain": args.domain,
         "episodes": source,
         "train_trajectories": len(training_set),
@@ -333,8 +333,8 @@ def _rounded(metrics: dict[str, float]) -> dict[str, float]:
     return {f"val_{k}": round(v, 4) for k, v in metrics.items() if k != "score"}
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train saycanpay``."""
     parser.add_argument("kind", choices=("can", "pay"))
     parser.add_argument("--domain", choices=DOMAINS, default="babyai", help="the world the plans are of")
     parser.add_argument(
@@ -381,33 +381,30 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--resume", action="store_true", help="continue from OUT.ckpt")
-    args = parser.parse_args(argv)
-    args.argv = list(argv if argv is not None else sys.argv[1:])  # the command, recorded in the weight file
-    if not 0.0 < args.delta < 1.0:
-        parser.error(f"--delta must be in (0, 1), got {args.delta}")
-    if not 0.0 < args.val_fraction < 1.0:
-        parser.error(f"--val-fraction must be in (0, 1), got {args.val_fraction}")
-    if args.plans < 2:
-        parser.error(f"--plans must be at least 2 (training and validation plans), got {args.plans}")
-    args.kitchen = None
-    if args.domain_folder is not None:
-        try:
-            args.domain_folder = domain_folder(args.domain_folder)
-        except DomainFolderError as error:
-            parser.error(str(error))
-        args.domain = "kitchen"
-        args.kitchen = load_domain_files(args.domain_folder.world, args.domain_folder.skills)
-        args.out = args.out or domain_scorer_file(args.domain_folder.path, args.kind)
-    elif args.out is None:
-        parser.error("--out is required (it defaults only with --domain-folder)")
-    return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    record = train(parse_args(argv))
+def run(args: argparse.Namespace) -> int:
+    """Train the model (see the module docstring) and print its best epoch."""
+    record = train(checked(args))
     print(f"best epoch {record.get('epoch')}: {record}", flush=True)
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def checked(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` checked (InputError naming the option), with ``--domain-folder``'s kitchen and default
+    ``--out`` filled in."""
+    if not 0.0 < args.delta < 1.0:
+        raise InputError(f"--delta must be in (0, 1), got {args.delta}")
+    if not 0.0 < args.val_fraction < 1.0:
+        raise InputError(f"--val-fraction must be in (0, 1), got {args.val_fraction}")
+    if args.plans < 2:
+        raise InputError(f"--plans must be at least 2 (training and validation plans), got {args.plans}")
+    args.kitchen = None
+    if args.domain_folder is not None:
+        args.domain_folder = domain_folder(args.domain_folder)  # DomainFolderError is an InputError
+        args.domain = "kitchen"
+        args.kitchen = load_domain_files(args.domain_folder.world, args.domain_folder.skills)
+        args.out = args.out or domain_scorer_file(args.domain_folder.path, args.kind)
+    elif args.out is None:
+        raise InputError("--out is required (it defaults only with --domain-folder)")
+    return args

@@ -1,6 +1,6 @@
 r"""Build the VirtualHome prompt examples from eai-eval's programs that are not evaluated tasks.
 
-    python -m llm_planner_ros.training.virtualhome_examples --out data/virtualhome/examples.jsonl
+    llm-planner train virtualhome-examples --out data/virtualhome/examples.jsonl
 
 Each such program (``virtualhome_domain.examples.program_ids``) becomes one example: its request written by
 the same ``render_instruction`` as an evaluated task's, from the goals read off its final scene, and its
@@ -16,7 +16,6 @@ reported (VirtualHome reuses task names such as "Turn on light" across different
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,10 +109,13 @@ def fairness_check(
     return kept, counts
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train virtualhome-examples``."""
     parser.add_argument("--out", type=Path, default=EXAMPLES_FILE, help="the examples file to write")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the examples and write the ones the fairness check keeps (see the module docstring)."""
     identifiers = program_ids()
     built: list[VirtualHomeExample] = []
     for number, identifier in enumerate(identifiers, start=1):
@@ -134,7 +136,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{counts['same_name_kept']} kept share a task name with an evaluated task"
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

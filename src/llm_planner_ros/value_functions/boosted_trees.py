@@ -24,7 +24,7 @@ import numpy as np
 from llm_planner_ros.value_functions.features import FEATURE_VERSION, Featurizer
 
 FORMAT = "llm_planner_ros.value_functions/3"
-REBUILD = "rebuild it with `python -m llm_planner_ros.value_functions.training` (docs/value_functions.md)"
+REBUILD = "rebuild it with `llm-planner train value-functions` (docs/value_functions.md)"
 TREE_ARRAYS = ("feature", "threshold", "left", "right", "value", "roots", "base")
 
 

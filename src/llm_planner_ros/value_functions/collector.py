@@ -16,7 +16,7 @@ simulation's contact solver starts cold).
 only the drawer skills (open, close, put the X in the drawer; the rollout's ``argument`` is ``open``,
 ``close`` or the label put in). A file keeps one cycle: resuming with another is refused.
 
-    nice -n 10 python -m llm_planner_ros.value_functions.collector --out data/value_functions/rollouts_seed0.jsonl.gz \
+    nice -n 10 llm-planner collect value-functions --out data/value_functions/rollouts_seed0.jsonl.gz \
         --count 10000 --seed 0 --resume
 """
 
@@ -27,7 +27,6 @@ import gzip
 import json
 import math
 import random
-import sys
 import time
 import zlib
 from collections import Counter
@@ -58,7 +57,7 @@ SIMULATED, PERCEPTION = "simulated", "perception"
 OBSERVERS = (SIMULATED, PERCEPTION)
 # A perceived rollout's ``localization``: SHARED when the localization error moved the robot and the
 # camera's objects alike (``seen_through_localization``); "" in lines collected before, which drew it
-# for the robot alone (``python -m llm_planner_ros.value_functions.relocalize`` rewrites them, training refuses them).
+# for the robot alone (``llm-planner collect relocalize`` rewrites them, training refuses them).
 SHARED_LOCALIZATION = "shared"
 DRIFT_M = 0.45  # how far (back, sideways) the base is moved off its standing pose in most rollouts
 PERCEIVED_DRIFT_M = 0.15
@@ -579,8 +578,8 @@ def collect(
     return len(todo)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner collect value-functions``."""
     parser.add_argument(
         "--out", type=Path, required=True, help="JSON-lines file of rollouts, appended to (.jsonl.gz: gzip-compressed)"
     )
@@ -602,10 +601,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=SIMULATED,
         help="the simulator's state with noise, or the head camera through perception_node's pipeline (pick only)",
     )
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Collect the rollouts ``args`` name (see the module docstring)."""
     collect(args.out, args.count, args.seed, args.resume, cycle=args.cycle, observed_by=args.observe, first=args.first)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

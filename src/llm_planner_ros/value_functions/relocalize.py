@@ -13,7 +13,7 @@ tried once more in a new simulator (see ``relocalize``); a rollout that still do
 refused, every such rollout named and nothing written. Outcomes, messages and crops stay: the pick ran
 from the same look either way.
 
-    nice -n 5 python -m llm_planner_ros.value_functions.relocalize \
+    nice -n 5 llm-planner collect relocalize \
         data/value_functions/rollouts_pick_perceived_seed3.jsonl.gz \
         --out relocalized.jsonl.gz
 """
@@ -30,6 +30,7 @@ from functools import partial
 from pathlib import Path
 
 from llm_planner_ros.domain.skill import PICK
+from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.physics_sim import PhysicsKitchen
 from llm_planner_ros.value_functions.collector import (
     PERCEPTION,
@@ -120,17 +121,20 @@ def perceiving_collector(seed: int) -> Iterator[RolloutCollector]:
         sim.close()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner collect relocalize``."""
     parser.add_argument("rollouts", type=Path, help="collector file of perceived picks (.jsonl or .jsonl.gz)")
     parser.add_argument("--out", type=Path, required=True, help="file to write (refused when it exists)")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rewrite the file's rollouts to ``--out``; 1 when one does not replay (nothing written)."""
     if args.out.exists():
-        parser.error(f"{args.out} exists: name a new file (the input is never overwritten)")
+        raise InputError(f"{args.out} exists: name a new file (the input is never overwritten)")
     rollouts = load_rollouts(args.rollouts)
     seeds = sorted({r.seed for r in rollouts})
     if len(seeds) != 1:
-        parser.error(f"{args.rollouts} holds seeds {seeds}: one collection (one seed) per file")
+        raise InputError(f"{args.rollouts} holds seeds {seeds}: one collection (one seed) per file")
     try:
         with perceiving_collector(seeds[0]) as collector:
             rewritten = relocalize(rollouts, collector, partial(perceiving_collector, seeds[0]))
@@ -141,7 +145,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         file.writelines(r.to_json() + "\n" for r in rewritten)
     print(f"relocalize: wrote {len(rewritten)} rollouts to {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,7 +9,7 @@ stage sees its own random 70 % of the rows); the served probability is their mea
 after each family the weight file is written, and ``--resume`` keeps the families already in it that
 were trained on the same rollouts (a fingerprint of their features and outcomes) and members.
 
-    nice -n 10 python -m llm_planner_ros.value_functions.training \
+    nice -n 10 llm-planner train value-functions \
         --rollouts data/value_functions/rollouts_seed0.jsonl.gz \
         data/value_functions/rollouts_seed1.jsonl.gz --out domains/saycan_kitchen/value_functions.npz --seed 0
 """
@@ -20,7 +20,6 @@ import argparse
 import hashlib
 import math
 import random
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -180,14 +179,17 @@ def fit_ensemble(
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Fit the value functions on collector rollouts.")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``llm-planner train value-functions``."""
     parser.add_argument("--rollouts", type=Path, nargs="+", required=True, help="collector files (.jsonl or .jsonl.gz)")
     parser.add_argument("--out", type=Path, required=True, help="weight file (.npz) to write")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--members", type=int, default=5, help="models per family (their mean is served)")
     parser.add_argument("--resume", action="store_true", help="keep families already trained on the same data")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fit the value functions on collector rollouts, family by family (see the module docstring)."""
     kitchen = load_domain_files()
     featurizer = Featurizer(kitchen.config)
     rollouts = []
@@ -197,14 +199,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unmoved:
             raise SystemExit(
                 f"training: {unmoved} perceived rollouts of {path} were collected with the localization error on "
-                "the robot alone: run python -m llm_planner_ros.value_functions.relocalize "
+                "the robot alone: run llm-planner collect relocalize "
                 f"{path} --out NEW and train on NEW"
             )
         rollouts += loaded
     models: dict[str, FamilyEnsemble] = {}
     record: dict[str, object] = {
-        "command": "python -m llm_planner_ros.value_functions.training "
-        + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": args.command_line,
         "rollout_files": [p.name for p in args.rollouts],
         "seed": args.seed,
         "model": "gradient-boosted trees (scikit-learn GradientBoostingClassifier)",
@@ -240,7 +241,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         save_value_functions(args.out, models, featurizer, record)
     print(f"training: wrote {args.out}", flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -63,7 +63,7 @@ def load_examples(path: str | Path = EXAMPLES_FILE) -> list[VirtualHomeExample]:
     """The examples of ``path``; FileNotFoundError says how to build them, ValueError names a line that is
     not an example."""
     resolved = repo_path(path)
-    build = f"`python -m llm_planner_ros.training.virtualhome_examples --out {path}`"
+    build = f"`llm-planner train virtualhome-examples --out {path}`"
     if not resolved.is_file():
         raise FileNotFoundError(f"no VirtualHome examples at {resolved}: build them with {build}")
     examples = []

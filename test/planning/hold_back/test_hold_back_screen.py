@@ -112,7 +112,7 @@ def test_other_domains_hold_back_the_same_way(
 
 
 def test_a_missing_or_foreign_weight_file_names_the_file_and_the_command(tmp_path: Path) -> None:
-    with pytest.raises(HoldBackModelError, match="hold-back model not found at .*: run `python -m llm_planner_ros"):
+    with pytest.raises(HoldBackModelError, match="hold-back model not found at .*: run `llm-planner train hold-back`"):
         HoldBackModel.load(tmp_path / "absent.npz")
     foreign = tmp_path / "foreign.npz"
     np.savez(foreign, weights=np.zeros((3, 4)), bias=np.zeros(4), classes=np.array(["a"]), embedder="x", hash_dim=1)

@@ -220,18 +220,18 @@ def test_pay_can_add_a_negative_from_the_same_plan_at_another_step(trajectories:
 
 @pytest.mark.model
 def test_training_stops_when_validation_stops_improving(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from llm_planner_ros.training.saycanpay_models import main
+    from llm_planner_ros.cli.main import run_command
 
     out = tmp_path / "pay.safetensors"
     # lr 0: the validation score never improves after the first epoch, so patience 1 stops after epoch 2
-    args = ["pay", "--domain", "kitchen", "--plans", "6", "--data-seed", "5", "--out", str(out)]
-    main([*args, "--epochs", "5", "--lr", "0", "--patience", "1", "--pay-same-plan-negatives", "--threads", "1"])
+    args = ["train", "saycanpay", "pay", "--domain", "kitchen", "--plans", "6", "--data-seed", "5", "--out", str(out)]
+    run_command([*args, "--epochs", "5", "--lr", "0", "--patience", "1", "--pay-same-plan-negatives", "--threads", "1"])
     printed = capsys.readouterr().out
     assert "epoch 2/5" in printed and "epoch 3/5" not in printed
     assert "stopped: no better validation score for 1 epochs" in printed
     assert out.is_file() and (tmp_path / "pay.safetensors.ckpt").is_file()
     with pytest.raises(SystemExit, match="trained on other data"):  # the checkpoint records its negatives
-        main([*args, "--epochs", "3", "--resume", "--threads", "1"])
+        run_command([*args, "--epochs", "3", "--resume", "--threads", "1"])
 
 
 # ----- the Say prompt's examples, retrieved per instruction --------------------------------------------------

@@ -117,7 +117,7 @@ class HoldBackModel:
     def load(cls, path: Path) -> HoldBackModel:
         if not path.is_file():
             raise HoldBackModelError(
-                f"hold-back model not found at {path}: run `python -m llm_planner_ros.training.hold_back_training` "
+                f"hold-back model not found at {path}: run `llm-planner train hold-back` "
                 "(data/hold_back/README.md), or set the planner's hold_back parameter to false"
             )
         try:

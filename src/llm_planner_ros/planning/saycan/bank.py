@@ -58,8 +58,7 @@ def load_bank(path: str | Path = BANK_FILE) -> list[PlanExample]:
     resolved = repo_path(path)
     if not resolved.is_file():
         raise FileNotFoundError(
-            f"no SayCan example bank at {resolved}: generate it with "
-            f"`python -m llm_planner_ros.training.saycan_bank --out {path}`"
+            f"no SayCan example bank at {resolved}: generate it with `llm-planner train saycan-bank --out {path}`"
         )
     with resolved.open(encoding="utf-8") as lines:
         return [PlanExample.from_json(line) for line in lines if line.strip()]

@@ -30,9 +30,7 @@ class ExampleRetriever:
 
     def __init__(self, examples: Sequence[PlanExample], embedder: Embedder, cache: Path | None = None) -> None:
         if not examples:
-            raise ValueError(
-                "the example bank is empty: generate it with `python -m llm_planner_ros.training.saycan_bank`"
-            )
+            raise ValueError("the example bank is empty: generate it with `llm-planner train saycan-bank`")
         self._examples = list(examples)
         self._embedder = embedder
         self._vectors = _vectors([example.instruction for example in self._examples], embedder, cache)

@@ -291,8 +291,7 @@ def load_scorer(
     retrain = (
         f"train it with `{world[1]}`"
         if world is not None
-        else f"train it with `python -m llm_planner_ros.training.saycanpay_models {kind} --domain "
-        f"{domain or 'DOMAIN'} ...` (docs/saycanpay.md)"
+        else f"train it with `llm-planner train saycanpay {kind} --domain {domain or 'DOMAIN'} ...` (docs/saycanpay.md)"
     )
     if not path.is_file():
         raise ScorerLoadError(f"{kind} model not found at {path}: {retrain}")
