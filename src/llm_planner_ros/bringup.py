@@ -21,7 +21,10 @@ import yaml
 
 from llm_planner_ros.domain.config import load_domain_config
 from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_check import check_domain
 from llm_planner_ros.domain.domain_folder import (
+    SKILLS_FILE,
+    WORLD_FILE,
     DomainFolder,
     DomainFolderError,
     domain_folder,
@@ -29,7 +32,7 @@ from llm_planner_ros.domain.domain_folder import (
 )
 from llm_planner_ros.domain.skill import EXECUTOR_NODE_SUFFIX
 from llm_planner_ros.domain.validation import InputError
-from llm_planner_ros.paths import config_file
+from llm_planner_ros.paths import config_file, default_domain_file, repo_path
 from llm_planner_ros.ros.parameter_files import (
     Entry,
     ParameterFileError,
@@ -479,7 +482,12 @@ def check_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> No
             if skills is None:
                 load_domain_config(world or None)
             else:
-                load_domain_files(world or None, skills or None)
+                found = check_domain(
+                    repo_path(world) if world else default_domain_file(WORLD_FILE),
+                    repo_path(skills) if skills else default_domain_file(SKILLS_FILE),
+                )
+                if found.reports:  # both files' problems at once
+                    raise InputError("\n".join(found.reports))
         except (InputError, OSError, yaml.YAMLError) as error:
             raise GraphOptionError(
                 f"the domain files of {', '.join(nodes)} cannot be used; fix them and start again:\n{error}"

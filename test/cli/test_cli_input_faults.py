@@ -147,3 +147,15 @@ def test_demo_refuses_a_negative_real_time_factor_before_any_node_starts(tmp_pat
     assert (result.returncode, "Traceback" in output) == (2, False), output
     assert "error: argument --real-time-factor: expected 0 or more, got '-1'" in result.stderr, output
     assert "starting" not in result.stdout, output
+
+
+def test_domain_check_and_the_graph_report_the_problems_of_every_file_at_once(tmp_path: Path) -> None:
+    folder = Path(shutil.copytree(TEST_DATA / "office_corner", tmp_path / "office"))
+    for name, old, new in [
+        ("world.yaml", "mug:     {article: a}", "mug:     {article: a, colour: red}"),
+        ("skills.yaml", "executor: mobile_base", "executor: mobile_bse"),
+    ]:
+        (folder / name).write_text((folder / name).read_text().replace(old, new, 1))
+    for command in (["domain", "check"], ["up", "--domain"]):
+        result = llm_planner(*command, str(folder), cwd=tmp_path)
+        assert_refused(result, "objects.mug.colour: unknown key", "unknown executor 'mobile_bse'")

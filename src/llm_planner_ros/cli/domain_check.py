@@ -4,7 +4,8 @@ benchmarks read it, without starting anything (docs/domains.md).
     llm-planner domain check domains/office
 
 Prints what the folder declares (places, object labels, skills; the episodes of each episode file) and
-exits 0; a file that cannot be used ends in one message with its file, line and fix, and exit status 2.
+exits 0. Otherwise it reports the problems of every file at once, each with its line and fix, and exits 2
+(``domain.domain_check``: a file is checked as far as the files it depends on read).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from llm_planner_ros.domain.definition import load_domain_files
+from llm_planner_ros.domain.domain_check import check_domain
 from llm_planner_ros.domain.domain_folder import TRAIN_FILE, domain_folder
-from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.domain.validation import InputError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,14 +24,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     folder = domain_folder(args.domain)
-    kitchen = load_domain_files(folder.world, folder.skills)
-    config = kitchen.config
+    train = folder.path / TRAIN_FILE
+    episode_files = [path for path in (folder.episodes, folder.development, train if train.is_file() else None) if path]
+    found = check_domain(folder.world, folder.skills, episode_files)
+    if found.reports:
+        raise InputError("\n".join(found.reports))
+    assert found.kitchen is not None
+    config = found.kitchen.config
     print(
         f"{folder.path}: world {config.world}, {len(config.places(with_drawer=True))} places, "
-        f"{len(config.labels)} object labels, {len(kitchen.library.rules)} skills"
+        f"{len(config.labels)} object labels, {len(found.kitchen.library.rules)} skills"
     )
-    train = folder.path / TRAIN_FILE
-    for path in (folder.episodes, folder.development, train if train.is_file() else None):
-        if path is not None:
-            print(f"{path.name}: {len(load_episodes(path, kitchen))} episodes")
+    for path, count in found.episode_counts.items():
+        print(f"{path.name}: {count} episodes")
     return 0

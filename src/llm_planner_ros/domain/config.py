@@ -105,7 +105,14 @@ def load_domain_config(path: str | Path | None = None) -> DomainConfig:
     return config
 
 
-def _parse(data: Any, check: Checker, source: str) -> DomainConfig | None:
+def readable_domain_config(path: str | Path) -> DomainConfig | None:
+    """The world file as far as it can be used despite its problems (an unknown key, a bad synonym), to
+    check the domain's other files against it; None when its places or objects cannot be read."""
+    _, data = read_yaml(repo_path(path), ConfigError, "give the path of a world file")
+    return _parse(data, Checker(), str(path), lenient=True)
+
+
+def _parse(data: Any, check: Checker, source: str, lenient: bool = False) -> DomainConfig | None:
     top = check.mapping(
         data,
         "",
@@ -132,7 +139,7 @@ def _parse(data: Any, check: Checker, source: str) -> DomainConfig | None:
         facts = parse_fact_specs(top["facts"], places, tuple(articles), check)
     if locations is not None and articles is not None:
         _check_synonyms(synonyms, locations, check, articles)
-    if None in (locations, articles, size, world, frame_id, facts) or check.problems:
+    if None in (locations, articles, size, world, frame_id, facts) or (check.problems and not lenient):
         return None
     return DomainConfig(
         world=world,

@@ -102,7 +102,16 @@ def load_skill_library(config: DomainConfig, path: str | Path | None = None) -> 
     return library
 
 
-def parse_skill_library(data: Any, config: DomainConfig, check: Checker, source: str) -> SkillLibrary | None:
+def readable_skill_library(config: DomainConfig, path: str | Path) -> SkillLibrary | None:
+    """The skills file as far as it can be used despite its problems (the templates that expand), to check
+    episode files against it; None when it is not a mapping with ``skills``."""
+    _, data = read_yaml(repo_path(path), ConfigError, "give the path of a skills file")
+    return parse_skill_library(data, config, Checker(), str(path), lenient=True)
+
+
+def parse_skill_library(
+    data: Any, config: DomainConfig, check: Checker, source: str, lenient: bool = False
+) -> SkillLibrary | None:
     top = check.mapping(data, "", required=("skills",), optional=("families", "executors", "failure_probability"))
     if top is None:
         return None
@@ -127,7 +136,7 @@ def parse_skill_library(data: Any, config: DomainConfig, check: Checker, source:
                 "unique: remove one, or narrow its locations or objects",
             )
     failures = _failure_probabilities(top.get("failure_probability", {}), families, check)
-    if check.problems:
+    if check.problems and not lenient:
         return None
     return SkillLibrary(tuple(rules), failures, source, families, executors, sources, bindings)
 
