@@ -56,6 +56,7 @@ from llm_planner_ros.planning.hold_back.screen import DEFAULT_MODEL, RequestScre
 from llm_planner_ros.planning.instruction_check import MissingObjects, ObjectVocabulary, Verdict, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason, PlanHooks, PlanResult, run_plan
 from llm_planner_ros.planning.registry import (
+    DEFAULT_PLANNER,
     PLANNERS,
     PlannerCache,
     PlannerResources,
@@ -88,7 +89,9 @@ from llm_planner_ros.ros.topics import (
 )
 
 _PARAMETERS = {
-    "planner": Parameter("saycan", "default method when a goal's planner field is empty", choices=tuple(PLANNERS)),
+    "planner": Parameter(
+        DEFAULT_PLANNER, "default method when a goal's planner field is empty", choices=tuple(PLANNERS)
+    ),
     "planners_file": Parameter("", "per-method options (empty: config/planners.yaml)", read_only=True),
     "world_file": Parameter("", "world facts (empty: the default domain's, config/domains.yaml)", read_only=True),
     "skills_file": Parameter("", "skill library (empty: the default domain's, config/domains.yaml)", read_only=True),
