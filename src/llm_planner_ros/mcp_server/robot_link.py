@@ -20,6 +20,7 @@ from action_msgs.msg import GoalStatus
 from rclpy.action.client import ClientGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.context import Context
+from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
 from std_msgs.msg import Bool, String
 
@@ -43,6 +44,9 @@ SERVER_WAIT_S = 10.0
 ANSWER_WAIT_S = 10.0
 STATE_WAIT_S = 5.0  # how long a read waits for a first state (the state topics are latched)
 RECENT_GOALS = 10
+# At exit, how long the audit entries wait for the console to take them (a stdio server lives as long as its
+# client's session, which can end before the console's subscription has matched this process).
+AUDIT_FLUSH_S = 1.5  # within the 2 s an MCP client grants a stdio server to exit after closing its input
 
 
 class RobotUnavailable(Exception):
@@ -91,6 +95,7 @@ class RobotLink:
         self._goals: deque[dict[str, Any]] = deque(maxlen=RECENT_GOALS)
         self._estop: bool | None = None
         self._handle: ClientGoalHandle | None = None
+        self._audited = False
         node.create_subscription(String, topic(GOALS_TOPIC), self._on_goal_event, EVENTS_QOS, callback_group=group)
         node.create_subscription(Bool, self.stop_topic, self._on_stop, 10, callback_group=group)
 
@@ -185,7 +190,17 @@ class RobotLink:
 
     def audit(self, entry: dict[str, Any]) -> None:
         """One entry of the console's audit trail (who, action, detail, kind)."""
+        self._audited = True
         self._audit.publish(String(data=json.dumps({"time": time.time(), **entry})))
+
+    def flush_audit(self, deadline: float) -> None:
+        """Before this process ends: wait (until the monotonic ``deadline``) for a console to match the audit
+        topic and acknowledge every entry; the entries die with the publisher."""
+        if not self._audited:
+            return
+        while self._audit.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self._audit.wait_for_all_acked(Duration(seconds=max(0.0, deadline - time.monotonic())))
 
     def _on_goal_event(self, msg: String) -> None:
         try:
@@ -217,6 +232,9 @@ class RobotLinks:
         self._spin.start()
 
     def close(self) -> None:
+        deadline = time.monotonic() + AUDIT_FLUSH_S
+        for link in self.robots.values():
+            link.flush_audit(deadline)
         self._executor.shutdown(timeout_sec=5)
         self._spin.join(timeout=5)
         self._node.destroy_node()

@@ -55,5 +55,5 @@ def test_vectors_are_cached_and_recomputed_when_the_bank_changes(tmp_path: Path)
 
 
 def test_an_empty_bank_says_how_to_make_one() -> None:
-    with pytest.raises(ValueError, match="saycan_bank"):
+    with pytest.raises(ValueError, match="llm-planner train saycan-bank"):
         ExampleRetriever([], WordEmbedder())
