@@ -185,3 +185,29 @@ def test_a_built_in_that_reads_an_object_is_refused_on_a_skill_of_a_place(tmp_pa
     assert "grasp_object reads the skill's object, and this skill has a location" in message, message
     assert "write a condition or fact change instead" in message and "line " in message, message
     assert f"skills[{index}]" in message, message
+
+
+def test_a_fact_over_listed_places_holds_only_there(tmp_path: Path) -> None:
+    world = yaml.safe_load((OFFICE / "world.yaml").read_text())
+    world["facts"]["table_clean"] = {"over": ["desk", "meeting room"], "initial": ["desk"]}
+    world_file = tmp_path / "world.yaml"
+    world_file.write_text(yaml.safe_dump(world, sort_keys=False))
+    office = load_domain_files(world_file, OFFICE / "skills.yaml")  # its wipe skills are at those two places
+    assert office.config.facts["table_clean"].arguments == ("desk", "meeting room")
+    assert "table_clean(desk)" in office.world().facts
+    with pytest.raises(SceneError, match=r"over the listed locations, and 'hall' is none of desk, meeting room"):
+        office.world({"robot": {"at": "hall", "holding": None}, "objects": [], "facts": ["table_clean(hall)"]})
+
+
+def test_a_fact_over_a_list_of_no_one_kind_is_refused_with_its_line(tmp_path: Path) -> None:
+    world = yaml.safe_load((OFFICE / "world.yaml").read_text())
+    world["facts"]["table_clean"] = {"over": ["desk", "attic"]}
+    world["facts"]["lit"] = {"over": ["desk", "mug"]}
+    world_file = tmp_path / "world.yaml"
+    world_file.write_text(yaml.safe_dump(world, sort_keys=False))
+    with pytest.raises(ConfigError) as refused:
+        load_domain_files(world_file, OFFICE / "skills.yaml")
+    message = str(refused.value)
+    assert "field facts.table_clean.over: lists 'attic', which is no place or object label" in message, message
+    assert "field facts.lit.over: lists places and object labels together" in message
+    assert all("line " in line for line in message.splitlines()[1:]), message

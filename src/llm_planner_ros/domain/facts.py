@@ -12,6 +12,7 @@ World file (docs/domains.md)::
       door_open: {}                                  # false unless a scene lists it
       lights_on: {initial: true}                     # true unless a scene's `facts` leaves it out
       table_clean: {over: location, initial: [desk]} # one fact per place; true at the desk
+      lamp_on: {over: [desk, meeting room]}          # one fact for each of the places listed (or labels)
 """
 
 from __future__ import annotations
@@ -31,12 +32,15 @@ _ATOM = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<argument>[^()]+)\
 
 @dataclass(frozen=True)
 class FactSpec:
-    """One declared fact: its name, what its argument ranges over (None: a plain boolean), and the atoms
-    of it that hold in a scene that does not list its facts."""
+    """One declared fact: its name, what its argument ranges over (None: a plain boolean; ``arguments``
+    narrows it to the places or labels the world lists), and the atoms of it that hold in a scene that does
+    not list its facts."""
 
     name: str
     over: str | None = None
     initial: frozenset[str] = frozenset()
+    # The places (or labels) the relation holds over when the world lists them; None: every one of ``over``.
+    arguments: tuple[str, ...] | None = None
 
 
 def atom(name: str, argument: str | None = None) -> str:
@@ -82,13 +86,15 @@ class FactNames:
             check.add(where, f"fact {name!r} takes no argument; write {name}")
             return None
         if spec.over is not None:
-            choices = self._arguments[spec.over]
+            choices = spec.arguments or self._arguments[spec.over]
             if argument is None:
                 check.add(where, f"fact {name!r} is one per {spec.over}: write {name}(<{spec.over}>)")
                 return None
             if argument not in choices:
+                kinds = "the listed " if spec.arguments else ""
                 check.add(
-                    where, f"fact {name!r} is over {spec.over}s, and {argument!r} is none of {', '.join(choices)}"
+                    where,
+                    f"fact {name!r} is over {kinds}{spec.over}s, and {argument!r} is none of {', '.join(choices)}",
                 )
                 return None
         return atom(name, argument)
@@ -113,30 +119,52 @@ def parse_fact_specs(
         entry = check.mapping(body if body is not None else {}, field, optional=("over", "initial"))
         if entry is None:
             continue
-        over = check.one_of(entry["over"], join(field, "over"), ARGUMENT_KINDS, "kind") if "over" in entry else None
+        over, arguments = (
+            _over(entry["over"], places, labels, check, join(field, "over")) if "over" in entry else (None, None)
+        )
         if "over" in entry and over is None:
             continue
-        initial = _initial(entry.get("initial"), name, over, places, labels, check, join(field, "initial"))
+        choices = arguments or (places if over == "location" else labels)
+        initial = _initial(entry.get("initial"), name, over, choices, check, join(field, "initial"))
         if initial is not None:
-            specs[name] = FactSpec(name, over, initial)
+            specs[name] = FactSpec(name, over, initial, arguments)
     return specs if len(specs) == len(entries) else None
 
 
+def _over(
+    value: Any, places: Sequence[str], labels: Sequence[str], check: Checker, where: str
+) -> tuple[str | None, tuple[str, ...] | None]:
+    """What a relation ranges over: a kind (``location``, ``object``), or a list of the domain's places (or
+    of its labels), which narrows it to those; (None, None) after recording a problem."""
+    if not isinstance(value, list):
+        return check.one_of(value, where, ARGUMENT_KINDS, "kind"), None
+    items = check.list_of(value, where)
+    if not items:
+        return None, None
+    names = [check.string(item, join(where, i)) for i, item in enumerate(items)]
+    if any(name is None for name in names):
+        return None, None
+    for kind, known in (("location", places), ("object", labels)):
+        if all(name in known for name in names):
+            return kind, tuple(dict.fromkeys(names))  # type: ignore[arg-type]
+    unknown = [name for name in names if name not in places and name not in labels]
+    check.add(
+        where,
+        f"lists {', '.join(map(repr, unknown))}, which is no place or object label of this domain"
+        if unknown
+        else "lists places and object labels together: a fact ranges over places or over labels",
+    )
+    return None, None
+
+
 def _initial(
-    value: Any,
-    name: str,
-    over: str | None,
-    places: Sequence[str],
-    labels: Sequence[str],
-    check: Checker,
-    where: str,
+    value: Any, name: str, over: str | None, choices: Sequence[str], check: Checker, where: str
 ) -> frozenset[str] | None:
     if value is None:
         return frozenset()
     if over is None:
         true = check.boolean(value, where)
         return None if true is None else frozenset({name} if true else ())
-    choices = places if over == "location" else labels
     items = check.list_of(value, where, allow_empty=True)
     if items is None:
         return None
