@@ -5,6 +5,7 @@ as effects (test/data/office_corner: a door, a printer and tables to wipe)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -187,12 +188,20 @@ def test_a_built_in_that_reads_an_object_is_refused_on_a_skill_of_a_place(tmp_pa
     assert f"skills[{index}]" in message, message
 
 
-def test_a_fact_over_listed_places_holds_only_there(tmp_path: Path) -> None:
+def _office_world_with_facts(tmp_path: Path, facts: dict[str, Any]) -> Path:
+    """The office corner's world file with ``facts`` declared over its own, written to ``tmp_path``."""
     world = yaml.safe_load((OFFICE / "world.yaml").read_text())
-    world["facts"]["table_clean"] = {"over": ["desk", "meeting room"], "initial": ["desk"]}
+    world["facts"].update(facts)
     world_file = tmp_path / "world.yaml"
     world_file.write_text(yaml.safe_dump(world, sort_keys=False))
-    office = load_domain_files(world_file, OFFICE / "skills.yaml")  # its wipe skills are at those two places
+    return world_file
+
+
+def test_a_fact_over_listed_places_holds_only_there(tmp_path: Path) -> None:
+    facts = {"table_clean": {"over": ["desk", "meeting room"], "initial": ["desk"]}}
+    office = load_domain_files(
+        _office_world_with_facts(tmp_path, facts), OFFICE / "skills.yaml"
+    )  # its wipe skills are at those two places
     assert office.config.facts["table_clean"].arguments == ("desk", "meeting room")
     assert "table_clean(desk)" in office.world().facts
     with pytest.raises(SceneError, match=r"over the listed locations, and 'hall' is none of desk, meeting room"):
@@ -200,11 +209,9 @@ def test_a_fact_over_listed_places_holds_only_there(tmp_path: Path) -> None:
 
 
 def test_a_fact_over_a_list_of_no_one_kind_is_refused_with_its_line(tmp_path: Path) -> None:
-    world = yaml.safe_load((OFFICE / "world.yaml").read_text())
-    world["facts"]["table_clean"] = {"over": ["desk", "attic"]}
-    world["facts"]["lit"] = {"over": ["desk", "mug"]}
-    world_file = tmp_path / "world.yaml"
-    world_file.write_text(yaml.safe_dump(world, sort_keys=False))
+    world_file = _office_world_with_facts(
+        tmp_path, {"table_clean": {"over": ["desk", "attic"]}, "lit": {"over": ["desk", "mug"]}}
+    )
     with pytest.raises(ConfigError) as refused:
         load_domain_files(world_file, OFFICE / "skills.yaml")
     message = str(refused.value)

@@ -19,6 +19,17 @@ def _record(world: World, stamp: tuple[int, int], revision: int = 1) -> RobotSta
     return RobotState.of_world(world, stamp, revision, episode="ep", busy=None)
 
 
+def _assembled_before_and_after_a_pick(kitchen: Domain, make_world: MakeWorld) -> tuple[StateAssembler, World]:
+    """An assembler holding the table scene stamped (1, 0), and the world after "pick up the apple" there."""
+    before = make_world("table", apple_1="table")
+    after = before.copy()
+    after.apply("pick up the apple")
+    assembler = StateAssembler(kitchen, match_stamps=True)
+    assembler.on_objects((1, 0), before.objects)
+    assembler.on_robot_state(_record(before, (1, 0)))
+    return assembler, after
+
+
 def test_robot_state_round_trips_through_json(make_world: MakeWorld) -> None:
     world = make_world("drawers", drawer=True, holding="coke_1", coke_1="robot")
     state = RobotState.of_world(world, (12, 5), 3, "ep-1", busy="pick up the coke")
@@ -100,12 +111,7 @@ def test_without_stamps_the_robot_state_says_what_is_held(kitchen: Domain, make_
 def test_a_world_stamped_after_a_moment_is_waited_for(kitchen: Domain, make_world: MakeWorld) -> None:
     """The ROS bench judges an episode on a state published after the planner's result arrived: a state
     stamped before it (possibly without the last skill's effect) is not taken; a later one ends the wait."""
-    before = make_world("table", apple_1="table")
-    after = before.copy()
-    after.apply("pick up the apple")
-    assembler = StateAssembler(kitchen, match_stamps=True)
-    assembler.on_objects((1, 0), before.objects)
-    assembler.on_robot_state(_record(before, (1, 0)))
+    assembler, after = _assembled_before_and_after_a_pick(kitchen, make_world)
     assert assembler.wait_published_after((1, 0), 0.0) is not None
     assert assembler.wait_published_after((1, 1), 0.05) is None
 
@@ -141,12 +147,7 @@ def test_a_world_stamped_in_another_clock_is_ordered_by_its_arrival(kitchen: Dom
 def test_a_world_stamped_like_another_readers_is_waited_for(kitchen: Domain, make_world: MakeWorld) -> None:
     """An affordance server asked about the state a planner chose on (its stamp) answers from that state
     or a newer one, never from the one before the last skill's effect reached it."""
-    before = make_world("table", apple_1="table")
-    after = before.copy()
-    after.apply("pick up the apple")
-    assembler = StateAssembler(kitchen, match_stamps=True)
-    assembler.on_objects((1, 0), before.objects)
-    assembler.on_robot_state(_record(before, (1, 0)))
+    assembler, after = _assembled_before_and_after_a_pick(kitchen, make_world)
     assert assembler.stamp == (1, 0)
     assert assembler.wait_stamped((2, 0), 0.05) is None, "a state older than the planner's was taken"
     assembler.on_objects((2, 0), after.objects)

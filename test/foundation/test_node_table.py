@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from rclpy.action import get_action_client_names_and_types_by_node, get_action_server_names_and_types_by_node
-from replayed_planner_graph import FETCH_GOAL, FETCH_INITIAL, FETCH_INSTRUCTION, record_fetch, replaying_sim_graph
+from replayed_planner_graph import fetch_graph, start_watchers
 from repo_paths import REPO_ROOT
 from ros_harness import RosGraph
 
 from llm_planner_ros.bringup import SIM_GRAPH
-from llm_planner_ros.paths import config_file
 
 # Started beside the sim graph: the nodes that watch it.
 COMPANIONS = ("operator_console", "plan_recorder")
@@ -83,26 +82,8 @@ def settled(graph: RosGraph, node: str, timeout: float = 30.0) -> set[str]:
 @pytest.mark.timeout(240)
 def test_every_interface_of_every_sim_graph_node_is_in_its_row_of_the_node_table(tmp_path: Path) -> None:
     rows = table_rows()
-    recording = record_fetch(tmp_path / "saycan.jsonl")
-
-    def companions(graph: RosGraph) -> None:
-        graph.start_node("operator_console", params={"port": 0, "audit_folder": str(tmp_path / "audit")})
-        graph.start_node(
-            "plan_recorder",
-            params={"bag_folder": str(tmp_path / "bag")},
-            param_files=[config_file("plan_recorder.yaml")],
-        )
-
-    with replaying_sim_graph(
-        tmp_path,
-        recording,
-        "saycan",
-        FETCH_INSTRUCTION,
-        FETCH_INITIAL,
-        FETCH_GOAL,
-        0.05,
-        llm_service=True,
-        start_more=companions,
+    with fetch_graph(
+        tmp_path, llm_service=True, start_more=lambda graph: start_watchers(graph, tmp_path / "audit", tmp_path / "bag")
     ) as graph:
         missing: dict[str, list[str]] = {}
         for name in [*(spec.name for spec in SIM_GRAPH), *COMPANIONS]:

@@ -25,18 +25,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, Implementation
-from replayed_planner_graph import (
-    FETCH_GOAL,
-    FETCH_INITIAL,
-    FETCH_INSTRUCTION,
-    confirming_fetch_graph,
-    record_fetch,
-    replaying_sim_graph,
-)
+from replayed_planner_graph import FETCH_INSTRUCTION, confirming_fetch_graph, fetch_graph, start_watchers
 from ros_harness import NodeProcess, RosGraph, wait_until
 
 from llm_planner_interfaces.srv import ConfirmPlan
-from llm_planner_ros.paths import config_file
 
 pytestmark = pytest.mark.graph
 
@@ -91,25 +83,7 @@ def goal_events_in_bag(bag: Path) -> list[dict[str, Any]]:
 @pytest.mark.timeout(240)
 def test_an_agent_over_stdio_reads_the_robot_plans_and_fetches_and_is_audited_and_recorded(tmp_path: Path) -> None:
     audit, bag, started = tmp_path / "audit", tmp_path / "bag", []
-
-    def console_and_recorder(graph: RosGraph) -> None:
-        graph.start_node("operator_console", params={"port": 0, "audit_folder": str(audit)})
-        params = {"bag_folder": str(bag)}
-        started.append(
-            graph.start_node("plan_recorder", params=params, param_files=[config_file("plan_recorder.yaml")])
-        )
-
-    recording = record_fetch(tmp_path / "saycan.jsonl")
-    with replaying_sim_graph(
-        tmp_path,
-        recording,
-        "saycan",
-        FETCH_INSTRUCTION,
-        FETCH_INITIAL,
-        FETCH_GOAL,
-        0.05,
-        start_more=console_and_recorder,
-    ) as graph:
+    with fetch_graph(tmp_path, start_more=lambda graph: started.append(start_watchers(graph, audit, bag))) as graph:
         graph.ping("plan_recorder")
 
         async def use() -> None:
@@ -214,9 +188,8 @@ def start_http(graph: RosGraph, *options: str) -> tuple[NodeProcess, str]:
 
 @pytest.mark.timeout(300)
 def test_over_http_bad_requests_are_refused_one_goal_runs_and_the_estop_stops_it_and_latches(tmp_path: Path) -> None:
-    recording = record_fetch(tmp_path / "saycan.jsonl")
     # time_scale 1: "find a coke" takes about 9 s, time for a second agent to find the robot busy.
-    with replaying_sim_graph(tmp_path, recording, "saycan", FETCH_INSTRUCTION, FETCH_INITIAL, FETCH_GOAL, 1.0) as graph:
+    with fetch_graph(tmp_path, time_scale=1.0) as graph:
         process, url = start_http(graph, "--max-instruction-chars", "60")
         ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}

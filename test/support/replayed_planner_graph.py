@@ -25,6 +25,7 @@ from llm_planner_ros.domain import Domain, load_domain_files
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel
+from llm_planner_ros.paths import config_file
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
@@ -128,12 +129,14 @@ def replaying_sim_graph(
         yield graph
 
 
-def confirming_fetch_graph(
-    work: Path, confirm_timeout_s: float, start_approver: Callable[[RosGraph], object]
+def fetch_graph(
+    work: Path,
+    time_scale: float = 0.05,
+    llm_service: bool = False,
+    planner_params: Mapping[str, Any] | None = None,
+    start_more: Callable[[RosGraph], object] | None = None,
 ) -> AbstractContextManager[RosGraph]:
-    """The coke fetch replayed by SayCan in the sim graph with every step waiting for approval
-    (``require_confirmation``, as on the robot), and ``start_approver(graph)`` starting whoever answers
-    ``llm_planner/confirm`` beside it."""
+    """The coke fetch (``record_fetch``, recorded to ``work``) replayed by SayCan in the sim graph."""
     return replaying_sim_graph(
         work,
         record_fetch(work / "saycan.jsonl"),
@@ -141,9 +144,32 @@ def confirming_fetch_graph(
         FETCH_INSTRUCTION,
         FETCH_INITIAL,
         FETCH_GOAL,
-        0.05,
+        time_scale,
+        llm_service=llm_service,
+        planner_params=planner_params,
+        start_more=start_more,
+    )
+
+
+def confirming_fetch_graph(
+    work: Path, confirm_timeout_s: float, start_approver: Callable[[RosGraph], object]
+) -> AbstractContextManager[RosGraph]:
+    """The coke fetch replayed by SayCan in the sim graph with every step waiting for approval
+    (``require_confirmation``, as on the robot), and ``start_approver(graph)`` starting whoever answers
+    ``llm_planner/confirm`` beside it."""
+    return fetch_graph(
+        work,
         planner_params={"require_confirmation": True, "confirm_timeout_s": confirm_timeout_s},
         start_more=start_approver,
+    )
+
+
+def start_watchers(graph: RosGraph, audit: Path, bag: Path) -> NodeProcess:
+    """The operator console (its audit file under ``audit``) and plan_recorder (writing ``bag``) beside
+    ``graph``'s planner; the recorder's process, to stop it for its bag."""
+    graph.start_node("operator_console", params={"port": 0, "audit_folder": str(audit)})
+    return graph.start_node(
+        "plan_recorder", params={"bag_folder": str(bag)}, param_files=[config_file("plan_recorder.yaml")]
     )
 
 
