@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, Implementation
-from replayed_planner_graph import FETCH_INSTRUCTION, confirming_fetch_graph, fetch_graph, start_watchers
+from replayed_planner_graph import FETCH_INSTRUCTION, confirming_fetch_graph, fetch_graph, load_scene, start_watchers
 from ros_harness import NodeProcess, RosGraph, wait_until
 
 from llm_planner_interfaces.srv import ConfirmPlan
@@ -187,7 +187,9 @@ def start_http(graph: RosGraph, *options: str) -> tuple[NodeProcess, str]:
 
 
 @pytest.mark.timeout(300)
-def test_over_http_bad_requests_are_refused_one_goal_runs_and_the_estop_stops_it_and_latches(tmp_path: Path) -> None:
+def test_over_http_bad_requests_are_refused_a_goal_is_canceled_and_the_estop_stops_one_and_latches(
+    tmp_path: Path,
+) -> None:
     # time_scale 1: "find a coke" takes about 9 s, time for a second agent to find the robot busy.
     with fetch_graph(tmp_path, time_scale=1.0) as graph:
         process, url = start_http(graph, "--max-instruction-chars", "60")
@@ -209,27 +211,40 @@ def test_over_http_bad_requests_are_refused_one_goal_runs_and_the_estop_stops_it
                 long = await first.call_tool("plan", {"instruction": "bring me " + "a coke and " * 10})
                 assert long.is_error and "more than this server's limit of 60" in text(long)
 
-                progress = Progress()
-                outcome: list[CallToolResult] = []
+                async def fetch_while(act: Callable[[], Awaitable[None]]) -> CallToolResult:
+                    """The first agent's fetch, ``act`` done once its first step runs; the fetch's result."""
+                    progress, outcome = Progress(), []
 
-                async def fetch() -> None:
-                    call = first.call_tool(
-                        "plan_and_execute", {"instruction": FETCH_INSTRUCTION}, progress_callback=progress
-                    )
-                    outcome.append(await call)
+                    async def fetch() -> None:
+                        call = first.call_tool(
+                            "plan_and_execute", {"instruction": FETCH_INSTRUCTION}, progress_callback=progress
+                        )
+                        outcome.append(await call)
 
-                async with anyio.create_task_group() as calls:
-                    calls.start_soon(fetch)
-                    await wait_async(lambda: any("find a coke): running" in m for m in progress.messages), "step 1")
+                    async with anyio.create_task_group() as calls:
+                        calls.start_soon(fetch)
+                        await wait_async(lambda: any("find a coke): running" in m for m in progress.messages), "step 1")
+                        await act()
+                    return outcome[0]
+
+                async def cancel() -> None:
+                    canceled = await second.call_tool("cancel", {})
+                    assert not canceled.is_error and text(canceled) == "cancel requested", text(canceled)
+
+                ended = await fetch_while(cancel)
+                assert ended.is_error and "tool plan_and_execute: canceled" in text(ended), text(ended)
+                await anyio.to_thread.run_sync(load_scene, graph, tmp_path)
+
+                async def find_busy_then_stop() -> None:
                     busy = await second.call_tool("plan_and_execute", {"instruction": "Bring me an apple."})
                     assert busy.is_error and "is busy with 'Bring me the coke, please.'" in text(busy), text(busy)
                     assert "(sent by mcp:first-agent)" in text(busy)
                     stopped = await second.call_tool("emergency_stop", {})
                     assert not stopped.is_error and "e-stop engaged on /llm_planner/stop" in text(stopped)
-                assert outcome[0].is_error and "tool plan_and_execute: canceled: e-stop" in text(outcome[0]), text(
-                    outcome[0]
-                )
-                assert "1. find a coke: canceled" in text(outcome[0])
+
+                stopped = await fetch_while(find_busy_then_stop)
+                assert stopped.is_error and "tool plan_and_execute: canceled: e-stop" in text(stopped), text(stopped)
+                assert "1. find a coke: canceled" in text(stopped)
                 assert "e-stop: engaged" in text(await second.call_tool("status", {}))
                 latched = await first.call_tool("plan_and_execute", {"instruction": FETCH_INSTRUCTION})
                 assert latched.is_error and "e-stop latched" in text(latched), text(latched)

@@ -17,6 +17,7 @@ import asyncio
 import json
 from collections.abc import Mapping
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -145,7 +146,10 @@ class AgentGateway:
         except RobotUnavailable as unavailable:
             raise ToolError(str(unavailable)) from unavailable
         except asyncio.CancelledError:
-            await asyncio.to_thread(link.cancel)
+            # The client canceled its call: the goal goes too. Shielded, or the cancellation that ended the
+            # call would end this await at once (anyio re-raises it at every await of a canceled scope).
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(link.cancel)
             raise
 
 
