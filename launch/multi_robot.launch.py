@@ -1,7 +1,7 @@
 """Several robots, one language model: `ros2 launch llm_planner_ros multi_robot.launch.py robots:=4`.
 
 One llm_service_node at the root serves /llm/score and /llm/generate; under /robot1 ... /robotN runs
-the sim graph (llm_planner_ros.bringup.SIM_GRAPH) without a model service of its own, each planner
+the sim graph (llm_planner_ros.bringup.graphs.SIM_GRAPH) without a model service of its own, each planner
 with ``llm_namespace: /``. The service batches the robots' score requests (docs/llm.md, "Several
 robots, one model"). Arguments: robots:=N (default 2); llm:=false starts no model service, for a
 model service run elsewhere in the same ROS domain (a GPU host: `ros2 run llm_planner_ros
@@ -12,7 +12,10 @@ every robot's nodes and the model service, after the packaged files.
 
 from dataclasses import replace
 
-from llm_planner_ros.bringup import SIM_GRAPH, GraphOptions, launch_ros_nodes, launch_scratch, node_starts
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
+from llm_planner_ros.bringup.launch_glue import launch_ros_nodes, launch_scratch
+from llm_planner_ros.bringup.options import GraphOptions
+from llm_planner_ros.bringup.starts import node_starts
 
 MODEL_SERVICE = "llm_service"
 

@@ -17,7 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from llm_planner_ros.bringup import GraphOptions, NodeSpec, node_starts
+from llm_planner_ros.bringup.graphs import NodeSpec
+from llm_planner_ros.bringup.options import GraphOptions
+from llm_planner_ros.bringup.starts import node_starts
 
 
 def entry_point(name: str) -> str:

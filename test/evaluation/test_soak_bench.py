@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from ros_harness import RosGraph
 
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.evaluation.soak_bench import WORKLOAD, NodeGrowth, Sample, node_growth, sample_points
 from llm_planner_ros.processes import entry_point
 

@@ -15,7 +15,7 @@ from replayed_planner_graph import fetch_graph, start_watchers
 from repo_paths import REPO_ROOT
 from ros_harness import RosGraph
 
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 
 # Started beside the sim graph: the nodes that watch it.
 COMPANIONS = ("operator_console", "plan_recorder")

@@ -19,7 +19,7 @@ import yaml
 from launch_stub import LAUNCH_DIR, launch_nodes
 from ros_harness import DEFAULT_WAIT_S, RosGraph, wait_until
 
-from llm_planner_ros.bringup import GRAPHS, SIM_GRAPH
+from llm_planner_ros.bringup.graphs import GRAPHS, SIM_GRAPH
 
 
 @pytest.mark.parametrize("graph", sorted(GRAPHS))

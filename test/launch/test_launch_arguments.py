@@ -2,7 +2,7 @@
 from `llm-planner up`/`demo`, and the relative ROS names that make a namespace work.
 
 The graph test (test_namespaced_graph.py) brings the sim graph up under a namespace; these check the one
-translation of the options (llm_planner_ros.bringup.node_starts) and the two ways it reaches a node.
+translation of the options (llm_planner_ros.bringup.starts.node_starts) and the two ways it reaches a node.
 """
 
 from __future__ import annotations
@@ -19,18 +19,10 @@ from launch_stub import LAUNCH_DIR, launch_nodes
 from rclpy.context import Context
 from repo_paths import REPO_ROOT, TEST_DATA
 
-from llm_planner_ros.bringup import (
-    GRAPHS,
-    LAUNCH_ARGUMENTS,
-    OPTIONAL_NODES,
-    SIM_GRAPH,
-    GraphOptionError,
-    GraphOptions,
-    node_starts,
-    normalize_namespace,
-    packaged_parameters,
-    planner_domain_files,
-)
+from llm_planner_ros.bringup.graphs import GRAPHS, LAUNCH_ARGUMENTS, OPTIONAL_NODES, SIM_GRAPH
+from llm_planner_ros.bringup.options import GraphOptionError, GraphOptions, normalize_namespace
+from llm_planner_ros.bringup.parameters import packaged_parameters, planner_domain_files
+from llm_planner_ros.bringup.starts import node_starts
 from llm_planner_ros.paths import config_file, default_domain_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics

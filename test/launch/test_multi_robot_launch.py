@@ -9,7 +9,8 @@ import pytest
 import yaml
 from launch_stub import LAUNCH_DIR, launch_nodes
 
-from llm_planner_ros.bringup import SIM_GRAPH, GraphOptionError
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
+from llm_planner_ros.bringup.options import GraphOptionError
 
 LAUNCH_FILE = LAUNCH_DIR / "multi_robot.launch.py"
 

@@ -23,7 +23,7 @@ from replayed_planner_graph import record_plan
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteInstruction
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.processes import entry_point
 
 pytestmark = pytest.mark.graph

@@ -28,7 +28,7 @@ from ros_harness import RosGraph, wait_future, wait_until
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction, ExecuteSkill
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ScoreCompletions
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.domain import Domain
 from llm_planner_ros.processes import NodeProcess
 from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment

@@ -43,7 +43,7 @@ from std_msgs.msg import Bool
 
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.processes import NodeProcess, entry_point
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 

@@ -25,7 +25,7 @@ from ros_harness import RosGraph, ros_graph, wait_future
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.planning.registry import load_planner_options
 
 pytestmark = pytest.mark.graph

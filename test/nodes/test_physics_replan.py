@@ -24,7 +24,7 @@ from ros_harness import RosGraph, ros_graph
 
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
-from llm_planner_ros.bringup import PHYSICS_GRAPH
+from llm_planner_ros.bringup.graphs import PHYSICS_GRAPH
 from llm_planner_ros.domain import load_domain_files
 from llm_planner_ros.llm.factory import load_embedder
 from llm_planner_ros.llm.replay import ReplayLanguageModel

@@ -24,7 +24,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan, LoadEpisode
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.ros.topics import LOAD_EPISODE_SERVICE
 
 pytestmark = pytest.mark.graph

@@ -18,7 +18,7 @@ from visualization_msgs.msg import MarkerArray
 
 from llm_planner_interfaces.msg import SceneObjectArray
 from llm_planner_interfaces.srv import ClearScene
-from llm_planner_ros.bringup import OPTIONAL_NODES, with_optional
+from llm_planner_ros.bringup.graphs import OPTIONAL_NODES, with_optional
 from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.paths import config_file
 from llm_planner_ros.perception.perception_node import PARAMETERS

@@ -1,4 +1,4 @@
-"""The physics graph (llm_planner_ros.bringup.PHYSICS_GRAPH: physics_sim_node, the affordance server, the
+"""The physics graph (llm_planner_ros.bringup.graphs.PHYSICS_GRAPH: physics_sim_node, the affordance server, the
 executors on their nav2 and moveit backends, the planner) plans and executes a fetch instruction end to
 end: the executors drive the PyBullet kitchen through NavigateToPose, MoveGroup and GripperCommand, and
 the coke ends on the user's table per the simulator's ground truth.
@@ -27,7 +27,7 @@ from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
 from llm_planner_interfaces.msg import PlanStep
-from llm_planner_ros.bringup import PHYSICS_GRAPH
+from llm_planner_ros.bringup.graphs import PHYSICS_GRAPH
 from llm_planner_ros.ros.topics import STATE_QOS
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(300)]

@@ -22,7 +22,7 @@ from ros_harness import RosGraph, wait_until
 from std_msgs.msg import String
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.bringup import PHYSICS_GRAPH
+from llm_planner_ros.bringup.graphs import PHYSICS_GRAPH
 from llm_planner_ros.domain import Domain
 from llm_planner_ros.ros.topics import STATE_QOS
 

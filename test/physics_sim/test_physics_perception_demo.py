@@ -18,7 +18,7 @@ from language_model_doubles import PreferringModel
 from replayed_planner_graph import record_plan
 from ros_harness import RosGraph, wait_until
 
-from llm_planner_ros.bringup import PHYSICS_PERCEPTION_GRAPH
+from llm_planner_ros.bringup.graphs import PHYSICS_PERCEPTION_GRAPH
 
 pytestmark = [pytest.mark.graph, pytest.mark.model, pytest.mark.timeout(600)]
 

@@ -15,7 +15,7 @@ from robot_graph import records, start_doubles, start_executor
 from ros_harness import RosGraph, wait_future, wait_until
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.bringup import ROBOT_GRAPH
+from llm_planner_ros.bringup.graphs import ROBOT_GRAPH
 from llm_planner_ros.domain import Domain
 from llm_planner_ros.robot_motion.geometry import rotate
 from llm_planner_ros.robot_motion.manipulation import ArmSettings

@@ -1,4 +1,4 @@
-"""The robot graph (llm_planner_ros.bringup.ROBOT_GRAPH with config/robot.yaml: planner, affordance
+"""The robot graph (llm_planner_ros.bringup.graphs.ROBOT_GRAPH with config/robot.yaml: planner, affordance
 server, executors on their nav2 and moveit backends) plans and executes an instruction against real
 Nav2, MoveIt and gripper servers and a perception / robot-state publisher (test/support/robot_doubles.py).
 
@@ -26,7 +26,7 @@ from ros_harness import RosGraph, wait_until
 
 from llm_planner_interfaces.msg import PlanStep
 from llm_planner_interfaces.srv import ConfirmPlan
-from llm_planner_ros.bringup import ROBOT_GRAPH
+from llm_planner_ros.bringup.graphs import ROBOT_GRAPH
 from llm_planner_ros.processes import entry_point
 
 pytestmark = [pytest.mark.graph, pytest.mark.timeout(240)]

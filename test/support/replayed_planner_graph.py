@@ -20,7 +20,7 @@ from ros_harness import NodeProcess, RosGraph, ros_graph, wait_future, wait_unti
 
 from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.domain import Domain, load_domain_files
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.llm.factory import load_embedder

@@ -12,7 +12,7 @@ from graph_helpers import write_episode
 from ros_harness import RosGraph
 
 from llm_planner_interfaces.action import ExecuteSkill
-from llm_planner_ros.bringup import ROBOT_GRAPH
+from llm_planner_ros.bringup.graphs import ROBOT_GRAPH
 from llm_planner_ros.processes import NodeProcess, param_literal
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 

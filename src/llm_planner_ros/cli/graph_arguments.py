@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from llm_planner_ros.bringup import GraphOptionError, normalize_namespace
+from llm_planner_ros.bringup.options import GraphOptionError, normalize_namespace
 from llm_planner_ros.options import finite_float, non_negative_float, step_budget
 
 DEFAULT_INSTRUCTION = "How would you bring me a coke can?"
@@ -149,7 +149,7 @@ def _sim_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def _graph_arguments(parser: argparse.ArgumentParser) -> None:
-    """The launch files' arguments (llm_planner_ros.bringup.LAUNCH_ARGUMENTS), with the same meaning."""
+    """The launch files' arguments (llm_planner_ros.bringup.graphs.LAUNCH_ARGUMENTS), with the same meaning."""
     parser.add_argument(
         "--domain",
         type=Path,

@@ -1,6 +1,6 @@
 """``llm-planner demo | up | run``: bring up the simulated graph, and talk to a running one.
 
-``demo`` starts every node of the sim graph (llm_planner_ros.bringup.SIM_GRAPH, the same nodes and
+``demo`` starts every node of the sim graph (llm_planner_ros.bringup.graphs.SIM_GRAPH, the same nodes and
 parameter files as launch/sim.launch.py), sends one instruction, shows each step's candidate table,
 prints the final world state and the verdict, optionally writes the decision chart, and stops the
 graph. ``up`` starts the graph and waits so other nodes can call the action (``up --robot``: the robot
@@ -24,15 +24,9 @@ from pathlib import Path
 from rich.console import Console
 
 from llm_planner_interfaces.srv import LoadEpisode
-from llm_planner_ros.bringup import (
-    PHYSICS_GRAPH,
-    PHYSICS_PERCEPTION_GRAPH,
-    ROBOT_GRAPH,
-    SIM_GRAPH,
-    GraphOptions,
-    check_domain_files,
-    planner_domain_files,
-)
+from llm_planner_ros.bringup.graphs import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, ROBOT_GRAPH, SIM_GRAPH
+from llm_planner_ros.bringup.options import GraphOptions
+from llm_planner_ros.bringup.parameters import check_domain_files, planner_domain_files
 from llm_planner_ros.cli.frame_recorder import FrameRecorder
 from llm_planner_ros.cli.graph_arguments import DEFAULT_INSTRUCTION
 from llm_planner_ros.cli.instruction_client import InstructionClient, InstructionOutcome

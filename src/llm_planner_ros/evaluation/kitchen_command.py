@@ -279,7 +279,7 @@ class _runner:
     def _ros(self) -> Any:
         import yaml
 
-        from llm_planner_ros.bringup import GraphOptions
+        from llm_planner_ros.bringup.options import GraphOptions
         from llm_planner_ros.evaluation.ros_runner import RosKitchenRunner
 
         work = Path(tempfile.mkdtemp(prefix="kitchen-bench-"))

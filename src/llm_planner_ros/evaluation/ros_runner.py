@@ -36,7 +36,8 @@ from llm_planner_interfaces.action import EvaluateAffordance, ExecuteInstruction
 from llm_planner_interfaces.msg import PlanStep, SceneObjectArray
 from llm_planner_interfaces.srv import LoadEpisode
 from llm_planner_ros.affordance.model import AffordanceModel
-from llm_planner_ros.bringup import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, GraphOptions, NodeSpec
+from llm_planner_ros.bringup.graphs import PHYSICS_GRAPH, PHYSICS_PERCEPTION_GRAPH, SIM_GRAPH, NodeSpec
+from llm_planner_ros.bringup.options import GraphOptions
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import domain_value_functions_file
 from llm_planner_ros.domain.episodes import Episode

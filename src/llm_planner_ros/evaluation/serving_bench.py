@@ -71,7 +71,7 @@ class _SharedService:
         from rclpy.context import Context
         from rclpy.executors import MultiThreadedExecutor
 
-        from llm_planner_ros.bringup import SIM_GRAPH
+        from llm_planner_ros.bringup.graphs import SIM_GRAPH
         from llm_planner_ros.processes import start_graph
         from llm_planner_ros.ros.background_spin import BackgroundSpin
 

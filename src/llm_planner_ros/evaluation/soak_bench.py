@@ -3,7 +3,7 @@ r"""``llm-planner bench soak``: the whole sim graph under a long run of goals, w
     llm-planner bench soak [--instructions 300] [--warmup 24] [--sample-every 24] [--threshold 10] \
         [--json PATH] [--recording PATH] [--record] [--log-dir DIR]
 
-Brings up every node of llm_planner_ros.bringup.SIM_GRAPH as a process (as ``llm-planner up`` does),
+Brings up every node of llm_planner_ros.bringup.graphs.SIM_GRAPH as a process (as ``llm-planner up`` does),
 llm_service_node on the ``replay`` backend, and sends N goals cycling over ``WORKLOAD``: episodes of
 domains/saycan_kitchen/dev.yaml (the world is reset to the episode before each goal), each planned by
 SayCan and by the zero-shot planner, executed and plan-only. The resident memory (RSS) of every node
@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llm_planner_ros.bringup import SIM_GRAPH
+from llm_planner_ros.bringup.graphs import SIM_GRAPH
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
 from llm_planner_ros.options import finite_float
 from llm_planner_ros.paths import default_domain

@@ -149,6 +149,12 @@ def declared_parameters(executable: str) -> frozenset[str]:
     return frozenset(_DECLARED_BY[executable]()) | BUILT_IN_PARAMETERS
 
 
+def declared_default(executable: str, name: str) -> Any:
+    """The default a node of ``executable`` declares for its parameter ``name``: what it runs with where no
+    file sets it (KeyError when it declares no such parameter)."""
+    return _DECLARED_BY[executable]()[name].default
+
+
 def declared_by_some_node(name: str) -> bool:
     """Whether any executable of the package declares ``name`` (what a ``/**`` key needs)."""
     return any(name in declared_parameters(executable) for executable in _DECLARED_BY)
