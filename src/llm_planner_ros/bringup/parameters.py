@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from llm_planner_ros.bringup.graphs import NodeSpec, Placement
+from llm_planner_ros.bringup.graphs import NodeSpec, Placement, planner_spec
 from llm_planner_ros.bringup.options import GraphOptionError, GraphOptions
 from llm_planner_ros.domain.config import load_domain_config
 from llm_planner_ros.domain.definition import load_domain_files
@@ -68,7 +68,7 @@ def check_params_file(path: Path, placements: Sequence[Placement]) -> None:
         entries, malformed = file_entries(document, namespace)
         problems += [line for line in malformed if line not in problems]
         for entry in entries:
-            nodes = [spec for spec in specs if entry.matches(qualified(namespace, spec.name))]
+            nodes = [spec for spec in specs if entry.matches(_qualified(namespace, spec.name))]
             reached.setdefault(entry.key, (entry, []))[1].extend(nodes)
     for entry, nodes in reached.values():
         lines = _entry_problems(entry, nodes) if nodes else [_no_node(entry, placements)]
@@ -79,14 +79,14 @@ def check_params_file(path: Path, placements: Sequence[Placement]) -> None:
         )
 
 
-def qualified(namespace: str, name: str) -> str:
+def _qualified(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
 
 def _no_node(entry: Entry, placements: Sequence[Placement]) -> str:
     """The problem of a key that reaches no node: the nodes there are (by name when all are at the root)."""
     rooted = all(not namespace for namespace, _ in placements)
-    names = [spec.name if rooted else qualified(ns, spec.name) for ns, specs in placements for spec in specs]
+    names = [spec.name if rooted else _qualified(ns, spec.name) for ns, specs in placements for spec in specs]
     given = entry.key if rooted else entry.pattern
     read_as = "" if rooted or entry.pattern == f"/{entry.key}" else f" (read as {entry.pattern})"
     return f"{entry.key}{read_as}: not a node of this graph{suggestion(given, names)}; its nodes: {', '.join(names)}"
@@ -174,7 +174,7 @@ def domain_executors(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tupl
 def planner_domain_files(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tuple[str | None, str | None]:
     """The world and skills files the graph's planner reads (None: the packaged kitchen's), for a client
     that must read the graph's state as the planner does (``llm-planner demo``/``up``)."""
-    planner = next((spec for spec in specs if spec.executable == "planner_node"), None)
+    planner = planner_spec(specs)
     if planner is None:
         return None, None
     params = effective_parameters(planner, user_parameters(options), options.namespace)
@@ -185,7 +185,7 @@ def effective_parameters(spec: NodeSpec, layers: Sequence[Sequence[Entry]], name
     """A node's parameters after its packaged files and the user's ``layers`` (each: the keys that reach
     the node in ``namespace``, wildcard keys first)."""
     merged = packaged_parameters(spec)
-    name = qualified(namespace, spec.name)
+    name = _qualified(namespace, spec.name)
     for layer in layers:
         for entry in sorted(layer, key=lambda entry: not entry.wildcard):
             if entry.matches(name):
