@@ -235,6 +235,22 @@ def test_over_http_bad_requests_are_refused_a_goal_is_canceled_and_the_estop_sto
                 assert ended.is_error and "tool plan_and_execute: canceled" in text(ended), text(ended)
                 await anyio.to_thread.run_sync(load_scene, graph, tmp_path)
 
+                # An agent that gives up on its call (the SDK cancels the request) leaves no goal running.
+                async def last_plan() -> dict[str, Any]:
+                    return json.loads(await read(second, "llm-planner://robot/plans"))[-1]
+
+                earlier, progress = (await last_plan())["goal_id"], Progress()
+                async with anyio.create_task_group() as calls:
+                    request = {"instruction": FETCH_INSTRUCTION}
+                    calls.start_soon(lambda: first.call_tool("plan_and_execute", request, progress_callback=progress))
+                    await wait_async(lambda: any("find a coke): running" in m for m in progress.messages), "step 1")
+                    calls.cancel_scope.cancel()
+                with anyio.fail_after(60):
+                    while (plan := await last_plan())["goal_id"] == earlier or plan["event"] != "ended":
+                        await anyio.sleep(0.2)
+                assert plan["reason"] == "canceled" and plan["requester"] == "mcp:first-agent", plan
+                await anyio.to_thread.run_sync(load_scene, graph, tmp_path)
+
                 async def find_busy_then_stop() -> None:
                     busy = await second.call_tool("plan_and_execute", {"instruction": "Bring me an apple."})
                     assert busy.is_error and "is busy with 'Bring me the coke, please.'" in text(busy), text(busy)
