@@ -27,7 +27,7 @@ from llm_planner_ros.cli.interrupts import interrupts_deferred
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
-from llm_planner_ros.planning.plan_loop import EndReason
+from llm_planner_ros.planning.plan_loop import ending_of, request_served
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
@@ -58,14 +58,11 @@ class InstructionOutcome:
 
     @property
     def ending(self) -> str:
-        """How the plan ended, the result message's first word (``done``, ``nothing_to_do``, ``refused``,
-        ``missing``, ...; docs/architecture.md)."""
-        return self.message.split(":", 1)[0]
+        return ending_of(self.message)
 
     @property
     def served(self) -> bool:
-        """Whether the request was served as asked: carried out, or it needed nothing done."""
-        return self.success or self.ending == EndReason.NOTHING_TO_DO.value
+        return request_served(self.success, self.message)
 
     @property
     def status_name(self) -> str:

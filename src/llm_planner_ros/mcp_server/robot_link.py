@@ -27,6 +27,7 @@ from std_msgs.msg import Bool, String
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.planning.decision import StepRecord
+from llm_planner_ros.planning.plan_loop import request_served
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
@@ -64,8 +65,8 @@ class GoalOutcome:
     steps: list[StepRecord] = field(default_factory=list)
 
     @property
-    def ending(self) -> str:
-        return self.message.split(":", 1)[0]
+    def served(self) -> bool:
+        return request_served(self.success, self.message)
 
 
 def robot_name(namespace: str) -> str:

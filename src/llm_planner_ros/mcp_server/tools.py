@@ -25,7 +25,6 @@ from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.mcp_server.limits import AgentLimits, AgentRefusal, CallRate, GoalSlots
 from llm_planner_ros.mcp_server.robot_link import GoalOutcome, RobotLink, RobotUnavailable
 from llm_planner_ros.planning.decision import StepRecord, StepStatus
-from llm_planner_ros.planning.plan_loop import EndReason
 from llm_planner_ros.visualization.score_table import step_text
 
 GOAL_TIMEOUT_S = 900.0
@@ -35,7 +34,6 @@ INSTRUCTIONS = (
     "are unsafe or beyond its skills are held back; a person may have to approve each step. Read the "
     "domain resource for what the robot can do; use plan to see a plan without moving the robot."
 )
-SERVED = (EndReason.DONE.value, EndReason.NOTHING_TO_DO.value)
 
 
 def client_name(ctx: Context) -> str:
@@ -111,7 +109,7 @@ class AgentGateway:
             self._slots.release(link.name)
         link.audit({"who": who, "action": f"{action} ended", "detail": outcome.message, "kind": "agent"})
         report = outcome_text(outcome)
-        if outcome.ending not in SERVED:
+        if not outcome.served:
             raise ToolError(report)
         return report
 

@@ -48,6 +48,17 @@ class EndReason(StrEnum):
     ERROR = "error"  # a dependency failed (LLM service, affordance server, executor unreachable)
 
 
+def ending_of(message: str) -> str:
+    """How a plan ended, read from a goal's result message (``<ending>: <why>``, as the planner node writes
+    it): ``done``, ``nothing_to_do``, ``refused``, ``missing``, ... (docs/architecture.md)."""
+    return message.split(":", 1)[0]
+
+
+def request_served(success: bool, message: str) -> bool:
+    """Whether a goal served its request as asked: carried out, or it needed nothing done."""
+    return success or ending_of(message) == EndReason.NOTHING_TO_DO.value
+
+
 class Planner(Protocol):
     """One planning method. ``reset`` starts an instruction; ``next_step`` proposes the next skill
     given the steps so far; ``observe`` tells the method how a step it proposed ended."""
