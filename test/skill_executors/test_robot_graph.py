@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 import yaml
 from action_msgs.msg import GoalStatus
 from graph_helpers import WorldWatcher
 from language_model_doubles import PreferringModel
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp_types import Implementation
 from replayed_planner_graph import execute_instruction, record_plan, wait_for_affordance_state
 from robot_graph import INITIAL, INSTRUCTION, PLAN, records, start_doubles
 from ros_harness import RosGraph, wait_until
@@ -38,6 +42,17 @@ DRAWER_INITIAL = {
     "drawer": {"open": False},
 }
 DRAWER_PLAN = ["open the drawer", "pick up the coke", "bring it to you", "put down the coke", "done"]
+
+
+def mcp_scene(graph: RosGraph) -> str:
+    """The robot's scene as an agent reads it through ``llm-planner mcp`` (the SDK's client over stdio)."""
+    server = StdioServerParameters(command=entry_point("llm-planner"), args=["mcp"], env=graph.env)
+
+    async def read() -> str:
+        async with Client(server, client_info=Implementation(name="robot-graph-test", version="1.0")) as client:
+            return (await client.read_resource("llm-planner://robot/scene")).contents[0].text  # type: ignore[union-attr]
+
+    return anyio.run(read)
 
 
 @pytest.fixture(scope="module")
@@ -151,6 +166,9 @@ def test_llm_planner_up_robot_runs_the_robot_graph_for_llm_planner_run(
     wait_until(lambda: run.returncode is not None, 180, "`llm-planner run` to finish")
     logs = "\n".join(f"--- {path.name}\n{path.read_text()}" for path in sorted(log_dir.glob("*.log")))
     assert run.returncode == 0, f"{run.log()}\n{logs}"
+    # The final state is read as the planner reads it (its robot_state_topic robot/state, stamps unmatched).
+    assert "user: coke (coke_1)" in run.log() and "(no state received)" not in run.log(), run.log()
+    assert "user: coke (coke_1)" in mcp_scene(ros_graph), "the MCP scene resource reads the robot graph's state"
     for executor in ("manipulator_executor", "mobile_base_executor"):
         assert "backend: objects from /scene/objects" in (log_dir / f"{executor}.log").read_text()
     assert [goal["outcome"] for goal in records(tmp_path / "doubles.jsonl", "gripper")] == ["success"] * 3

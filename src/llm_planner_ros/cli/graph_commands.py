@@ -241,9 +241,7 @@ class _graph:
     def _connect(self) -> InstructionClient:
         """The client of the started graph once its planner and language model are ready."""
         kitchen = self._kitchen
-        self._client = InstructionClient(
-            kitchen, self._console, self._options.namespace, match_stamps=not self._perceived
-        )
+        self._client = InstructionClient(kitchen, self._console, self._options.namespace)
         with self._console.status("waiting for the planner (the first start converts the embedded model)"):
             deadline = time.monotonic() + READY_TIMEOUT_S
             while not self._client.wait_ready(1.0):

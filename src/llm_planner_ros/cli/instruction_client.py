@@ -31,9 +31,10 @@ from llm_planner_ros.planning.plan_loop import ending_of, request_served
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.planner_state_topics import planner_state_topics
 from llm_planner_ros.ros.state_provider import Stamp
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
-from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, ROBOT_STATE_TOPIC, SCENE_TOPIC
+from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION
 from llm_planner_ros.visualization.score_table import step_table
 
 LLM_READY_TOPIC = "llm/ready"
@@ -79,19 +80,19 @@ class InstructionClient:
     client and the state listeners.
 
     Lifecycle: construct, ``wait_ready(timeout)`` (False when the planner never appeared),
-    ``send(...)`` as often as needed, ``close()``. ``match_stamps``: as the planner's parameter (False
-    where perception publishes the scene).
+    ``send(...)`` as often as needed, ``close()``. The final state is read as the planner reads it: from
+    the topics, and paired the way, its own parameters say (``ros.planner_state_topics``).
     """
 
-    def __init__(self, kitchen: Domain, console: Console, namespace: str = "", match_stamps: bool = True) -> None:
+    def __init__(self, kitchen: Domain, console: Console, namespace: str = "") -> None:
         self._console = console
+        self._kitchen = kitchen
         self._context = Context()
         rclpy.init(context=self._context)
         self.node = rclpy.create_node("llm_planner_cli", namespace=namespace or None, context=self._context)
         self.action = self.node.resolve_topic_name(EXECUTE_INSTRUCTION_ACTION)
         self._client = RaceFreeActionClient(self.node, ExecuteInstruction, self.action)
-        # match_stamps off where perception publishes the scene at its own pace (the perceived physics graph).
-        self._state = TopicStateProvider(self.node, kitchen, SCENE_TOPIC, ROBOT_STATE_TOPIC, match_stamps=match_stamps)
+        self._state: TopicStateProvider | None = None  # once the planner answered (wait_ready)
         # llm_service_node latches true on llm/ready once its model is loaded and warmed up.
         self._llm_ready = threading.Event()
         latched = QoSProfile(
@@ -104,7 +105,17 @@ class InstructionClient:
         self._spin.start()
 
     def wait_ready(self, timeout_s: float) -> bool:
-        return self._client.wait_for_server(timeout_sec=timeout_s)
+        """True once the planner serves its action; then the state topics are the planner's own."""
+        if not self._client.wait_for_server(timeout_sec=timeout_s):
+            return False
+        if self._state is None:
+            topics = planner_state_topics(self.node)
+            if not topics.answered:
+                self._console.print(f"[yellow]the final state is read from {topics.source}[/yellow]")
+            self._state = TopicStateProvider(
+                self.node, self._kitchen, topics.scene_topic, topics.robot_state_topic, topics.match_stamps
+            )
+        return True
 
     def wait_llm_ready(self, timeout_s: float) -> bool:
         """True once the graph's llm_service_node reported its model loaded and warmed up (llm/ready)."""
@@ -167,6 +178,8 @@ class InstructionClient:
         """The world after the goal. The result can overtake the state message with the last skill's
         effect (another node, another topic): a state published after the result arrived, else (none within
         FINAL_STATE_WAIT_S: a publisher that stopped) the latest."""
+        if self._state is None:
+            return None
         return self._state.wait_published_after(result_arrived, FINAL_STATE_WAIT_S) or self._state.current()
 
     def _cancel(self, handle: ClientGoalHandle) -> None:

@@ -55,9 +55,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--domain", metavar="DIR", help="the graph's domain folder (default: the SayCan kitchen)")
     parser.add_argument(
-        "--robot-state-topic", default="sim/robot_state", help="the robot-state record (robot/state on a robot)"
-    )
-    parser.add_argument(
         "--max-instruction-chars",
         type=int,
         default=MAX_INSTRUCTION_CHARS,
@@ -90,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     limits = AgentLimits(args.max_instruction_chars, args.calls_per_minute, args.queue, args.queue_wait)
     kitchen = load_domain(args.domain) if args.domain else load_domain_files()
     namespaces = [f"/{name.strip().strip('/')}" for name in args.robots.split(",") if name.strip()] or [""]
-    links = RobotLinks(namespaces, kitchen, args.robot_state_topic)
+    links = RobotLinks(namespaces, kitchen)
     try:
         gateway = AgentGateway(links.robots, kitchen, limits)
         server = build_server(gateway)

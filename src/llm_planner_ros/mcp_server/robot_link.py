@@ -31,13 +31,14 @@ from llm_planner_ros.planning.plan_loop import request_served
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
 from llm_planner_ros.ros.conversions import record_from_msg
 from llm_planner_ros.ros.futures import WaitTimeout, wait_for
+from llm_planner_ros.ros.planner_state_topics import planner_state_topics
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import (
     AUDIT_TOPIC,
     EVENTS_QOS,
     EXECUTE_INSTRUCTION_ACTION,
     GOALS_TOPIC,
-    SCENE_TOPIC,
+    PLANNER_NODE,
     STOP_TOPIC,
 )
 
@@ -78,9 +79,11 @@ class RobotLink:
     """One robot's planner as agents reach it. ``send`` blocks (call it from a worker thread); the other
     methods answer at once from what the subscriptions last received."""
 
-    def __init__(self, node: rclpy.node.Node, namespace: str, kitchen: Domain, robot_state_topic: str) -> None:
+    def __init__(self, node: rclpy.node.Node, namespace: str, kitchen: Domain) -> None:
         self.name = robot_name(namespace)
         self._node = node
+        self._namespace = namespace
+        self._kitchen = kitchen
         group = ReentrantCallbackGroup()
 
         def topic(relative: str) -> str:
@@ -91,7 +94,10 @@ class RobotLink:
         self._client = RaceFreeActionClient(node, ExecuteInstruction, self.action, callback_group=group)
         self._stop = node.create_publisher(Bool, self.stop_topic, 10)
         self._audit = node.create_publisher(String, topic(AUDIT_TOPIC), EVENTS_QOS)
-        self._state = TopicStateProvider(node, kitchen, topic(SCENE_TOPIC), topic(robot_state_topic), True, group)
+        # The state topics are the planner's (ros.planner_state_topics), asked on the first read: this server
+        # can start before the graph.
+        self._state: TopicStateProvider | None = None
+        self._state_lock = threading.Lock()
         self._lock = threading.Lock()
         self._goals: deque[dict[str, Any]] = deque(maxlen=RECENT_GOALS)
         self._estop: bool | None = None
@@ -186,6 +192,15 @@ class RobotLink:
 
     def scene(self) -> str:
         """The robot's current scene as text, waiting up to STATE_WAIT_S for a first state."""
+        with self._state_lock:
+            if self._state is None:
+                topics = planner_state_topics(self._node, f"{self._namespace}/{PLANNER_NODE}").under(self._namespace)
+                if not topics.answered:
+                    # Asked again on the next read: the planner may come up after this server.
+                    return f"no state yet: the robot's state topics are unknown, {topics.source}"
+                self._state = TopicStateProvider(
+                    self._node, self._kitchen, topics.scene_topic, topics.robot_state_topic, topics.match_stamps
+                )
         world = self._state.wait(STATE_WAIT_S)
         return world.summary() if world is not None else f"no state yet from {self._state.describe()}"
 
@@ -222,11 +237,11 @@ class RobotLink:
 class RobotLinks:
     """The private context, node and executor, and a ``RobotLink`` per namespace; ``close()`` ends them."""
 
-    def __init__(self, namespaces: Sequence[str], kitchen: Domain, robot_state_topic: str) -> None:
+    def __init__(self, namespaces: Sequence[str], kitchen: Domain) -> None:
         self._context = Context()
         rclpy.init(context=self._context)
         self._node = rclpy.create_node("llm_planner_mcp", context=self._context)
-        self.robots = {robot_name(ns): RobotLink(self._node, ns, kitchen, robot_state_topic) for ns in namespaces}
+        self.robots = {robot_name(ns): RobotLink(self._node, ns, kitchen) for ns in namespaces}
         self._executor = MultiThreadedExecutor(num_threads=4, context=self._context)
         self._executor.add_node(self._node)
         self._spin = threading.Thread(target=self._executor.spin, daemon=True)
