@@ -74,12 +74,12 @@ lint: setup
 test: lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=30 $(PYTEST_ARGS)
 
-# The PyBullet kitchen, planned on what perception_node sees through the head camera (docs/perception.md,
+# The PyBullet kitchen, planned on what perception sees through the head camera (docs/perception.md,
 # "In a graph"): 90 s on the 2-core machine from a cold start (README, "Physics simulation").
 demo: setup
 	$(VENV)/bin/llm-planner demo --sim physics "How would you bring me a coke can?"
 
-# The same instruction in the symbolic kitchen (sim_world_node): seconds, no physics or camera.
+# The same instruction in the symbolic kitchen (sim_world): seconds, no physics or camera.
 demo-symbolic: setup
 	$(VENV)/bin/llm-planner demo --sim symbolic "How would you bring me a coke can?"
 

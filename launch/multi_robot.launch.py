@@ -1,11 +1,11 @@
 """Several robots, one language model: `ros2 launch llm_planner_ros multi_robot.launch.py robots:=4`.
 
-One llm_service_node at the root serves /llm/score and /llm/generate; under /robot1 ... /robotN runs
+One llm_service at the root serves /llm/score and /llm/generate; under /robot1 ... /robotN runs
 the sim graph (llm_planner_ros.bringup.graphs.SIM_GRAPH) without a model service of its own, each planner
 with ``llm_namespace: /``. The service batches the robots' score requests (docs/llm.md, "Several
 robots, one model"). Arguments: robots:=N (default 2); llm:=false starts no model service, for a
 model service run elsewhere in the same ROS domain (a GPU host: `ros2 run llm_planner_ros
-llm_service_node --ros-args -p device:=cuda`, or one whose backend is a vLLM server: `-p
+llm_service --ros-args -p device:=cuda`, or one whose backend is a vLLM server: `-p
 backend:=openai -p base_url:=http://gpu:8000/v1 -p model:=...`); params_file:=my.yaml applies to
 every robot's nodes and the model service, after the packaged files.
 """
@@ -28,7 +28,7 @@ def generate_launch_description():
     return LaunchDescription(
         [
             DeclareLaunchArgument("robots", default_value="2", description="robots, each in /robot<i>"),
-            DeclareLaunchArgument("llm", default_value="true", description="start the shared llm_service_node"),
+            DeclareLaunchArgument("llm", default_value="true", description="start the shared llm_service"),
             DeclareLaunchArgument(
                 "params_file", default_value="", description="parameters applied after the packaged files"
             ),

@@ -12,7 +12,7 @@ is malformed. A goal stamped with the state its caller planned on (``state_stamp
 that state or a newer one: this node's subscription can be a message behind the planner's, and the
 state before a skill's effect would score the next step on the world before it.
 
-State comes from a ``StateProvider``: by default /scene/objects and /sim/robot_state (sim_world_node).
+State comes from a ``StateProvider``: by default /scene/objects and /sim/robot_state (sim_world).
 The ``backend`` parameter picks the model: ``analytic`` (default) scores the symbolic world;
 ``learned`` scores pick, place and go-to with the value functions of ``value_functions_file``
 (llm_planner_ros.value_functions.learned, docs/value_functions.md) over the perceived scene and the robot state only;
@@ -191,7 +191,7 @@ class AffordanceServerNode(Node):
         if world is None:
             raise _Refused(
                 f"no world state from {self._provider.describe()} after {self._state_timeout_s:.0f} s: "
-                "is sim_world_node (or perception and the robot-state publisher) running?"
+                "is sim_world (or perception and the robot-state publisher) running?"
             )
         if self._learned is None or self._observations is None:
             return self._model.evaluate(skills, world)

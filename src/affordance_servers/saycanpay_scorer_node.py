@@ -6,7 +6,7 @@ model of ``domain`` (babyai | kitchen) in ``weights_file`` (empty: the shipped
 p(an action's preconditions hold after the partial plan), Pay the action's discounted payoff (Hazra et
 al., "SayCanPay", arXiv 2308.12682). The model is the ROS-free ``planning.saycanpay.models.Scorer``;
 this node only translates messages. Start one per kind (node names ``saycanpay_can`` and
-``saycanpay_pay`` in ``config/saycanpay_scorer.yaml``); planner_node calls them for
+``saycanpay_pay`` in ``config/saycanpay_scorer.yaml``); planner calls them for
 ``planner: saycanpay`` when the planner options ``can_service`` / ``pay_service`` name them
 (docs/saycanpay.md, "Over ROS").
 

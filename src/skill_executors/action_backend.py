@@ -9,7 +9,7 @@ start-up, so a template that does not fit the goal message stops the node with t
 
 A skill SUCCEEDS when the goal succeeded and the success rule holds; it FAILS, with the result's message
 field where the binding names one, otherwise; a cancel of the skill cancels the goal. With
-``apply_in_sim`` the skill is then applied in sim_world_node as well (the sim backend), so that the
+``apply_in_sim`` the skill is then applied in sim_world as well (the sim backend), so that the
 symbolic simulation tracks what a device tried inside it did.
 """
 

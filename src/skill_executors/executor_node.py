@@ -9,7 +9,7 @@ A goal is REJECTED (the reason logged) when its skill text is not a skill of the
 skill runs on the other executor, when the message's family/arguments/executor disagree with the
 library (empty fields are filled from it), or while another skill runs. Accepted goals report the
 backend's progress and phase as feedback; cancel is relayed to the backend, which leaves the robot
-consistent. Backends (``skill_executors.backend.SkillBackend``): ``sim`` (sim_world_node), ``nav2``
+consistent. Backends (``skill_executors.backend.SkillBackend``): ``sim`` (sim_world), ``nav2``
 (NavigateToPose to the place map's base poses), ``moveit`` (MoveGroup pose goals and a GripperCommand
 gripper for pick, put down and the drawer skills), ``action`` (goals of the ROS 2 action the skills file
 binds the executor to, skill_executors.action_backend); docs/robot.md describes the robot ones and their
@@ -56,9 +56,9 @@ PARAMETERS = {
     "backend": Parameter("sim", f"what runs the skills: {', '.join(BACKENDS)}", choices=BACKENDS),
     "world_file": Parameter("", "world YAML (empty: the default domain's, config/domains.yaml)"),
     "skills_file": Parameter("", "skill templates YAML (empty: the default domain's, config/domains.yaml)"),
-    "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world_node's skill action"),
+    "sim_action": Parameter(APPLY_SKILL_ACTION, "sim backend: sim_world's skill action"),
     "apply_in_sim": Parameter(
-        False, "action backend: apply each skill the action did in sim_world_node too (a device tried in simulation)"
+        False, "action backend: apply each skill the action did in sim_world too (a device tried in simulation)"
     ),
     "facts_in_sim": Parameter(
         False,

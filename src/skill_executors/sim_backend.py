@@ -1,4 +1,4 @@
-"""The ``sim`` backend: forwards each skill to sim_world_node's sim/apply_skill action."""
+"""The ``sim`` backend: forwards each skill to sim_world's sim/apply_skill action."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ class SimBackend(SkillBackend):
     ) -> None:
         # The simulator reports progress continuously, so silence (not a total time) tells it is gone.
         limits = CallLimits(server_timeout_s, timeout_s=float("inf"), silence_timeout_s=silence_timeout_s)
-        fix = "start sim_world_node (or set the executor's sim_action parameter)"
+        fix = "start sim_world (or set the executor's sim_action parameter)"
         self._call = ActionCall(node, ExecuteSkill, action_name, callback_group, limits, fix)
 
     def execute(self, skill: Skill, report: ProgressCallback, should_cancel: Callable[[], bool]) -> SkillOutcome:

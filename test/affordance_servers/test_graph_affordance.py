@@ -49,8 +49,8 @@ def _settle(client, skills: list[Skill], expected: list[float], what: str) -> li
 def test_affordances_follow_the_calibration_in_chosen_states(
     ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
-    ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
-    ros_graph.start_node("affordance_server", param_files=[config_file("affordance.yaml")])
+    ros_graph.start_node("sim_world", params={"time_scale": 0.0})
+    ros_graph.start_node("affordance_server", param_files=[config_file("affordance_server.yaml")])
     watcher = WorldWatcher(ros_graph)
     pick_client = ros_graph.action_client(EvaluateAffordance, "/affordance/pick")
     world = kitchen.world({"robot": {"at": "table"}, "objects": []})
@@ -161,7 +161,7 @@ def test_goals_of_every_family_waiting_for_the_first_state_get_it(ros_graph: Ros
         goal = EvaluateAffordance.Goal(skills=[skill_to_msg(world.skill(text))])
         handles.append(wait_future(client.send_goal_async(goal), what=f"{family} goal response"))
     assert all(handle.accepted for handle in handles)
-    ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
+    ros_graph.start_node("sim_world", params={"time_scale": 0.0})
     for family, handle in zip(skills, handles, strict=True):
         result = wait_future(handle.get_result_async(), timeout=45.0, what=f"{family} result").result
         assert result.success, (family, result.message)
@@ -202,7 +202,7 @@ def test_a_goal_stamped_with_the_planners_state_is_answered_from_it(ros_graph: R
 
 @pytest.mark.timeout(60)
 def test_a_goal_stamped_with_a_state_that_never_comes_fails_naming_it(ros_graph: RosGraph, kitchen: Domain) -> None:
-    ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
+    ros_graph.start_node("sim_world", params={"time_scale": 0.0})
     ros_graph.start_node("affordance_server", params={"state_timeout_s": 0.5})
     client = ros_graph.action_client(EvaluateAffordance, "/affordance/terminate")
     done = [skill_to_msg(kitchen.world().skill("done"))]

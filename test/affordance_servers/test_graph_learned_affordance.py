@@ -96,7 +96,7 @@ def test_learned_backend_answers_a_batch_in_order_from_the_perceived_scene(
     weights = random_weights(tmp_path / "vf.npz", kitchen, seed=5)
     ros_graph.start_node(
         "affordance_server",
-        param_files=[config_file("affordance.yaml")],
+        param_files=[config_file("affordance_server.yaml")],
         params={"backend": "learned", "value_functions_file": str(weights)},
     )
     # The perceived positions are the observation's, after float32 transport (SceneObject.confidence is float32).
@@ -124,7 +124,7 @@ def test_learned_backend_answers_the_drawer_skills_from_their_model(
     weights = random_weights(tmp_path / "vf.npz", kitchen, seed=6)
     ros_graph.start_node(
         "affordance_server",
-        param_files=[config_file("affordance.yaml")],
+        param_files=[config_file("affordance_server.yaml")],
         params={"backend": "learned", "value_functions_file": str(weights)},
     )
     observation = drawer_observation(holding="coke", drawer_open=True)

@@ -2,7 +2,7 @@
 packaged kitchen and in a domain folder (the shipped office, with its own adapter).
 
 The in-process run records the embedded model's answers; the --ros run replays them through
-llm_service_node, so any difference comes from the graph (state topics, affordance servers,
+llm_service, so any difference comes from the graph (state topics, affordance servers,
 executors), not from the model.
 """
 

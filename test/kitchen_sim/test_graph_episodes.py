@@ -1,4 +1,4 @@
-"""Graph tests: sim_world_node loads episodes, and refuses malformed ones with the loader's reasons."""
+"""Graph tests: sim_world loads episodes, and refuses malformed ones with the loader's reasons."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.graph
 
 @pytest.mark.timeout(120)
 def test_every_malformed_episode_file_is_refused_with_a_useful_message(ros_graph: RosGraph) -> None:
-    ros_graph.start_node("sim_world_node", params={"time_scale": 0.0})
+    ros_graph.start_node("sim_world", params={"time_scale": 0.0})
     watcher = WorldWatcher(ros_graph)
     before = watcher.wait_robot("default scene", lambda r: r.episode == "")
     for expected in bad_episode_expectations():
@@ -38,7 +38,7 @@ def test_every_malformed_episode_file_is_refused_with_a_useful_message(ros_graph
 def test_loaded_episode_is_published_as_ground_truth(ros_graph: RosGraph, kitchen: Domain) -> None:
     episode = load_episodes(SAMPLE_EPISODES, kitchen).episode("restock-coke")
     ros_graph.start_node(
-        "sim_world_node",
+        "sim_world",
         params={
             "time_scale": 0.0,
             "episode_file": str(SAMPLE_EPISODES),
@@ -58,7 +58,7 @@ def test_loaded_episode_is_published_as_ground_truth(ros_graph: RosGraph, kitche
 @pytest.mark.timeout(60)
 def test_bad_episode_parameter_stops_the_node_with_the_reason(ros_graph: RosGraph) -> None:
     bad = next(e for e in bad_episode_expectations() if e.path.stem == "unknown_label")
-    proc = ros_graph.start_node("sim_world_node", params={"episode_file": str(bad.path)})
-    wait_until(lambda: proc.returncode is not None, what="sim_world_node exiting")
+    proc = ros_graph.start_node("sim_world", params={"episode_file": str(bad.path)})
+    wait_until(lambda: proc.returncode is not None, what="sim_world exiting")
     assert proc.returncode == 1
     assert bad.message in proc.log() and "Traceback" not in proc.log()

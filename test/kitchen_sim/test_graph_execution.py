@@ -22,12 +22,10 @@ MOBILE_BASE = "/executors/mobile_base/execute_skill"
 
 
 def _start(graph: RosGraph, **sim_params: object) -> tuple[WorldWatcher, object, object]:
-    """sim_world_node and both executors with the shipped parameter files (``sim_params`` override)."""
-    graph.start_node(
-        "sim_world_node", params={"time_scale": 0.0, **sim_params}, param_files=[config_file("sim_world.yaml")]
-    )
-    graph.start_node("manipulator_executor", param_files=[config_file("executors.yaml")])
-    graph.start_node("mobile_base_executor", param_files=[config_file("executors.yaml")])
+    """sim_world and both executors with the shipped parameter files (``sim_params`` override)."""
+    graph.start_node("sim_world", params={"time_scale": 0.0, **sim_params}, param_files=[config_file("sim_world.yaml")])
+    graph.start_node("manipulator_executor", param_files=[config_file("manipulator_executor.yaml")])
+    graph.start_node("mobile_base_executor", param_files=[config_file("mobile_base_executor.yaml")])
     watcher = WorldWatcher(graph)
     return watcher, graph.action_client(ExecuteSkill, MANIPULATOR), graph.action_client(ExecuteSkill, MOBILE_BASE)
 

@@ -23,14 +23,13 @@ def test_executor_without_simulator_fails_the_skill_with_the_fix(ros_graph: RosG
     response = execute(base, kitchen.world().skill("go to the table"))
     assert response.status == GoalStatus.STATUS_ABORTED
     assert (
-        "no /sim/apply_skill action server" in response.result.message
-        and "start sim_world_node" in response.result.message
+        "no /sim/apply_skill action server" in response.result.message and "start sim_world" in response.result.message
     )
 
 
 @pytest.mark.timeout(90)
 def test_simulator_dying_mid_skill_ends_the_goal(ros_graph: RosGraph, kitchen: Domain) -> None:
-    sim = ros_graph.start_node("sim_world_node", params={"time_scale": 1.0})
+    sim = ros_graph.start_node("sim_world", params={"time_scale": 1.0})
     ros_graph.start_node("mobile_base_executor", params={"silence_timeout_s": 2.0})
     base = ros_graph.action_client(ExecuteSkill, "/executors/mobile_base/execute_skill")
     feedback: list[str] = []
@@ -52,7 +51,7 @@ def test_simulator_dying_mid_skill_ends_the_goal(ros_graph: RosGraph, kitchen: D
 @pytest.mark.timeout(90)
 def test_nodes_exit_cleanly_on_sigint(ros_graph: RosGraph) -> None:
     procs = [
-        ros_graph.start_node("sim_world_node", params={"time_scale": 0.0}),
+        ros_graph.start_node("sim_world", params={"time_scale": 0.0}),
         ros_graph.start_node("affordance_server"),
         ros_graph.start_node("manipulator_executor"),
         ros_graph.start_node("mobile_base_executor"),
@@ -75,7 +74,7 @@ def test_nodes_exit_cleanly_on_sigint(ros_graph: RosGraph) -> None:
             {"backend": "moveit", "map_file": "/nonexistent/map.yaml"},
             "cannot load the place map: place map /nonexistent/map.yaml not found: give the executor's map_file",
         ),
-        ("sim_world_node", {"time_scale": -1.0}, "parameter time_scale is -1.0, expected a float of at least 0"),
+        ("sim_world", {"time_scale": -1.0}, "parameter time_scale is -1.0, expected a float of at least 0"),
         ("affordance_server", {"families": ["pick", "fly"]}, "unknown ['fly']"),
     ],
 )

@@ -176,12 +176,12 @@ def test_a_demo_stopped_while_its_graph_comes_up_leaves_nothing_running(
 
     def planner_started() -> bool:
         commands = domain_processes(ros_graph.domain_id).values()
-        return any("planner_node" in [Path(part).name for part in cmd.split()[:2]] for cmd in commands)
+        return any("planner" in [Path(part).name for part in cmd.split()[:2]] for cmd in commands)
 
     try:
         # The planner's process exists seconds before its action server does: the demo is still waiting for
         # its graph to come up (before, an interrupt there, or any SIGTERM or SIGHUP, left the nodes running).
-        wait_until(lambda: planner_started() or demo.poll() is not None, timeout=60, what="the demo's planner_node")
+        wait_until(lambda: planner_started() or demo.poll() is not None, timeout=60, what="the demo's planner")
         assert demo.poll() is None, demo.communicate()[0]
         demo.send_signal(signum)
         output, _ = demo.communicate(timeout=90)

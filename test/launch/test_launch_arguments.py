@@ -191,7 +191,7 @@ def test_the_console_comes_up_where_each_step_waits_for_approval_unless_turned_o
         ]
 
     robot = [spec.name for spec in GRAPHS["robot"]]
-    assert names("robot", {}) == [*robot, "operator_console"]  # robot.yaml: require_confirmation
+    assert names("robot", {}) == [*robot, "operator_console"]  # robot_graph.yaml: require_confirmation
     assert names("robot", {"console": "false"}) == robot
     assert names("sim", {}) == [spec.name for spec in GRAPHS["sim"]]
     assert names("sim", {"console": "true"})[-1] == "operator_console"
@@ -243,7 +243,16 @@ def test_names_resolve_to_the_public_names_without_a_namespace_and_inside_one() 
         rclpy.shutdown(context=context)
 
 
-@pytest.mark.parametrize("file", ["planner_node.yaml", "affordance.yaml", "executors.yaml", "robot.yaml"])
+@pytest.mark.parametrize(
+    "file",
+    [
+        "planner.yaml",
+        "affordance_server.yaml",
+        "manipulator_executor.yaml",
+        "mobile_base_executor.yaml",
+        "robot_graph.yaml",
+    ],
+)
 def test_topic_parameters_in_config_are_relative(file: str) -> None:
     for section in yaml.safe_load(config_file(file).read_text()).values():
         for key, value in section["ros__parameters"].items():
@@ -276,6 +285,7 @@ def test_a_params_file_with_a_mistyped_node_or_parameter_name_is_refused_with_th
         tmp_path / "typos.yaml",
         {
             "planer": {"ros__parameters": {"max_steps": 12}},
+            "sim_world_node": {"ros__parameters": {"time_scale": 0.0}},
             "planner": {"ros__parameters": {"require_confirmaton": True, "confirm_timout_s": 5.0}},
             "/**": {"ros__parameters": {"use_sim_time": False}},
         },
@@ -283,8 +293,9 @@ def test_a_params_file_with_a_mistyped_node_or_parameter_name_is_refused_with_th
     with pytest.raises(GraphOptionError) as refused:
         node_starts(SIM_GRAPH, GraphOptions.parse(bad), tmp_path)
     message = str(refused.value)
-    assert "3 problem(s)" in message, message
+    assert "4 problem(s)" in message, message
     assert "planer: not a node of this graph (did you mean 'planner'?)" in message
+    assert "sim_world_node: not a node of this graph (named 'sim_world' since 0.4.0)" in message
     assert "planner.require_confirmaton: not a parameter of planner (did you mean 'require_confirmation'?)" in message
     assert "planner.confirm_timout_s: not a parameter of planner (did you mean 'confirm_timeout_s'?)" in message
 
@@ -353,7 +364,7 @@ def test_every_executor_the_domain_declares_beyond_the_graphs_gets_a_skill_execu
     assert starts[-1].param_files[-1] == mine, "the user's file reaches the added executor, its section included"
     # The kitchen declares only the graph's own executors; a part of a graph without executors gets none.
     assert len(node_starts(SIM_GRAPH, GraphOptions(), tmp_path)) == len(SIM_GRAPH)
-    llm_only = tuple(spec for spec in SIM_GRAPH if spec.executable == "llm_service_node")
+    llm_only = tuple(spec for spec in SIM_GRAPH if spec.executable == "llm_service")
     assert len(node_starts(llm_only, GraphOptions.parse(mine), tmp_path, graph=SIM_GRAPH)) == 1
 
 
@@ -456,7 +467,7 @@ def test_a_wildcard_key_needs_one_node_it_reaches_to_declare_it(tmp_path: Path) 
     with pytest.raises(GraphOptionError) as refused:
         node_starts(SIM_GRAPH, GraphOptions.parse(mixed), tmp_path)
     assert str(refused.value).splitlines()[1:] == [
-        "  /**.confirm_each_step: not a parameter of any node it applies to (sim_world_node, affordance_server, "
+        "  /**.confirm_each_step: not a parameter of any node it applies to (sim_world, affordance_server, "
         "manipulator_executor, mobile_base_executor, llm_service, planner)"
     ]
 
@@ -464,7 +475,7 @@ def test_a_wildcard_key_needs_one_node_it_reaches_to_declare_it(tmp_path: Path) 
 def test_a_nested_namespace_key_that_reaches_no_node_is_refused(tmp_path: Path) -> None:
     # Without --namespace robot1 there is no /robot1/planner: rcl would apply the key to nothing.
     nested = write_params(tmp_path / "nested.yaml", {"robot1": {"planner": {"ros__parameters": {"max_steps": 5}}}})
-    with pytest.raises(GraphOptionError, match=r"robot1/planner: not a node of this graph; its nodes: sim_world_node"):
+    with pytest.raises(GraphOptionError, match=r"robot1/planner: not a node of this graph; its nodes: sim_world"):
         node_starts(SIM_GRAPH, GraphOptions.parse(nested), tmp_path)
 
 

@@ -17,7 +17,7 @@ LAUNCH_FILE = LAUNCH_DIR / "multi_robot.launch.py"
 
 def test_robots_share_one_model_service(monkeypatch: pytest.MonkeyPatch) -> None:
     nodes = launch_nodes(LAUNCH_FILE, monkeypatch, {"robots": "3"})
-    services = [n for n in nodes if n["executable"] == "llm_service_node"]
+    services = [n for n in nodes if n["executable"] == "llm_service"]
     assert [(n["namespace"], n["name"]) for n in services] == [("", "llm_service")]
     for index in (1, 2, 3):
         robot = [n for n in nodes if n["namespace"] == f"/robot{index}"]
@@ -28,7 +28,7 @@ def test_robots_share_one_model_service(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_the_model_service_can_run_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
     nodes = launch_nodes(LAUNCH_FILE, monkeypatch, {"robots": "1", "llm": "false"})
-    assert not [n for n in nodes if n["executable"] == "llm_service_node"]
+    assert not [n for n in nodes if n["executable"] == "llm_service"]
     assert {n["namespace"] for n in nodes} == {"/robot1"}
 
 

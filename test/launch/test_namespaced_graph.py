@@ -1,6 +1,6 @@
 """`llm-planner up --namespace robot1 --params-file ...` brings the whole sim graph up under /robot1.
 
-The model is replayed (llm_service_node's replay backend, recorded offline) and the goals are plan_only,
+The model is replayed (llm_service's replay backend, recorded offline) and the goals are plan_only,
 so the test needs no language model and no skill execution; it checks that every node and name moved into
 the namespace, that nothing answers at the root's /llm_planner/execute_instruction, that the user's
 parameter file reached the namespaced planner, and that goals sent there (by the test, and by
@@ -39,7 +39,7 @@ PROGRAM = """
     bring_it_to_you()
     put_down('coke')
 """
-MAX_STEPS = 7  # the packaged planner_node.yaml says 30
+MAX_STEPS = 7  # the packaged planner.yaml says 30
 
 
 def _logs(log_dir: Path) -> str:

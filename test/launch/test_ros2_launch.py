@@ -36,7 +36,7 @@ def stop_cleanly(launch: NodeProcess) -> None:
 
 def test_sim_launch_in_a_namespace_with_a_params_file(ros2: Ros2, ros_graph: RosGraph, tmp_path: Path) -> None:
     # The symbolic kitchen's skills at a tenth of their simulated duration.
-    params = params_file(tmp_path, {"sim_world_node": {"time_scale": 0.1}})
+    params = params_file(tmp_path, {"sim_world": {"time_scale": 0.1}})
     launch = ros2.start(
         "launch", "llm_planner_ros", "sim.launch.py", "namespace:=robot1", f"params_file:={params}", label="launch"
     )
@@ -51,7 +51,7 @@ def test_sim_launch_in_a_namespace_with_a_params_file(ros2: Ros2, ros_graph: Ros
     assert echo.wait(30) == 0, echo.log()
     step = echo.log()
     assert "skill:" in step and "candidates:" in step, step
-    assert ros2.param("get", "/robot1/sim_world_node", "time_scale").stdout.strip() == "Double value is: 0.1"
+    assert ros2.param("get", "/robot1/sim_world", "time_scale").stdout.strip() == "Double value is: 0.1"
     stop_cleanly(launch)
 
 
@@ -133,7 +133,7 @@ class SimClock:
 def test_robot_launch_on_sim_time_executes_an_instruction_sent_and_approved_in_the_console(
     ros2: Ros2, ros_graph: RosGraph, tmp_path: Path
 ) -> None:
-    # The robot graph starts the operator console (require_confirmation in robot.yaml): a person sends the
+    # The robot graph starts the operator console (require_confirmation in robot_graph.yaml): a person sends the
     # instruction and approves each step on its page; the robot is the doubles, time is /clock.
     start_doubles(ros_graph, tmp_path, INITIAL)
     params = params_file(tmp_path, {"operator_console": {"port": 0}})
@@ -164,7 +164,7 @@ def test_robot_launch_on_sim_time_executes_an_instruction_sent_and_approved_in_t
 
 
 def test_multi_robot_launch_serves_each_robot(ros2: Ros2, tmp_path: Path) -> None:
-    params = params_file(tmp_path, {"sim_world_node": {"time_scale": 0.1}})
+    params = params_file(tmp_path, {"sim_world": {"time_scale": 0.1}})
     launch = ros2.start(
         "launch", "llm_planner_ros", "multi_robot.launch.py", "robots:=2", f"params_file:={params}", label="launch"
     )

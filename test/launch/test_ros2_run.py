@@ -34,7 +34,7 @@ def test_ros2_run_starts_the_cli_from_the_install(ros2: Ros2) -> None:
 
 
 def test_ros2_run_planner_node_and_its_parameters_through_ros2_param(ros2: Ros2, ros_graph: RosGraph) -> None:
-    planner = ros2.start("run", "llm_planner_ros", "planner_node", label="planner")
+    planner = ros2.start("run", "llm_planner_ros", "planner", label="planner")
     ros_graph.action_client(ExecuteInstruction, "/llm_planner/execute_instruction", timeout=60)
 
     got = ros2.param("get", "/planner", "max_steps")
@@ -73,7 +73,7 @@ def test_ros2_run_planner_node_refuses_a_params_file_key_it_does_not_declare(ros
     # No near-miss of any planner parameter: rclpy would have ignored it and the planner run unconfirmed.
     params = params_file(tmp_path, {"planner": {"confirm_each_step": True}})
     planner = ros2.start(
-        "run", "llm_planner_ros", "planner_node", "--ros-args", "--params-file", str(params), label="planner"
+        "run", "llm_planner_ros", "planner", "--ros-args", "--params-file", str(params), label="planner"
     )
     status = wait_for_exit(planner, 60)
     log = planner.log()

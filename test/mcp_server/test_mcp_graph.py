@@ -1,6 +1,6 @@
 """``llm-planner mcp`` against a running symbolic graph, with the MCP SDK's own client over stdio and HTTP.
 
-SayCan plans the coke fetch in planner_node from a replayed recording (test/support/replayed_planner_graph.py).
+SayCan plans the coke fetch in planner from a replayed recording (test/support/replayed_planner_graph.py).
 The agent reaches the robot only through the planner's action: the planner's gates apply unchanged (a
 person approves each step with ``require_confirmation``; the e-stop latches), and every call lands in the
 operator console's audit trail and every goal, with its requester, in the recorder's bag.

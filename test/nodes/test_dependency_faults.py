@@ -1,9 +1,9 @@
-"""planner_node when a node it depends on is stopped mid-plan (and restarted): the goal ends with an ERROR
+"""planner when a node it depends on is stopped mid-plan (and restarted): the goal ends with an ERROR
 that names the lost server within the grace period (server_lost_s), its result lists every step executed
 with the outcome the world shows, and the next goal works once the node is back, with the same planner.
 
 SayCan plans (it asks the LLM service and the affordance servers at every step); its language model is
-llm_service_node replaying a recording made offline (test/support/replayed_planner_graph.py). The simulator runs
+llm_service replaying a recording made offline (test/support/replayed_planner_graph.py). The simulator runs
 at time_scale 0.5: "find a coke" takes 4.5 s and the pick 3 s, time to stop a node while a skill runs.
 The last test drives RosEnvironment itself against the simulator and a real executor: a skill that
 outlives executor_timeout_s is canceled and its outcome read back from the world state.
@@ -35,7 +35,7 @@ from llm_planner_ros.ros.ros_environment import ActionClients, RosEnvironment
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
 from llm_planner_ros.ros.topics import ROBOT_STATE_TOPIC, SCENE_TOPIC
 
-SERVER_LOST_S = 3.0  # config/planner_node.yaml
+SERVER_LOST_S = 3.0  # config/planner.yaml
 # A loaded machine's delay on top of the grace. The waits these tests guard against are server_wait_s
 # (raised to 60 s here, so a regression to it cannot pass) and executor_timeout_s (120 s).
 SLACK_S = 12.0
@@ -154,11 +154,11 @@ def test_llm_service_stopped_mid_plan_ends_the_goal_with_its_steps_and_a_restart
     response, ended = result_of(handle, timeout=SERVER_LOST_S + 30)
     assert response.status == GoalStatus.STATUS_ABORTED
     assert response.result.message.startswith("error: ") and "/llm/score is gone" in response.result.message
-    assert "start llm_service_node" in response.result.message
+    assert "start llm_service" in response.result.message
     assert executed(response) == [("find a coke", PlanStep.STATUS_SUCCEEDED)]
     assert ended - found_at < SERVER_LOST_S + SLACK_S
 
-    restart(graph, "llm_service_node", backend="replay", recording=str(recording))
+    restart(graph, "llm_service", backend="replay", recording=str(recording))
     graph.service_client(ScoreCompletions, "/llm/score")
     plans_again(graph, tmp_path)
 
@@ -222,7 +222,7 @@ def test_affordance_server_stopped_mid_plan_ends_the_goal_quickly_and_a_restart_
 def test_an_executor_timeout_cancels_the_skill_and_reads_its_outcome_back(
     ros_graph: RosGraph, kitchen: Domain, tmp_path: Path
 ) -> None:
-    ros_graph.start_node("sim_world_node", params={"time_scale": 0.5})
+    ros_graph.start_node("sim_world", params={"time_scale": 0.5})
     ros_graph.start_node("manipulator_executor")
     at_the_coke = {
         "robot": {"at": "far counter", "holding": None},

@@ -1,4 +1,4 @@
-"""The ROS-free rules behind planner_node's goal handling (llm_planner_ros.nodes.goal_control), the method
+"""The ROS-free rules behind planner's goal handling (llm_planner_ros.nodes.goal_control), the method
 cache that keeps one planner (and one sentence embedder) per node, and the CLI's step-budget type."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""planner_node's goal handling under hostile clients, on the simulated kitchen graph.
+"""planner's goal handling under hostile clients, on the simulated kitchen graph.
 
 Bad step budgets (from the CLI and from any client), bursts of goals, the e-stop latch, a client
 killed or interrupted mid-goal, and memory per goal. The planner runs ProgPrompt (no sentence
@@ -50,7 +50,7 @@ from llm_planner_ros.ros.action_client import RaceFreeActionClient
 pytestmark = [pytest.mark.graph, pytest.mark.model]
 
 ACTION = "/llm_planner/execute_instruction"
-PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
+PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner")
 INSTRUCTION = "Bring me the coke, please."
 INITIAL = {
     "robot": {"at": "table", "holding": None},
@@ -108,9 +108,9 @@ def kitchen_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RosGraph
     work = tmp_path_factory.mktemp("graph")
     with ros_graph(work / "logs") as graph:
         for spec in SIM_GRAPH:
-            if spec.executable in ("planner_node", "llm_service_node"):
+            if spec.executable in ("planner", "llm_service"):
                 continue
-            params = {"time_scale": 1.0} if spec.executable == "sim_world_node" else {}
+            params = {"time_scale": 1.0} if spec.executable == "sim_world" else {}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         graph.episode_file = write_episode(work / "episodes.yaml", EPISODE_ID, INITIAL)  # type: ignore[attr-defined]
         yield graph

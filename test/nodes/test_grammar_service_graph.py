@@ -31,7 +31,7 @@ STEP = r" (find a 7up|pick up the 7up|go to the far counter|done)"
 @pytest.mark.timeout(300)
 def test_the_service_constrains_generation_to_the_requests_grammar(ros_graph: RosGraph, tiny_model_dir: Path) -> None:
     node = ros_graph.start_node(
-        "llm_service_node", params={"model": str(tiny_model_dir), "adapter": "none"}, name="llm_service"
+        "llm_service", params={"model": str(tiny_model_dir), "adapter": "none"}, name="llm_service"
     )
     ros_graph.service_client(GenerateText, "/llm/generate", timeout=60.0)
     model = ServiceLanguageModel(

@@ -1,7 +1,7 @@
 """Holding back through the real graph: a stop request ends ``nothing_to_do`` and an absent object
 ``missing`` for every method, with no skill sent to an executor, and an ordinary request still runs.
 
-The sim graph with planner_node (its packaged parameters: ``hold_back: true``, the shipped hold-back
+The sim graph with planner (its packaged parameters: ``hold_back: true``, the shipped hold-back
 model and the embedded sentence embedder) replaying SayCan's coke fetch; the held-back requests never
 reach a method, so no recording is needed for them.
 """

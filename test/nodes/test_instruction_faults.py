@@ -1,4 +1,4 @@
-"""Instructions that must not be planned as sent, through a real planner_node on the simulated kitchen graph.
+"""Instructions that must not be planned as sent, through a real planner on the simulated kitchen graph.
 
 A request for an object the scene lacks is refused, asked about (a ConfirmPlan server of the test) or
 planned with a warning, as ``missing_objects`` says; a control character is refused with its position,
@@ -65,8 +65,8 @@ def kitchen_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RosGraph
     """The sim graph without planner and LLM service (each test starts its planner)."""
     with ros_graph(tmp_path_factory.mktemp("graph")) as graph:
         for spec in SIM_GRAPH:
-            if spec.executable not in ("planner_node", "llm_service_node"):
-                params = {"time_scale": 0.0} if spec.executable == "sim_world_node" else {}
+            if spec.executable not in ("planner", "llm_service"):
+                params = {"time_scale": 0.0} if spec.executable == "sim_world" else {}
                 graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         yield graph
 
@@ -99,7 +99,7 @@ def skills(response: Any) -> list[tuple[str, int]]:
 
 
 def test_refuse_ends_a_request_for_an_absent_object_at_once(graph: RosGraph, recording: Path) -> None:
-    start_planner(graph, recording)  # missing_objects: refuse, the default of config/planner_node.yaml
+    start_planner(graph, recording)  # missing_objects: refuse, the default of config/planner.yaml
     response = execute(graph, BANANA)
     assert response.status == GoalStatus.STATUS_ABORTED and not response.result.executed, skills(response)
     assert response.result.message.startswith(f"missing: not in the scene: banana {SEEN}: ")

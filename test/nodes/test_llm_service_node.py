@@ -1,4 +1,4 @@
-"""Graph tests of llm_service_node: the real node process serving the embedded model over ROS."""
+"""Graph tests of llm_service: the real node process serving the embedded model over ROS."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def deep_client(graph: RosGraph, srv_type: Any, name: str) -> Any:
 
 @pytest.mark.timeout(900)
 def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, gguf_cache: Path) -> None:
-    node = ros_graph.start_node("llm_service_node", params={"cache_dir": str(gguf_cache)}, name="llm_service")
+    node = ros_graph.start_node("llm_service", params={"cache_dir": str(gguf_cache)}, name="llm_service")
     # the node's default model: the embedded SmolLM2 with the SayCan adapter merged in (adapter: auto)
     smollm2_lm = load_language_model({"cache_dir": str(gguf_cache)})
     assert smollm2_lm.name.endswith("+saycan")
@@ -89,7 +89,7 @@ def test_one_model_serves_concurrent_clients(ros_graph: RosGraph, gguf_cache: Pa
 @pytest.mark.timeout(300)
 def test_a_model_that_cannot_load_answers_every_request_with_the_reason(ros_graph: RosGraph, tmp_path: Path) -> None:
     missing = tmp_path / "no-such-model.gguf"
-    node = ros_graph.start_node("llm_service_node", params={"model": str(missing)}, name="llm_service")
+    node = ros_graph.start_node("llm_service", params={"model": str(missing)}, name="llm_service")
     scores = ros_graph.service_client(ScoreCompletions, "/llm/score", timeout=60.0)
     generate = ros_graph.service_client(GenerateText, "/llm/generate", timeout=60.0)
 

@@ -1,4 +1,4 @@
-"""llm_service_node under requests that used to crash it or hold it for minutes: a GenerateText with a
+"""llm_service under requests that used to crash it or hold it for minutes: a GenerateText with a
 logit bias (LLM-Planner sends one with every plan), bias lists of different lengths, and requests over
 each size limit. Every one is answered (served, or refused naming the reason) and the node keeps serving.
 
@@ -54,7 +54,7 @@ def write_recording(path: Path) -> Path:
 
 def start_service(graph: RosGraph, recording: Path, **limits: int) -> tuple[NodeProcess, Any, Any]:
     node = graph.start_node(
-        "llm_service_node", name="llm_service", params={"backend": "replay", "recording": str(recording), **limits}
+        "llm_service", name="llm_service", params={"backend": "replay", "recording": str(recording), **limits}
     )
     return (
         node,
@@ -67,7 +67,7 @@ def call(graph: RosGraph, node: NodeProcess, client: Any, request: Any) -> Any:
     """The service's answer; fails at once, with the node's log, when the node died instead."""
     future = client.call_async(request)
     wait_until(lambda: future.done() or node.returncode is not None, ANSWER_WAIT_S, "the llm_service answer")
-    assert node.returncode is None, f"llm_service_node died (exit {node.returncode}):\n{graph.logs()}"
+    assert node.returncode is None, f"llm_service died (exit {node.returncode}):\n{graph.logs()}"
     return future.result()
 
 
@@ -170,7 +170,7 @@ def test_every_size_limit_is_refused_naming_its_parameter(ros_graph: RosGraph, t
         refused = call(ros_graph, node, client, request)
         assert not refused.success, f"{name}: a request of {asked} was served"
         assert f"{what}, over the limit of {LIMITS[name]} ({name})" in refused.message, refused.message
-        assert f"llm_service_node parameter {name}" in refused.message
+        assert f"llm_service parameter {name}" in refused.message
 
     # Requests at the limits are served.
     answer = call(ros_graph, node, generate, biased(list(BIAS), list(BIAS.values())))

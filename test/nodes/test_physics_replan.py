@@ -1,7 +1,7 @@
 """The planner re-plans when the scene changes mid-plan in the physics simulation (PHYSICS_GRAPH).
 
 The physics graph runs with the planner's ``require_confirmation``; the test's ConfirmPlan server, asked
-about the first step, resets physics_sim_node to a changed scene (``sim/load_episode``: someone moved the
+about the first step, resets physics_sim to a changed scene (``sim/load_episode``: someone moved the
 coke from the far counter to the close counter) before it approves. The first plan's "go to the far
 counter" then drives there in the physics, and before its "pick up the coke" the plan loop sees the coke
 gone from where the plan needs it: LLM-Planner re-plans from the current world and the physics executes
@@ -79,12 +79,12 @@ def graph(tmp_path: Path, recording: Path) -> Iterator[RosGraph]:
     }
     with ros_graph(tmp_path / "graph") as graph:
         for spec in PHYSICS_GRAPH:
-            if spec.executable == "llm_service_node":
+            if spec.executable == "llm_service":
                 continue  # the planner replays the recording in-process
             params: dict[str, object] = {}
-            if spec.executable == "physics_sim_node":
+            if spec.executable == "physics_sim":
                 params = {**FAST_SIM, "episode_file": str(before), "episode_id": "before"}
-            if spec.executable == "planner_node":
+            if spec.executable == "planner":
                 params = replay
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         graph.ping("planner")

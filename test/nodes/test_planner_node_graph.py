@@ -1,8 +1,8 @@
-"""planner_node through a real graph: sim world, affordance server, executors, and the planner.
+"""planner through a real graph: sim world, affordance server, executors, and the planner.
 
-The kitchen nodes and llm_service_node start once per module; each test starts its own planner (with
+The kitchen nodes and llm_service start once per module; each test starts its own planner (with
 the parameters it needs) in the same ROS domain and resets the world with /sim/load_episode. The
-language model is the embedded SmolLM2, served by llm_service_node as in the sim graph (loading it once
+language model is the embedded SmolLM2, served by llm_service as in the sim graph (loading it once
 per module rather than in each planner), with SayCan as the paper runs it
 (test/data/saycan_paper_planners.yaml; scoring is deterministic: for the coke episode the first step
 is "find a coke"); these tests check the node's mechanics and gates, not plan quality.
@@ -32,16 +32,16 @@ pytestmark = pytest.mark.graph
 ACTION = "/llm_planner/execute_instruction"
 EPISODES = TEST_DATA / "sample_episodes.yaml"
 PAPER_SAYCAN = TEST_DATA / "saycan_paper_planners.yaml"
-PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
+PLANNER = next(spec for spec in SIM_GRAPH if spec.executable == "planner")
 
 
 @pytest.fixture(scope="module")
 def kitchen_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RosGraph]:
     with ros_graph(tmp_path_factory.mktemp("graph")) as graph:
         for spec in SIM_GRAPH:
-            if spec.executable == "planner_node":
+            if spec.executable == "planner":
                 continue
-            params = {"time_scale": 0.3} if spec.executable == "sim_world_node" else {}
+            params = {"time_scale": 0.3} if spec.executable == "sim_world" else {}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         yield graph
 
@@ -63,7 +63,7 @@ def graph(kitchen_graph: RosGraph, request: pytest.FixtureRequest) -> Iterator[R
 
 def start_planner(graph: RosGraph, **params: Any) -> NodeProcess:
     settings = {"llm_mode": "service", "server_wait_s": 60.0, "planners_file": str(PAPER_SAYCAN), **params}
-    return graph.start_node("planner_node", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
+    return graph.start_node("planner", params=settings, param_files=PLANNER.param_paths(), name=PLANNER.name)
 
 
 def send(graph: RosGraph, instruction: str, feedback: list | None = None, **goal: Any):
@@ -205,8 +205,8 @@ def test_malformed_instructions_end_with_a_reason(graph: RosGraph, instruction: 
 
 def test_missing_llm_service_aborts_with_the_fix(graph: RosGraph) -> None:
     graph.start_node(
-        "planner_node",
-        # The module's llm_service_node serves /llm/score: this planner looks for it in a namespace with none.
+        "planner",
+        # The module's llm_service serves /llm/score: this planner looks for it in a namespace with none.
         params={
             "llm_mode": "service",
             "llm_namespace": "/nowhere",
@@ -218,4 +218,4 @@ def test_missing_llm_service_aborts_with_the_fix(graph: RosGraph) -> None:
     )
     response = result_of(send(graph, "bring me a coke"), timeout=30)
     assert response.status == GoalStatus.STATUS_ABORTED
-    assert "/llm/score" in response.result.message and "llm_service_node" in response.result.message
+    assert "/llm/score" in response.result.message and "llm_service" in response.result.message

@@ -1,7 +1,7 @@
-"""planner_node re-plans when the simulated scene changes mid-plan: LLM-Planner, its model replayed.
+"""planner re-plans when the simulated scene changes mid-plan: LLM-Planner, its model replayed.
 
 The sim graph runs with ``require_confirmation``; the test's ConfirmPlan server, asked about the first
-step, loads a changed scene into sim_world_node (someone moved the coke from the far counter to the
+step, loads a changed scene into sim_world (someone moved the coke from the far counter to the
 close counter) before it approves. The first plan's "go to the far counter" then runs, and before its
 "pick up the coke" the plan loop sees the coke gone from where the plan needs it: LLM-Planner re-plans
 from the current world, and the result's next step says so. The recording is made offline by the same
@@ -74,9 +74,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def graph(tmp_path: Path, recording: Path) -> Iterator[RosGraph]:
     with ros_graph(tmp_path / "graph") as graph:
         for spec in SIM_GRAPH:
-            if spec.executable in ("planner_node", "llm_service_node"):
+            if spec.executable in ("planner", "llm_service"):
                 continue
-            params = {"time_scale": 0.05} if spec.executable == "sim_world_node" else {}
+            params = {"time_scale": 0.05} if spec.executable == "sim_world" else {}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         assert load_episode(graph, write_episode(tmp_path / "before.yaml", "before", BEFORE)).success
         wait_for_affordance_state(graph)

@@ -1,6 +1,6 @@
-"""Two robots in their own namespaces share one llm_service_node (graph test, tiny model).
+"""Two robots in their own namespaces share one llm_service (graph test, tiny model).
 
-Each robot is a sim_world_node and a planner_node under /robot1 or /robot2 whose ``llm_namespace`` is
+Each robot is a sim_world and a planner under /robot1 or /robot2 whose ``llm_namespace`` is
 ``/``: both plan (plan_only goals sent at the same time) with the one model service at the root, whose
 ``llm/ready`` latch turns true only after its warm-up step. No robot has a model service of its own.
 """
@@ -29,21 +29,19 @@ def test_namespaced_robots_plan_with_one_shared_model_service(ros_graph: RosGrap
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     ros_graph.node.create_subscription(Bool, "/llm/ready", lambda message: ready.append(message.data), latched)
     service = ros_graph.start_node(
-        "llm_service_node",
+        "llm_service",
         params={"model": str(tiny_model_dir), "context_window": 4096, "max_batch": 4},
         param_files=[config_file("llm_service.yaml")],
         name="llm_service",
     )
     for robot in ROBOTS:
         label = robot.strip("/")
-        sim = ros_argv("sim_world_node", "sim_world_node", [config_file("sim_world.yaml")], namespace=robot)
+        sim = ros_argv("sim_world", "sim_world", [config_file("sim_world.yaml")], namespace=robot)
         ros_graph.start_process(sim, label=f"{label}-sim")
-        planner = ros_argv(
-            "planner_node", "planner", [config_file("planner_node.yaml")], {"llm_namespace": "/"}, namespace=robot
-        )
+        planner = ros_argv("planner", "planner", [config_file("planner.yaml")], {"llm_namespace": "/"}, namespace=robot)
         ros_graph.start_process(planner, label=f"{label}-planner")
 
-    wait_until(lambda: True in ready, timeout=120, what="llm_service_node to report ready on /llm/ready")
+    wait_until(lambda: True in ready, timeout=120, what="llm_service to report ready on /llm/ready")
     assert ready[0] is False or ready == [True]  # false while loading (if seen), then true
     assert "warm-up: one SayCan step" in service.log(), service.log()
 

@@ -69,7 +69,7 @@ def test_the_embedded_detector_labels_held_out_instances_and_synonyms() -> None:
 
 @pytest.mark.model
 def test_a_synonyms_detections_are_tracked_under_its_label() -> None:
-    """A world's synonyms are queries of their own (perception_node adds them); what they find is tracked,
+    """A world's synonyms are queries of their own (perception adds them); what they find is tracked,
     and published, under the label the planner knows."""
     detector = make_detector("embedded", BackendOptions())
     labels = ["coke", "sponge", "apple", "water bottle", "kettle chips"]

@@ -1,4 +1,4 @@
-"""perception_node in a real ROS graph, fed rendered RGB-D frames by a camera publisher in the test."""
+"""perception in a real ROS graph, fed rendered RGB-D frames by a camera publisher in the test."""
 
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def test_embedded_node_publishes_the_scene_takes_extra_queries_and_flags_a_camer
     listener = Listener(ros_graph)
     camera = Camera(ros_graph, frame)
     ros_graph.start_node(
-        "perception_node",
+        "perception",
         params={"vocabulary": "coke", "camera_pose": _pose(frame), "stale_after_s": STALE_AFTER_S, "rate_hz": 5.0},
     )
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
@@ -182,7 +182,7 @@ def test_clear_scene_forgets_every_object_so_a_new_one_in_its_place_gets_its_own
     assert coke.spec.objects[0].centre[:2] == sponge.spec.objects[0].centre[:2]
     listener = Listener(ros_graph)
     camera = Camera(ros_graph, coke)
-    ros_graph.start_node("perception_node", params={"vocabulary": "coke,sponge", "camera_pose": _pose(coke)})
+    ros_graph.start_node("perception", params={"vocabulary": "coke,sponge", "camera_pose": _pose(coke)})
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
     clear = ros_graph.service_client(ClearScene, "/" + CLEAR_SCENE_SERVICE)
 
@@ -212,7 +212,7 @@ def test_each_frame_is_lifted_with_the_camera_pose_of_its_own_stamp(ros_graph: R
         "sync_slop_s": 0.02,
         "stale_after_s": STALE_AFTER_S,
     }
-    ros_graph.start_node("perception_node", params=params)
+    ros_graph.start_node("perception", params=params)
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")
     # Lifted with the newest pose (each frame's decoy), the coke would stand 0.4 m off.
     wait_until(lambda: len(listener.scenes) >= 5, 30.0, "five processed frames")
@@ -233,7 +233,7 @@ def test_owlvit_node_runs_end_to_end_with_a_tiny_random_model(ros_graph: RosGrap
     listener = Listener(ros_graph)
     Camera(ros_graph, frame)
     ros_graph.start_node(
-        "perception_node",
+        "perception",
         params={
             "backend": "owlvit",
             "model_dir": str(tiny_owlvit),
@@ -256,14 +256,14 @@ def test_an_empty_support_gives_an_empty_scene(ros_graph: RosGraph) -> None:
     frame = empty_frame(8)
     listener = Listener(ros_graph)
     Camera(ros_graph, frame)
-    ros_graph.start_node("perception_node", params={"camera_pose": _pose(frame)})
+    ros_graph.start_node("perception", params={"camera_pose": _pose(frame)})
     wait_until(lambda: bool(listener.status) and listener.status[-1]["state"] == "ok", STARTUP_S, "a processed frame")
     assert listener.scenes and listener.scenes[-1].objects == []
 
 
 @pytest.mark.graph
 def test_a_node_without_its_model_exits_with_the_fix(ros_graph: RosGraph, tmp_path: Path) -> None:
-    process = ros_graph.start_node("perception_node", params={"backend": "owlv2", "model_dir": str(tmp_path)})
+    process = ros_graph.start_node("perception", params={"backend": "owlv2", "model_dir": str(tmp_path)})
     assert process.wait(STARTUP_S) == 1
     assert "no config.json" in ros_graph.logs()
 
@@ -272,5 +272,5 @@ def test_the_parameter_file_matches_the_node_and_bringup_offers_it() -> None:
     values = yaml.safe_load(config_file("perception.yaml").read_text())["perception"]["ros__parameters"]
     assert set(values) == set(PARAMETERS)
     assert all(type(values[name]) is type(spec.default) for name, spec in PARAMETERS.items())
-    assert OPTIONAL_NODES["perception"].executable == "perception_node"
+    assert OPTIONAL_NODES["perception"].executable == "perception"
     assert with_optional((), ("perception",)) == (OPTIONAL_NODES["perception"],)

@@ -1,7 +1,7 @@
-"""The planner reading its scene from perception_node, and a camera that stops publishing.
+"""The planner reading its scene from perception, and a camera that stops publishing.
 
-perception_node is fed rendered RGB-D frames by a camera publisher in the test, the robot-state record
-comes from the test too, and planner_node runs SayCan with its model replayed from a recording made
+perception is fed rendered RGB-D frames by a camera publisher in the test, the robot-state record
+comes from the test too, and planner runs SayCan with its model replayed from a recording made
 offline. While the camera publishes, a goal plans on the perceived scene; once it stops, perception
 stops renewing /scene/objects, and the next goal ends with an error saying how old the scene is and
 where to look (the planner's ``max_scene_age_s``), instead of planning on what the robot saw long ago.
@@ -32,7 +32,7 @@ pytestmark = [pytest.mark.graph, pytest.mark.model, pytest.mark.timeout(420)]
 INSTRUCTION = "Pick up the coke."
 PLAN = ["pick up the coke", "done"]
 MAX_SCENE_AGE_S = 3.0
-# perception_node and the planner load torch and models at once: minutes on a loaded 2-core machine.
+# perception and the planner load torch and models at once: minutes on a loaded 2-core machine.
 STARTUP_S = 240.0
 
 
@@ -49,9 +49,9 @@ def test_the_planner_plans_on_the_perceived_scene_and_says_when_the_camera_stopp
     state = ros_graph.node.create_publisher(String, "/sim/robot_state", STATE_QOS)
     record = RobotState((0, 0), 1, "", place, Position(0.0, 0.0), None, None, None, (place,))
     state.publish(String(data=record.to_json()))
-    ros_graph.start_node("perception_node", params={"vocabulary": "coke", "camera_pose": _pose(frame)})
+    ros_graph.start_node("perception", params={"vocabulary": "coke", "camera_pose": _pose(frame)})
     ros_graph.start_node(
-        "planner_node",
+        "planner",
         params={
             "llm_mode": "in_process",
             "llm.backend": "replay",
@@ -60,7 +60,7 @@ def test_the_planner_plans_on_the_perceived_scene_and_says_when_the_camera_stopp
             "match_stamps": False,
             "max_scene_age_s": MAX_SCENE_AGE_S,
         },
-        param_files=[config_file("planner_node.yaml")],
+        param_files=[config_file("planner.yaml")],
         name="planner",
     )
     wait_until(lambda: listener.labels() == {"coke"}, STARTUP_S, "the coke on /scene/objects")

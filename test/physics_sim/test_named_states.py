@@ -1,4 +1,4 @@
-"""The arm's named states (what physics_sim_node's MoveGroup server moves to for a goal that names one):
+"""The arm's named states (what physics_sim's MoveGroup server moves to for a goal that names one):
 the robot's `tucked` is the start pose, a domain's layout.yaml may add states, and a malformed entry is
 refused naming it."""
 

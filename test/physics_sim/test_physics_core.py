@@ -115,7 +115,7 @@ def test_a_push_holding_the_drawer_ignores_what_rides_in_it(sim: PhysicsKitchen,
 @pytest.mark.parametrize("idle_steps", range(5, 13))
 def test_a_can_in_the_drawer_stands_through_the_pull(sim: PhysicsKitchen, idle_steps: int) -> None:
     """'open the drawer' with a can standing in it, the simulation stepping ``idle_steps`` between the
-    motions as physics_sim_node does between goals: the can rides with the drawer, upright. When the hand
+    motions as physics_sim does between goals: the can rides with the drawer, upright. When the hand
     stopped dead at the end of a pull, the can tipped against the front panel for 3 of these 8 idle
     spans (1 loop run of the drawer graph test in 6 failed its pick at 'approach')."""
     sim.load(Scene("drawers", (ObjectInstance("redbull_1", "redbull", "drawer"),), False))

@@ -1,4 +1,4 @@
-"""The physics graph (llm_planner_ros.bringup.graphs.PHYSICS_GRAPH: physics_sim_node, the affordance server, the
+"""The physics graph (llm_planner_ros.bringup.graphs.PHYSICS_GRAPH: physics_sim, the affordance server, the
 executors on their nav2 and moveit backends, the planner) plans and executes a fetch instruction end to
 end: the executors drive the PyBullet kitchen through NavigateToPose, MoveGroup and GripperCommand, and
 the coke ends on the user's table per the simulator's ground truth.
@@ -49,7 +49,7 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class GroundTruth:
-    """The latest ground truth physics_sim_node published (sim/ground_truth)."""
+    """The latest ground truth physics_sim published (sim/ground_truth)."""
 
     def __init__(self, graph: RosGraph) -> None:
         self._lock = threading.Lock()
@@ -71,12 +71,12 @@ def test_the_physics_graph_fetches_the_coke_to_the_user(ros_graph: RosGraph, tmp
     truth = GroundTruth(ros_graph)
     replay = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording), "planner": "saycan"}
     for spec in PHYSICS_GRAPH:
-        if spec.executable == "llm_service_node":
+        if spec.executable == "llm_service":
             continue  # the planner replays the recording in-process
         params: dict[str, object] = {}
-        if spec.executable == "physics_sim_node":
+        if spec.executable == "physics_sim":
             params = {**FAST_SIM, "episode_file": str(episode), "episode_id": "scene"}
-        if spec.executable == "planner_node":
+        if spec.executable == "planner":
             params = replay
         ros_graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
     ros_graph.ping("planner")

@@ -1,4 +1,4 @@
-"""The manipulator executor's moveit backend (config/physics.yaml) through physics_sim_node's real MoveGroup
+"""The manipulator executor's moveit backend (config/physics_graph.yaml) through physics_sim's real MoveGroup
 and GripperCommand servers: the drawer skills work the PyBullet cabinet's drawer by its handle, and a
 second object put down at a place stands beside the first instead of on it.
 
@@ -45,7 +45,7 @@ CAN_DIAMETER = 0.066  # config/physics_kitchen.yaml
 
 
 class GroundTruth:
-    """The latest ground truth and robot-state record of physics_sim_node."""
+    """The latest ground truth and robot-state record of physics_sim."""
 
     def __init__(self, graph: RosGraph) -> None:
         self._lock = threading.Lock()
@@ -76,12 +76,12 @@ class GroundTruth:
 
 
 def start(graph: RosGraph, tmp_path: Path, initial: dict[str, Any]) -> tuple[Any, GroundTruth]:
-    """physics_sim_node in the scene ``initial`` and the manipulator executor of the physics graph (its
-    packaged parameter files, config/physics.yaml last); the executor's ExecuteSkill client."""
+    """physics_sim in the scene ``initial`` and the manipulator executor of the physics graph (its
+    packaged parameter files, config/physics_graph.yaml last); the executor's ExecuteSkill client."""
     episode = write_episode(tmp_path / "scene.yaml", "scene", initial)
     truth = GroundTruth(graph)
     for spec in PHYSICS_GRAPH:
-        if spec.executable == "physics_sim_node":
+        if spec.executable == "physics_sim":
             params = {**FAST_SIM, "episode_file": str(episode), "episode_id": "scene"}
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         if spec.name == "manipulator_executor":

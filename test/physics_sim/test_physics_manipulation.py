@@ -1,5 +1,5 @@
-"""The executors' moveit motions (llm_planner_ros.robot_motion.manipulation, with config/physics.yaml's settings) on the
-physics kitchen without ROS: what the physics graph's pick and put down do, step by step.
+"""The executors' moveit motions (llm_planner_ros.robot_motion.manipulation, with config/physics_graph.yaml's
+settings) on the physics kitchen without ROS: what the physics graph's pick and put down do, step by step.
 
 Regressions of the dev episodes noun-02 (a 16 cm snack bag stopped the arm's fold; the IK answered a wrist
 angle beyond its limit over the bin), verb-04 (the put-down point was taken by the sponge, and the

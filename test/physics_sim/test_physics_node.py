@@ -1,4 +1,4 @@
-"""Graph tests of physics_sim_node through the robot interfaces a Nav2/MoveIt bringup offers."""
+"""Graph tests of physics_sim through the robot interfaces a Nav2/MoveIt bringup offers."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ class Truth:
 
 
 def _start(graph: RosGraph, **params: object) -> Truth:
-    graph.start_node("physics_sim_node", params={**FAST, **params})
+    graph.start_node("physics_sim", params={**FAST, **params})
     truth = Truth(graph)
     wait_until(lambda: truth.data is not None and truth.robot is not None, 60.0, "first ground truth")
     return truth

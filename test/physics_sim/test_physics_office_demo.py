@@ -1,7 +1,7 @@
 """A domain that is not the kitchen in the physics graph, started as a user starts it: `llm-planner demo
 --domain domains/office --sim physics`. The office's layout.yaml builds its furniture and objects, the
 executors drive the robot through Nav2, MoveIt and gripper goals on the place map the layout implies,
-"open the door" (a skill that changes a fact only, on the manipulator) is applied by physics_sim_node,
+"open the door" (a skill that changes a fact only, on the manipulator) is applied by physics_sim,
 and "hand over the mug" (family hand) runs as a put down; the episode's goal holds on ground truth.
 
 SayCan plans with its model replayed from a recording made offline in the office; the physics is real."""

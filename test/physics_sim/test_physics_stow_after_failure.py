@@ -1,5 +1,5 @@
 """A manipulation skill that fails after moving the arm ends with the arm at the executor's named stow
-state (config/physics.yaml `stow_named_target: tucked`), through physics_sim_node's MoveGroup server
+state (config/physics_graph.yaml `stow_named_target: tucked`), through physics_sim's MoveGroup server
 resolving the named state from config/physics_kitchen.yaml's `named_states`.
 
 Regression of drawer-06 on the physics graph: a put in the drawer failed at its retreat, the arm stayed
@@ -26,7 +26,7 @@ ARM = [f"panda_joint{i}" for i in range(1, 8)]
 
 
 class ArmJoints:
-    """The latest arm joint angles of physics_sim_node's joint_states, and the farthest any joint got
+    """The latest arm joint angles of physics_sim's joint_states, and the farthest any joint got
     from the tucked start pose."""
 
     def __init__(self, graph: RosGraph) -> None:

@@ -18,7 +18,7 @@ from llm_planner_ros.planning.plan_loop import EndReason, PlanAborted, PlanHooks
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
 
 SPONGE_PLAN = ["pick up the sponge", "go to the trash can", "put down the sponge", "done"]
-LLM_GONE = "/llm/score is gone after 3.0 s: start llm_service_node"
+LLM_GONE = "/llm/score is gone after 3.0 s: start llm_service"
 
 
 @pytest.fixture

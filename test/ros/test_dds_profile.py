@@ -1,7 +1,7 @@
 """The project's Fast DDS profile (config/fastdds_profiles.xml, ``llm_planner_ros.ros.dds_profile``):
 a service server waits for a client's reply path instead of dropping the reply after 100 ms.
 
-The CI failure it fixes: llm_service_node restarted, the planner's next scoring request reached the
+The CI failure it fixes: llm_service restarted, the planner's next scoring request reached the
 new server before the server had discovered the planner's reply reader, rmw_fastrtps dropped the reply
 ("failed to send response (timeout)") and the plan waited out its LLM timeout. A reply path that is
 never discovered makes the server's wait measurable: a client whose reply reader is reliable cannot

@@ -30,16 +30,16 @@ CLI = "llm-planner"
 
 # Entry point -> (parameter, a value it refuses). The LLM service's value is checked before any model loads.
 BAD_VALUES: dict[str, tuple[str, Any]] = {
-    "planner_node": ("on_busy", "wait"),
-    "llm_service_node": ("backend", "gpt"),
-    "sim_world_node": ("time_scale", -1.0),
-    "physics_sim_node": ("real_time_factor", -1.0),
+    "planner": ("on_busy", "wait"),
+    "llm_service": ("backend", "gpt"),
+    "sim_world": ("time_scale", -1.0),
+    "physics_sim": ("real_time_factor", -1.0),
     "affordance_server": ("state_timeout_s", "soon"),
     "saycanpay_scorer": ("kind", "say"),
     "manipulator_executor": ("silence_timeout_s", True),
     "mobile_base_executor": ("server_timeout_s", [1.0, 2.0]),
     "skill_executor": ("backend", "teleport"),
-    "perception_node": ("rate_hz", -1.0),
+    "perception": ("rate_hz", -1.0),
     "plan_recorder": ("robot_state_topic", 3),
     "operator_console": ("port", 70000),
 }
@@ -49,16 +49,16 @@ NODE_NAMES = {"skill_executor": "manipulator_executor"}
 # Entry point -> (node name, float parameters given as integers).
 INT_FOR_FLOAT: dict[str, tuple[str, dict[str, int]]] = {
     # llm.timeout_s: the planner refused `60` where the LLM service took it (issue: one typing rule).
-    "planner_node": ("planner", {"llm_timeout_s": 60, "llm.timeout_s": 60}),
-    "llm_service_node": ("llm_service", {"timeout_s": 60, "backoff_s": 1}),
-    "sim_world_node": ("sim_world_node", {"time_scale": 0, "pick_s": 6}),
-    "physics_sim_node": ("physics_sim_node", {"real_time_factor": 0, "camera_rate_hz": 2}),
+    "planner": ("planner", {"llm_timeout_s": 60, "llm.timeout_s": 60}),
+    "llm_service": ("llm_service", {"timeout_s": 60, "backoff_s": 1}),
+    "sim_world": ("sim_world", {"time_scale": 0, "pick_s": 6}),
+    "physics_sim": ("physics_sim", {"real_time_factor": 0, "camera_rate_hz": 2}),
     "affordance_server": ("affordance_server", {"state_timeout_s": 5, "pick_v_max": 1}),
     "saycanpay_scorer": ("saycanpay_scorer", {}),  # no float parameter: started with defaults only
     "manipulator_executor": ("manipulator_executor", {"server_timeout_s": 10}),
     "mobile_base_executor": ("mobile_base_executor", {"silence_timeout_s": 10}),
     "skill_executor": ("manipulator_executor", {"server_timeout_s": 10}),
-    "perception_node": ("perception", {"rate_hz": 5, "stale_after_s": 2}),
+    "perception": ("perception", {"rate_hz": 5, "stale_after_s": 2}),
     "plan_recorder": ("plan_recorder", {}),  # no float parameter: started with its bag folder only
     "operator_console": ("operator_console", {"approval_timeout_s": 20}),
 }
@@ -95,7 +95,7 @@ def test_bad_parameter_is_one_fatal_line_and_exit_status_1(ros_graph: RosGraph, 
 def test_int_for_a_float_parameter_starts_the_node(ros_graph: RosGraph, entry: str, tmp_path: Path) -> None:
     node, given = INT_FOR_FLOAT[entry]
     params: dict[str, Any] = dict(given)
-    if entry == "llm_service_node":
+    if entry == "llm_service":
         recording = tmp_path / "empty.jsonl"
         recording.write_text("")
         params |= {"backend": "replay", "recording": str(recording)}  # no real model in this test

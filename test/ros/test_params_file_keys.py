@@ -66,7 +66,7 @@ def test_a_key_reaches_exactly_the_nodes_rclpy_gives_it_to(tmp_path: Path, docum
 def test_a_node_started_alone_refuses_a_params_file_key_it_does_not_declare(
     ros_graph: RosGraph, tmp_path: Path
 ) -> None:
-    # time_scale is sim_world_node's: a /** key some node declares is fine; confirm_each_step is no node's.
+    # time_scale is sim_world's: a /** key some node declares is fine; confirm_each_step is no node's.
     path = tmp_path / "mine.yaml"
     path.write_text(
         yaml.safe_dump(
@@ -76,8 +76,8 @@ def test_a_node_started_alone_refuses_a_params_file_key_it_does_not_declare(
             }
         )
     )
-    proc = ros_graph.start_node("planner_node", param_files=[path], name="planner")
-    wait_until(lambda: proc.returncode is not None, 30.0, "planner_node exiting")
+    proc = ros_graph.start_node("planner", param_files=[path], name="planner")
+    wait_until(lambda: proc.returncode is not None, 30.0, "planner exiting")
     log = proc.log()
     assert proc.returncode == 1, log
     assert "Traceback" not in log, log

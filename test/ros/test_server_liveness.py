@@ -25,7 +25,7 @@ class Server:
         return self.present
 
     def liveness(self) -> Liveness:
-        return Liveness("/llm/score", self.ready, GRACE_S, "start llm_service_node (llm-planner up)")
+        return Liveness("/llm/score", self.ready, GRACE_S, "start llm_service (llm-planner up)")
 
 
 def later(seconds: float, action) -> None:
@@ -53,7 +53,7 @@ def test_a_server_that_left_is_given_up_after_the_grace() -> None:
     later(0.2, lambda: setattr(server, "present", False))
     error, waited = timed_wait(future, server)
     assert isinstance(error, ServerLost), error
-    assert "/llm/score left the ROS graph" in str(error) and "start llm_service_node" in str(error)
+    assert "/llm/score left the ROS graph" in str(error) and "start llm_service" in str(error)
     assert 0.2 + GRACE_S <= waited < 0.2 + GRACE_S + 2.0
 
 

@@ -77,7 +77,7 @@ def _approach_and_lower_heights(
     ros_graph: RosGraph, tmp_path: Path, kitchen: Domain, **doubles: Any
 ) -> tuple[float, float]:
     """Pick up the coke at the far counter and put it down again with the doubles' ``doubles``
-    parameters (perception that stops reporting what the gripper holds, as perception_node); the heights
+    parameters (perception that stops reporting what the gripper holds, as perception); the heights
     above the counter's surface of the approach and lower goals, less ``grasp_offset``."""
     _, record = start_doubles(ros_graph, tmp_path, AT_COKE, report_held=False, **doubles)
     arm = start_executor(ros_graph, ARM)

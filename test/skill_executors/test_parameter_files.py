@@ -17,10 +17,10 @@ from skill_executors import executor_node
 
 AFFORDANCE = {**affordance_server_node.PARAMETERS, **affordance_server_node.CALIBRATION_PARAMETERS}
 CASES = [
-    ("sim_world.yaml", "sim_world_node", sim_world_node.PARAMETERS),
-    ("affordance.yaml", "affordance_server", AFFORDANCE),
-    ("executors.yaml", "manipulator_executor", executor_node.PARAMETERS),
-    ("executors.yaml", "mobile_base_executor", executor_node.PARAMETERS),
+    ("sim_world.yaml", "sim_world", sim_world_node.PARAMETERS),
+    ("affordance_server.yaml", "affordance_server", AFFORDANCE),
+    ("manipulator_executor.yaml", "manipulator_executor", executor_node.PARAMETERS),
+    ("mobile_base_executor.yaml", "mobile_base_executor", executor_node.PARAMETERS),
 ]
 
 

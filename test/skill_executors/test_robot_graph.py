@@ -1,4 +1,4 @@
-"""The robot graph (llm_planner_ros.bringup.graphs.ROBOT_GRAPH with config/robot.yaml: planner, affordance
+"""The robot graph (llm_planner_ros.bringup.graphs.ROBOT_GRAPH with config/robot_graph.yaml: planner, affordance
 server, executors on their nav2 and moveit backends) plans and executes an instruction against real
 Nav2, MoveIt and gripper servers and a perception / robot-state publisher (test/support/robot_doubles.py).
 
@@ -124,9 +124,9 @@ def start_robot_graph(ros_graph: RosGraph, recording: Path) -> list[str]:
     ros_graph.node.create_service(ConfirmPlan, "/llm_planner/confirm", approve)
     replay = {"llm_mode": "in_process", "llm.backend": "replay", "llm.recording": str(recording), "planner": "saycan"}
     for spec in ROBOT_GRAPH:
-        if spec.executable == "llm_service_node":
+        if spec.executable == "llm_service":
             continue  # the planner replays the recording in-process
-        params = replay if spec.executable == "planner_node" else {}
+        params = replay if spec.executable == "planner" else {}
         ros_graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
     ros_graph.ping("planner")
     wait_for_affordance_state(ros_graph)
@@ -137,7 +137,7 @@ def test_llm_planner_up_robot_runs_the_robot_graph_for_llm_planner_run(
     ros_graph: RosGraph, tmp_path: Path, recording: Path
 ) -> None:
     start_doubles(ros_graph, tmp_path, INITIAL)
-    # A person would approve each step (require_confirmation in robot.yaml); here the params file says no.
+    # A person would approve each step (require_confirmation in robot_graph.yaml); here the params file says no.
     params = tmp_path / "mine.yaml"
     params.write_text(yaml.safe_dump({"planner": {"ros__parameters": {"require_confirmation": False}}}))
     log_dir = tmp_path / "up"
@@ -160,7 +160,7 @@ def test_llm_planner_up_robot_runs_the_robot_graph_for_llm_planner_run(
     wait_until(lambda: "graph up" in up.log(), timeout=120, what="`llm-planner up --robot` to report the graph up")
     expected = {spec.name for spec in ROBOT_GRAPH}
     listed = ros_graph.wait_for_nodes({(name, "/") for name in expected}, 30, f"nodes {sorted(expected)}")
-    assert "sim_world_node" not in {name for name, _ in listed}
+    assert "sim_world" not in {name for name, _ in listed}
     wait_for_affordance_state(ros_graph)
     run = ros_graph.start_process([entry_point("llm-planner"), "run", INSTRUCTION], label="llm-planner-run")
     wait_until(lambda: run.returncode is not None, 180, "`llm-planner run` to finish")

@@ -44,12 +44,12 @@ def replayed_physics_demo(
     *options: str,
 ) -> list[str]:
     """The argv of ``llm-planner demo --sim physics`` on ``episode`` (written to an episode file of ``world``)
-    with ``sim_params`` for physics_sim_node and the model replayed from ``recording``; node logs go to
+    with ``sim_params`` for physics_sim and the model replayed from ``recording``; node logs go to
     ``tmp_path / "logs"``, ``options`` go before the episode options."""
     episodes = tmp_path / "episodes.yaml"
     episodes.write_text(yaml.safe_dump({"world": world, "episodes": [episode]}))
     params = tmp_path / "fast.yaml"
-    params.write_text(yaml.safe_dump({"physics_sim_node": {"ros__parameters": sim_params}}))
+    params.write_text(yaml.safe_dump({"physics_sim": {"ros__parameters": sim_params}}))
     return [
         str(Path(sys.executable).parent / "llm-planner"),
         "demo",

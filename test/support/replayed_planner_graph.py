@@ -1,8 +1,8 @@
-"""A planning method in planner_node on the simulated kitchen graph, its model replayed from a recording.
+"""A planning method in planner on the simulated kitchen graph, its model replayed from a recording.
 
 ``record_plan`` makes the recording offline: the method plans the scene in a SimulatedEnvironment with a
 scripted model wrapped by the replay backend in record mode. ``replaying_sim_graph`` starts the sim graph
-with planner_node replaying it (in-process, or through llm_service_node with ``llm_service``), and loads
+with planner replaying it (in-process, or through llm_service with ``llm_service``), and loads
 the scene as an episode; a node prompt that differed in any character from the offline one finds no
 recorded answer and aborts the goal.
 """
@@ -84,8 +84,8 @@ def replaying_sim_graph(
     planner_params: Mapping[str, Any] | None = None,
     start_more: Callable[[RosGraph], object] | None = None,
 ) -> Iterator[RosGraph]:
-    """The sim graph with planner_node running ``planner`` on ``recording`` (plus ``planner_params``), the
-    scene loaded (again with ``load_scene``); with ``llm_service`` llm_service_node replays it and the
+    """The sim graph with planner running ``planner`` on ``recording`` (plus ``planner_params``), the
+    scene loaded (again with ``load_scene``); with ``llm_service`` the LLM service replays it and the
     planner calls that node. ``start_more(graph)`` starts further nodes beside the graph's, so that they
     load while it does."""
     episodes = work / "episodes.yaml"
@@ -108,12 +108,12 @@ def replaying_sim_graph(
     with ros_graph(work / "graph") as graph:
         replay = {"backend": "replay", "recording": str(recording)}
         for spec in SIM_GRAPH:
-            if spec.executable == "llm_service_node" and not llm_service:
+            if spec.executable == "llm_service" and not llm_service:
                 continue
-            params: dict[str, object] = {"time_scale": time_scale} if spec.executable == "sim_world_node" else {}
-            if spec.executable == "llm_service_node":
+            params: dict[str, object] = {"time_scale": time_scale} if spec.executable == "sim_world" else {}
+            if spec.executable == "llm_service":
                 params = replay
-            if spec.executable == "planner_node":
+            if spec.executable == "planner":
                 model = (
                     {"llm_mode": "service"}
                     if llm_service
@@ -123,7 +123,7 @@ def replaying_sim_graph(
             graph.start_node(spec.executable, params=params, param_files=spec.param_paths(), name=spec.name)
         if start_more is not None:
             start_more(graph)
-        graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner_node"))
+        graph.ping(next(spec.name for spec in SIM_GRAPH if spec.executable == "planner"))
         load_scene(graph, work)
         wait_for_affordance_state(graph)
         yield graph
@@ -202,7 +202,7 @@ def execute_instruction(graph: RosGraph, instruction: str) -> Any:
     return wait_future(handle.get_result_async(), timeout=240, what="planner result")
 
 
-PLANNER_SPEC = next(spec for spec in SIM_GRAPH if spec.executable == "planner_node")
+PLANNER_SPEC = next(spec for spec in SIM_GRAPH if spec.executable == "planner")
 
 
 def start_replay_planner(graph: RosGraph, recording: Path, **params: Any) -> NodeProcess:
@@ -217,7 +217,7 @@ def start_replay_planner(graph: RosGraph, recording: Path, **params: Any) -> Nod
         **params,
     }
     process = graph.start_node(
-        "planner_node", params=settings, param_files=PLANNER_SPEC.param_paths(), name=PLANNER_SPEC.name
+        "planner", params=settings, param_files=PLANNER_SPEC.param_paths(), name=PLANNER_SPEC.name
     )
     graph.ping(PLANNER_SPEC.name)
     return process

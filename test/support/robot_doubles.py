@@ -14,7 +14,7 @@ fingertips are nearer the handle's open or closed position. The fingertips are `
 the hand's z axis from the goal's position (the Panda hand's 0.1034 m). Objects are reported
 ``object_height`` tall (0: the kitchen's object size), their lowest ``unseen_bottom`` metres left out
 as a camera looking down misses them (centre raised, height reduced); ``report_held: false`` leaves the
-held object out of ``scene/objects``, as perception_node does (a held object is not a scene object);
+held object out of ``scene/objects``, as perception does (a held object is not a scene object);
 ``report_drawer: false`` leaves out what is in the drawer, which a head camera does not see.
 
 Outcomes are scripted per server by the parameters ``nav2_outcomes``, ``move_group_outcomes`` and

@@ -1,5 +1,5 @@
 """Helpers of the robot graph tests: the robot doubles (test/support/robot_doubles.py) and the executors
-started as the robot graph starts them (executors.yaml, then robot.yaml)."""
+started as the robot graph starts them (their own files, then robot_graph.yaml)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rollouts observed through the head camera and perception_node's pipeline (llm_planner_ros.value_functions.perceived):
+"""Rollouts observed through the head camera and perception's pipeline (llm_planner_ros.value_functions.perceived):
 what the physics graph's robot sees, and its picks planned from that as the moveit executor plans them."""
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 
 @dataclass(frozen=True)
 class Calibration:
-    """Affordance constants; defaults are the paper's, overridable from config/affordance.yaml.
+    """Affordance constants; defaults are the paper's, overridable from config/affordance_server.yaml.
 
     pick: the value v of a pick value function is normalized as clamp((v - v_min) / (v_max - v_min)).
     The simulator has no learned value function, so v is derived from the state: ``pick_v_reachable``

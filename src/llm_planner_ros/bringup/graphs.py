@@ -27,52 +27,57 @@ class NodeSpec:
 
 
 SIM_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("sim_world_node", "sim_world_node", ("sim_world.yaml",)),
-    NodeSpec("affordance_server", "affordance_server", ("affordance.yaml",)),
-    NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml",)),
-    NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml",)),
-    NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
-    NodeSpec("planner_node", "planner", ("planner_node.yaml",)),
+    NodeSpec("sim_world", "sim_world", ("sim_world.yaml",)),
+    NodeSpec("affordance_server", "affordance_server", ("affordance_server.yaml",)),
+    NodeSpec("manipulator_executor", "manipulator_executor", ("manipulator_executor.yaml",)),
+    NodeSpec("mobile_base_executor", "mobile_base_executor", ("mobile_base_executor.yaml",)),
+    NodeSpec("llm_service", "llm_service", ("llm_service.yaml",)),
+    NodeSpec("planner", "planner", ("planner.yaml",)),
 )
 
 
 # On a robot the simulator is gone: affordances read the perceived scene and the robot state, and the
-# executors drive MoveIt 2 and Nav2 (robot.yaml overrides the sim defaults of each node).
+# executors drive MoveIt 2 and Nav2 (robot_graph.yaml overrides the sim defaults of each node).
 ROBOT_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("affordance_server", "affordance_server", ("affordance.yaml", "robot.yaml")),
-    NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml", "robot.yaml")),
-    NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml", "robot.yaml")),
-    NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
-    NodeSpec("planner_node", "planner", ("planner_node.yaml", "robot.yaml")),
+    NodeSpec("affordance_server", "affordance_server", ("affordance_server.yaml", "robot_graph.yaml")),
+    NodeSpec("manipulator_executor", "manipulator_executor", ("manipulator_executor.yaml", "robot_graph.yaml")),
+    NodeSpec("mobile_base_executor", "mobile_base_executor", ("mobile_base_executor.yaml", "robot_graph.yaml")),
+    NodeSpec("llm_service", "llm_service", ("llm_service.yaml",)),
+    NodeSpec("planner", "planner", ("planner.yaml", "robot_graph.yaml")),
 )
 
 
 # The PyBullet kitchen in place of the symbolic simulator, driven as a robot is: the executors' nav2 and
-# moveit backends send NavigateToPose, MoveGroup and GripperCommand goals to physics_sim_node
-# (physics.yaml overrides each node's defaults; docs/physics_sim.md).
+# moveit backends send NavigateToPose, MoveGroup and GripperCommand goals to physics_sim
+# (physics_graph.yaml over the executors' own files; docs/physics_sim.md).
 PHYSICS_GRAPH: tuple[NodeSpec, ...] = (
-    NodeSpec("physics_sim_node", "physics_sim_node", ("physics.yaml",)),
-    NodeSpec("affordance_server", "affordance_server", ("affordance.yaml", "physics.yaml")),
-    NodeSpec("manipulator_executor", "manipulator_executor", ("executors.yaml", "physics.yaml")),
-    NodeSpec("mobile_base_executor", "mobile_base_executor", ("executors.yaml", "physics.yaml")),
-    NodeSpec("llm_service_node", "llm_service", ("llm_service.yaml",)),
-    NodeSpec("planner_node", "planner", ("planner_node.yaml", "physics.yaml")),
+    NodeSpec("physics_sim", "physics_sim", ("physics_sim.yaml",)),
+    NodeSpec("affordance_server", "affordance_server", ("affordance_server.yaml",)),
+    NodeSpec("manipulator_executor", "manipulator_executor", ("manipulator_executor.yaml", "physics_graph.yaml")),
+    NodeSpec("mobile_base_executor", "mobile_base_executor", ("mobile_base_executor.yaml", "physics_graph.yaml")),
+    NodeSpec("llm_service", "llm_service", ("llm_service.yaml",)),
+    NodeSpec("planner", "planner", ("planner.yaml",)),
 )
 
 
 # The physics graph as users start it (`llm-planner demo/up --sim physics`, launch/physics.launch.py): the
-# scene comes from perception_node on the simulator's head camera, not from its ground truth
-# (physics_perception.yaml). PHYSICS_GRAPH above, whose scene is the ground truth, is what the kitchen
-# benchmark and the execution tests run (no cameras needed), and `--scene truth`.
+# scene comes from perception on the simulator's head camera, not from its ground truth
+# (physics_perception_graph.yaml over every node but the LLM service, which is the same on every graph).
+# PHYSICS_GRAPH above, whose scene is the ground truth, is what the kitchen benchmark and the execution tests
+# run (no cameras needed), and `--scene truth`.
 PHYSICS_PERCEPTION_GRAPH: tuple[NodeSpec, ...] = (
     *(
-        NodeSpec(spec.executable, spec.name, (*spec.param_files, "physics_perception.yaml"))
-        if "physics.yaml" in spec.param_files
-        else spec
+        spec
+        if spec.name == "llm_service"
+        else NodeSpec(spec.executable, spec.name, (*spec.param_files, "physics_perception_graph.yaml"))
         for spec in PHYSICS_GRAPH
     ),
-    NodeSpec("perception_node", "perception", ("perception.yaml", "physics_perception.yaml")),
+    NodeSpec("perception", "perception", ("perception.yaml", "physics_perception_graph.yaml")),
 )
+
+
+# Node names of releases before 0.4.0, for the error that meets a params file still keyed by one.
+RENAMED_NODES: dict[str, str] = {"sim_world_node": "sim_world", "physics_sim_node": "physics_sim"}
 
 
 GRAPHS: dict[str, tuple[NodeSpec, ...]] = {
@@ -86,7 +91,7 @@ GRAPHS: dict[str, tuple[NodeSpec, ...]] = {
 # robot, or beside a simulator that renders images), in place of the simulator's ground truth;
 # `saycanpay_can`/`saycanpay_pay` serve SayCanPay's learned models (planners.yaml: can_service, pay_service).
 OPTIONAL_NODES: dict[str, NodeSpec] = {
-    "perception": NodeSpec("perception_node", "perception", ("perception.yaml",)),
+    "perception": NodeSpec("perception", "perception", ("perception.yaml",)),
     "saycanpay_can": NodeSpec("saycanpay_scorer", "saycanpay_can", ("saycanpay_scorer.yaml",)),
     "saycanpay_pay": NodeSpec("saycanpay_scorer", "saycanpay_pay", ("saycanpay_scorer.yaml",)),
 }
@@ -136,16 +141,16 @@ Placement = tuple[str, Sequence[NodeSpec]]
 
 
 def planner_spec(graph: tuple[NodeSpec, ...]) -> NodeSpec | None:
-    return next((spec for spec in graph if spec.executable == "planner_node"), None)
+    return next((spec for spec in graph if spec.executable == "planner"), None)
 
 
 def _beside_planner(graph: tuple[NodeSpec, ...], executable: str) -> NodeSpec | None:
-    """``executable`` for ``graph``: its packaged file, then the graph's own files of the planner (robot.yaml
+    """``executable`` for ``graph``: its packaged file, then the graph's own files of the planner (robot_graph.yaml
     gives the robot's state topic); None for a part of a graph without the planner."""
     planner = planner_spec(graph)
     if planner is None:
         return None
-    own = tuple(name for name in planner.param_files if name != "planner_node.yaml")
+    own = tuple(name for name in planner.param_files if name != "planner.yaml")
     return NodeSpec(executable, executable, (f"{executable}.yaml", *own))
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from llm_planner_ros.bringup.graphs import NodeSpec, Placement, planner_spec
+from llm_planner_ros.bringup.graphs import RENAMED_NODES, NodeSpec, Placement, planner_spec
 from llm_planner_ros.bringup.options import GraphOptionError, GraphOptions
 from llm_planner_ros.domain.config import load_domain_config
 from llm_planner_ros.domain.definition import load_domain_files
@@ -89,7 +89,11 @@ def _no_node(entry: Entry, placements: Sequence[Placement]) -> str:
     names = [spec.name if rooted else _qualified(ns, spec.name) for ns, specs in placements for spec in specs]
     given = entry.key if rooted else entry.pattern
     read_as = "" if rooted or entry.pattern == f"/{entry.key}" else f" (read as {entry.pattern})"
-    return f"{entry.key}{read_as}: not a node of this graph{suggestion(given, names)}; its nodes: {', '.join(names)}"
+    old_name = entry.key.rsplit("/", 1)[-1]
+    hint = (
+        f" (named {RENAMED_NODES[old_name]!r} since 0.4.0)" if old_name in RENAMED_NODES else suggestion(given, names)
+    )
+    return f"{entry.key}{read_as}: not a node of this graph{hint}; its nodes: {', '.join(names)}"
 
 
 def _entry_problems(entry: Entry, nodes: Sequence[NodeSpec]) -> list[str]:
@@ -165,7 +169,7 @@ def domain_executors(specs: tuple[NodeSpec, ...], options: GraphOptions) -> tupl
     except (InputError, OSError, yaml.YAMLError):
         return ()
     return tuple(
-        NodeSpec("skill_executor", f"{name}{EXECUTOR_NODE_SUFFIX}", ("executors.yaml",))
+        NodeSpec("skill_executor", f"{name}{EXECUTOR_NODE_SUFFIX}", ())
         for name in library.executors
         if name not in started
     )

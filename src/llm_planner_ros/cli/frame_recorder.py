@@ -17,7 +17,7 @@ STRIP_FRAMES = 10
 
 class FrameRecorder:
     """Subscribes ``node`` to an rgb8 ``topic`` and keeps one frame per ``every_s`` seconds of the frames'
-    own stamps (the simulated clock of physics_sim_node), so the record does not depend on how fast the
+    own stamps (the simulated clock of physics_sim), so the record does not depend on how fast the
     machine ran. A stamp before the last kept one is a restarted clock (the simulator loaded a scene):
     its frame is kept and the count starts again from it."""
 

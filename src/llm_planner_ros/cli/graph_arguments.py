@@ -59,7 +59,7 @@ def add_arguments(commands: argparse._SubParsersAction) -> None:
     up.add_argument(
         "--robot",
         action="store_true",
-        help="the robot graph (config/robot.yaml: no simulator, Nav2 and MoveIt 2 executors; docs/robot.md)",
+        help="the robot graph (config/robot_graph.yaml: no simulator, Nav2 and MoveIt 2 executors; docs/robot.md)",
     )
     _sim_argument(up)
     _graph_arguments(up)
@@ -136,14 +136,14 @@ def _sim_argument(parser: argparse.ArgumentParser) -> None:
         "--sim",
         choices=("symbolic", "physics"),
         default="symbolic",
-        help="symbolic: sim_world_node decides skill outcomes by rule; physics: the PyBullet kitchen "
-        "(physics_sim_node) driven through NavigateToPose, MoveGroup and GripperCommand (docs/physics_sim.md)",
+        help="symbolic: sim_world decides skill outcomes by rule; physics: the PyBullet kitchen "
+        "(physics_sim) driven through NavigateToPose, MoveGroup and GripperCommand (docs/physics_sim.md)",
     )
     parser.add_argument(
         "--scene",
         choices=("perceived", "truth"),
         default=None,
-        help="--sim physics: perceived (default): perception_node publishes the scene from the head camera, "
+        help="--sim physics: perceived (default): perception publishes the scene from the head camera, "
         "after the robot looked at every place once; truth: the simulator publishes its ground truth",
     )
 
@@ -161,7 +161,7 @@ def _graph_arguments(parser: argparse.ArgumentParser) -> None:
         "--params-file",
         type=Path,
         help="ROS parameter YAML applied after the packaged files: "
-        "node-name keys (planner:, sim_world_node:, ...) or /** for every node",
+        "node-name keys (planner:, sim_world:, ...) or /** for every node",
     )
     _namespace_argument(parser, "push every node into this namespace (robot1: /robot1/llm_planner/execute_instruction)")
     parser.add_argument(
@@ -209,6 +209,6 @@ def _llm_argument(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="llm_service_node parameter (fields of LLMConfig), e.g. --llm backend=replay "
+        help="llm_service parameter (fields of LLMConfig), e.g. --llm backend=replay "
         "--llm recording=run.jsonl; repeatable",
     )

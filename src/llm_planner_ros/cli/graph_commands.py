@@ -5,8 +5,8 @@ parameter files as launch/sim.launch.py), sends one instruction, shows each step
 prints the final world state and the verdict, optionally writes the decision chart, and stops the
 graph. ``up`` starts the graph and waits so other nodes can call the action (``up --robot``: the robot
 graph, ROBOT_GRAPH, as launch/robot.launch.py starts it); ``--sim physics`` runs the PyBullet kitchen
-graph with perception (PHYSICS_PERCEPTION_GRAPH: the executors drive physics_sim_node through NavigateToPose,
-MoveGroup and GripperCommand, and perception_node publishes the scene from its head camera after the robot
+graph with perception (PHYSICS_PERCEPTION_GRAPH: the executors drive physics_sim through NavigateToPose,
+MoveGroup and GripperCommand, and perception publishes the scene from its head camera after the robot
 looked around once, ``ros.survey``; ``--scene truth``: PHYSICS_GRAPH, the simulator's ground truth), and
 ``demo --record DIR`` keeps its head camera's frames; ``run`` sends an instruction to a graph that is already up.
 """
@@ -43,7 +43,7 @@ from llm_planner_ros.ros.survey import Survey, SurveyError
 
 # The first start de-quantizes the embedded model (about 20 s on 2 cores) before the graph is ready.
 READY_TIMEOUT_S = 300.0
-# The head camera of physics_sim_node (its head_camera_ns), relative to the graph's namespace.
+# The head camera of physics_sim (its head_camera_ns), relative to the graph's namespace.
 HEAD_CAMERA_TOPIC = "camera/color/image_raw"
 # How long --record waits for the camera's first frame before the instruction is sent (the camera
 # renders while the simulation idles at real time: at camera_rate_hz frames per wall second).
@@ -70,7 +70,7 @@ def run_demo(args: argparse.Namespace) -> int:
         console.print(
             f"{recorder.count} frames of {recorder.topic} and {strip} written"
             if strip is not None
-            else f"[red]no frame arrived on {recorder.topic}[/red]: is physics_sim_node's camera_rate_hz 0?"
+            else f"[red]no frame arrived on {recorder.topic}[/red]: is physics_sim's camera_rate_hz 0?"
         )
     _report(console, outcome, episode, args.plot, instruction)
     if args.json:
@@ -190,14 +190,14 @@ class _graph:
             os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")
         ) / "llm_planner_ros" / "logs" / time.strftime("%Y%m%d-%H%M%S")
         # The physics simulation runs on its own clock (real_time_factor), not time_scale; `up` keeps
-        # physics.yaml's real time.
+        # physics_sim.yaml's real time.
         simulator: dict[str, object] = {"time_scale": args.time_scale}
         if sim == "physics":
             simulator = {"real_time_factor": args.real_time_factor} if hasattr(args, "real_time_factor") else {}
         if episode is not None:
             simulator.update(episode_file=str(repo_path(args.episode)), episode_id=episode.id)
         self._overrides = {
-            "physics_sim_node" if sim == "physics" else "sim_world_node": simulator,
+            "physics_sim" if sim == "physics" else "sim_world": simulator,
             # A demo's one goal names its method: the model service gets that method's adapter.
             "llm_service": method_llm_config(parse_key_values(args.llm), getattr(args, "planner", ""), kitchen),
         }

@@ -93,7 +93,7 @@ class InstructionClient:
         self.action = self.node.resolve_topic_name(EXECUTE_INSTRUCTION_ACTION)
         self._client = RaceFreeActionClient(self.node, ExecuteInstruction, self.action)
         self._state: TopicStateProvider | None = None  # once the planner answered (wait_ready)
-        # llm_service_node latches true on llm/ready once its model is loaded and warmed up.
+        # llm_service latches true on llm/ready once its model is loaded and warmed up.
         self._llm_ready = threading.Event()
         latched = QoSProfile(
             depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
@@ -118,7 +118,7 @@ class InstructionClient:
         return True
 
     def wait_llm_ready(self, timeout_s: float) -> bool:
-        """True once the graph's llm_service_node reported its model loaded and warmed up (llm/ready)."""
+        """True once the graph's llm_service reported its model loaded and warmed up (llm/ready)."""
         return self._llm_ready.wait(timeout_s)
 
     def send(

@@ -1,6 +1,6 @@
 """How the simulated robot executes a skill: its phases and durations, and the outcome on the world.
 
-Shared by sim_world_node (which plays the phases out in scaled real time) and by in-process runs
+Shared by sim_world (which plays the phases out in scaled real time) and by in-process runs
 (benchmarks call ``run_skill`` directly), so both see the same effects and the same injected failures.
 """
 

@@ -1,6 +1,6 @@
 """``llm-planner bench affordance``: round-trip latency of EvaluateAffordance goals on loopback.
 
-Starts sim_world_node and affordance_server as subprocesses in a private ROS_DOMAIN_ID and, from this
+Starts sim_world and affordance_server as subprocesses in a private ROS_DOMAIN_ID and, from this
 process, times three ways of getting the affordances of the 51 kitchen skills:
 
   batched     one goal carrying all 51 skills (the headline: ``p50_ms``, ``p95_ms``)
@@ -191,7 +191,7 @@ def _nodes(domain_id: int) -> Iterator[_Nodes]:
         log_dir = Path(tmp)
         procs = []
         try:
-            for entry, params in (("sim_world_node", ["time_scale:=0.0"]), ("affordance_server", [])):
+            for entry, params in (("sim_world", ["time_scale:=0.0"]), ("affordance_server", [])):
                 argv = [_entry_point(entry), "--ros-args", *(a for p in params for a in ("-p", p))]
                 with open(log_dir / f"{entry}.log", "wb") as log:
                     procs.append(

@@ -1,6 +1,6 @@
 """The physics simulator's ground truth (sim/ground_truth) as kitchen worlds, for judging benchmark episodes.
 
-physics_sim_node publishes ``llm_planner_ros.physics_sim.truth.Truth.to_json()`` on its truth topic; no planner-side
+physics_sim publishes ``llm_planner_ros.physics_sim.truth.Truth.to_json()`` on its truth topic; no planner-side
 node
 reads it. The kitchen benchmark judges physics episodes on it (final world, the world of every step), so
 an episode is scored on what physically happened, never on what perception reported. Objects with no

@@ -5,7 +5,7 @@
 Runs one five-skill instruction ("find a coke", "pick up the coke", "bring it to you", "put down the
 coke", "done": the default scene's coke fetched to the user) with the scripted skills in a fresh world
 per run: ``physics_only`` (no cameras) and ``cameras_sim_clock`` (the head and wrist cameras, RGB, depth
-and segmentation, rendered at ``--camera-hz`` of simulated time, as physics_sim_node renders them).
+and segmentation, rendered at ``--camera-hz`` of simulated time, as physics_sim renders them).
 Reports for each run the real-time factor (simulated seconds per wall second, and per CPU second of
 this process), physics steps per wall second, the wall and CPU time of the whole instruction and
 whether the coke ended at the user (the goal checked on the physics state); for the camera run also

@@ -63,7 +63,7 @@ FINAL_STATE_WAIT_S = 5.0
 SCORES_TOPIC = "/llm_planner/scores"
 # The physics benchmark graph steps as fast as the CPU allows and renders no camera (nothing reads them).
 PHYSICS_BENCH = {"real_time_factor": 0.0, "camera_rate_hz": 0.0}
-# With the perceived scene, perception reads the head camera at physics.yaml's 2 frames per simulated
+# With the perceived scene, perception reads the head camera at physics_sim.yaml's 2 frames per simulated
 # second; physics still runs as fast as the CPU allows (perception keeps up: it processes the latest frame).
 PHYSICS_PERCEIVED_BENCH = {"real_time_factor": 0.0}
 # Scenes perception must publish after the reset before the planner side counts as refreshed: the first
@@ -331,10 +331,10 @@ class RosKitchenRunner:
     """An ``EpisodeRunner`` over two sim graphs (failures off / on), or one physics graph (``sim``
     "physics"); use as a context manager.
 
-    ``llm`` overrides llm_service_node's parameters (e.g. a replay recording); ``planners_file`` is the
+    ``llm`` overrides llm_service's parameters (e.g. a replay recording); ``planners_file`` is the
     planner node's per-method options (e.g. with an ablation); ``planner`` its default method. On the
     physics graph ``scene`` picks what the planner side reads: ``truth`` (PHYSICS_GRAPH, the simulator's
-    ground truth) or ``perceived`` (PHYSICS_PERCEPTION_GRAPH, perception_node on the head camera);
+    ground truth) or ``perceived`` (PHYSICS_PERCEPTION_GRAPH, perception on the head camera);
     ``affordances`` is the affordance server's backend (analytic | learned) on either graph; ``options``
     the graph options (a domain folder: ``kitchen`` must then be that domain's).
     """
@@ -368,9 +368,9 @@ class RosKitchenRunner:
         passes = (False, True) if execution_failures else (False,)
         for failures in passes:
             simulator = (
-                {"physics_sim_node": PHYSICS_PERCEIVED_BENCH if perceived else PHYSICS_BENCH}
+                {"physics_sim": PHYSICS_PERCEIVED_BENCH if perceived else PHYSICS_BENCH}
                 if physics
-                else {"sim_world_node": {"time_scale": 0.0, "inject_failures": failures, "failure_seed": failure_seed}}
+                else {"sim_world": {"time_scale": 0.0, "inject_failures": failures, "failure_seed": failure_seed}}
             )
             overrides = {
                 **simulator,

@@ -1,6 +1,6 @@
-"""``llm-planner bench serving``: several robots planning at once against one shared ``llm_service_node``.
+"""``llm-planner bench serving``: several robots planning at once against one shared ``llm_service``.
 
-One ``llm_service_node`` process (the configured model, ``--llm KEY=VALUE`` overrides, ``max_batch``)
+One ``llm_service`` process (the configured model, ``--llm KEY=VALUE`` overrides, ``max_batch``)
 serves every robot. A robot is a ROS node in its own namespace (``/robot1``, ...) whose SayCan planner
 (config/planners.yaml) calls the shared ``/llm/score`` (``llm_namespace: /``), exactly as a planner
 node's ``ServiceLanguageModel`` does, and plans against the simulated kitchen (each robot its own
@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--robots", default="1,2,4,8", help="robot counts to run, comma-separated (default 1,2,4,8)")
     parser.add_argument("--instructions", type=int, default=3, help="instructions each robot plans (default 3)")
     parser.add_argument("--episodes", type=Path, default=default_domain() / "dev.yaml")
-    parser.add_argument("--max-batch", type=int, default=8, help="llm_service_node max_batch (1: no batching)")
-    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="llm_service_node parameter")
+    parser.add_argument("--max-batch", type=int, default=8, help="llm_service max_batch (1: no batching)")
+    parser.add_argument("--llm", action="append", default=[], metavar="KEY=VALUE", help="llm_service parameter")
     add_json_argument(parser, "the results")
 
 
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _SharedService:
-    """The llm_service_node process and a private ROS context holding the robots' nodes."""
+    """The llm_service process and a private ROS context holding the robots' nodes."""
 
     def __init__(self, llm: dict[str, Any], console: Any) -> None:
         self._llm = llm
@@ -82,7 +82,7 @@ class _SharedService:
         rclpy.init(context=self._context)
         self._executor = MultiThreadedExecutor(num_threads=12, context=self._context)
         self._spin = BackgroundSpin(self._executor, self._context).start()
-        with self._console.status(f"waiting for llm_service_node to load and warm up (log: {log_dir})"):
+        with self._console.status(f"waiting for llm_service to load and warm up (log: {log_dir})"):
             self._wait_ready(log_dir)
         return self
 
@@ -99,7 +99,7 @@ class _SharedService:
         deadline = time.monotonic() + 300
         while not ready.wait(0.5):
             if any(p.returncode is not None for p in self._processes) or time.monotonic() > deadline:
-                raise SystemExit(f"llm_service_node did not become ready: see {log_dir}")
+                raise SystemExit(f"llm_service did not become ready: see {log_dir}")
 
     def measure(self, robots: int, instructions: int, episodes_file: Path, console: Any) -> dict[str, Any]:
         from llm_planner_ros.domain.definition import load_domain_files

@@ -4,7 +4,7 @@ r"""``llm-planner bench soak``: the whole sim graph under a long run of goals, w
         [--json PATH] [--recording PATH] [--record] [--log-dir DIR]
 
 Brings up every node of llm_planner_ros.bringup.graphs.SIM_GRAPH as a process (as ``llm-planner up`` does),
-llm_service_node on the ``replay`` backend, and sends N goals cycling over ``WORKLOAD``: episodes of
+llm_service on the ``replay`` backend, and sends N goals cycling over ``WORKLOAD``: episodes of
 domains/saycan_kitchen/dev.yaml (the world is reset to the episode before each goal), each planned by
 SayCan and by the zero-shot planner, executed and plan-only. The resident memory (RSS) of every node
 process is sampled when the graph is up, after the warm-up goals, every K goals and at the end.
@@ -244,7 +244,7 @@ def _soak(
 
 
 def _record(args: argparse.Namespace, recording: Path, console: Any) -> int:
-    """One pass over WORKLOAD with llm_service_node recording the embedded model into ``recording``
+    """One pass over WORKLOAD with llm_service recording the embedded model into ``recording``
     (replaced only when every goal ran without an error)."""
     from llm_planner_ros.planning.plan_loop import EndReason
 
@@ -284,7 +284,7 @@ def _start(args: argparse.Namespace, llm: Mapping[str, str], console: Any) -> tu
     kitchen = load_domain_files()
     episodes = load_episodes(repo_path(EPISODES_FILE), kitchen)
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="soak-bench-"))
-    overrides = {"sim_world_node": {"time_scale": 0.0}, "llm_service": dict(llm)}
+    overrides = {"sim_world": {"time_scale": 0.0}, "llm_service": dict(llm)}
     console.print(f"starting the sim graph (node logs in {log_dir})")
     graph = SimGraph(int(os.environ.get("ROS_DOMAIN_ID", "0")), kitchen, log_dir, overrides)
     try:

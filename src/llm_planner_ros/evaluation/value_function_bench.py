@@ -3,7 +3,7 @@
 On the held-out test split of the collector's physics rollouts (``llm_planner_ros.value_functions.training.split_of``;
 never trained or tuned on), per learned family: ROC-AUC and Brier score of the learned model and of
 today's analytic model on the same perceived observations (rollouts observed through the head camera
-and perception_node's pipeline apart, as ``<family>_perceived``), a reliability diagram (PNG), and
+and perception's pipeline apart, as ``<family>_perceived``), a reliability diagram (PNG), and
 ``gate``: had the robot attempted only the test skills scored >= 0.5, the share of the failing attempts
 avoided and of the succeeding ones lost (a decision-level view, not a planning run). The time of
 one batched evaluation of 50 kitchen skills (p50/p95 over ``--repeats`` batches): wall-clock time, and

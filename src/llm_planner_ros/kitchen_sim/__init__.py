@@ -1,1 +1,1 @@
-"""Simulators of the kitchen: ``sim_world_node`` (symbolic) speaks the ROS names a robot would."""
+"""Simulators of the kitchen: ``sim_world`` (symbolic) speaks the ROS names a robot would."""

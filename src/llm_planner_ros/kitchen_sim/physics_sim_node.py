@@ -1,4 +1,4 @@
-"""physics_sim_node: a domain as a PyBullet physics simulation, served on the robot's interfaces.
+"""physics_sim: a domain as a PyBullet physics simulation, served on the robot's interfaces.
 
 A thin adapter around ``physics_sim.PhysicsKitchen`` (docs/physics_sim.md): the same names a Gazebo or
 real-robot bringup offers, so the nav2/moveit executor backends, perception and the planner run
@@ -112,7 +112,7 @@ class PhysicsSimNode(Node):
     """ROS adapter around a ``PhysicsKitchen``; only the simulation thread touches the simulation."""
 
     def __init__(self) -> None:
-        super().__init__("physics_sim_node")
+        super().__init__("physics_sim")
         p = declare_parameters(self, PARAMETERS)
         try:
             self._sim = PhysicsKitchen.from_files(

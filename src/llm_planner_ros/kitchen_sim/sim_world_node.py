@@ -1,4 +1,4 @@
-"""sim_world_node: owns the simulated kitchen, publishes its ground truth, and plays out skills.
+"""sim_world: owns the simulated kitchen, publishes its ground truth, and plays out skills.
 
 Publishes (reliable, transient-local depth 1, so late subscribers get the current state; republished
 every ``publish_period_s`` and on every change, both messages of one state with the same stamp):
@@ -78,7 +78,7 @@ class SimWorldNode(Node):
     """ROS adapter around a ``World``: every access to the world happens under ``_lock``."""
 
     def __init__(self) -> None:
-        super().__init__("sim_world_node")
+        super().__init__("sim_world")
         p = declare_parameters(self, PARAMETERS)
         try:
             self._kitchen = load_domain_files(p["world_file"] or None, p["skills_file"] or None)

@@ -10,7 +10,7 @@ Modules: ``base`` (interfaces, results, errors), ``factory`` (config -> backend)
 (local model), ``openai_compat`` (HTTP server), ``replay`` (JSONL), ``embedder`` (sentence-transformers),
 ``tokenization`` (the prompt/completion token boundary), ``tree_cache`` + ``prefix_scorer`` (scoring
 that shares the prompt's K/V cache), ``sampling`` (generation on the same cache), ``naive`` (reference),
-``limits`` (the size limits of one request that ``llm_service_node`` enforces).
+``limits`` (the size limits of one request that ``llm_service`` enforces).
 Importing this package does not import torch or transformers.
 """
 

@@ -1,7 +1,7 @@
 """Building a LanguageModel or an Embedder from a flat configuration mapping.
 
 The keys are the fields of :class:`LLMConfig` and :class:`EmbedderConfig` (each with its default and
-help text); ``llm_service_node`` declares one ROS parameter per field, and YAML files under
+help text); ``llm_service`` declares one ROS parameter per field, and YAML files under
 ``config/`` set them. Keys of a backend other than the chosen one are ignored; unknown keys are an
 error, so a typo never silently falls back to a default.
 

@@ -43,7 +43,7 @@ def limit_openmp_spinning() -> None:
     default) starves other processes on a shared CPU: a step took 3.9 s instead of 0.8 s under load.
     A spin of 3000 iterations measured 0.26 s idle, 0.59 s beside two busy loops (PASSIVE: 0.79 s)
     and 0.64 s beside a second model process (PASSIVE: 0.49 s; one model process per machine is the
-    design: planners share llm_service_node). An OMP_WAIT_POLICY or GOMP_SPINCOUNT already set wins.
+    design: planners share llm_service). An OMP_WAIT_POLICY or GOMP_SPINCOUNT already set wins.
     """
     if "OMP_WAIT_POLICY" not in os.environ:
         os.environ.setdefault("GOMP_SPINCOUNT", "3000")

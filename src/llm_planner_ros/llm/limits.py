@@ -1,4 +1,4 @@
-"""Size limits of one request to a shared language model (what ``llm_service_node`` accepts).
+"""Size limits of one request to a shared language model (what ``llm_service`` accepts).
 
 Why: the model serves one request at a time, so one oversized request (1,000 candidates to score,
 2,000 samples) holds every other client for minutes and can take gigabytes. Each limit is a node
@@ -24,7 +24,7 @@ def _limit(default: int, help: str) -> int:
 
 @dataclass(frozen=True)
 class RequestLimits:
-    """The largest request that is served; each field is an ``llm_service_node`` parameter."""
+    """The largest request that is served; each field is an ``llm_service`` parameter."""
 
     max_prompt_chars: int = _limit(200_000, "characters of a prompt (score and generate)")
     max_completions: int = _limit(256, "candidates of one /llm/score request")
@@ -57,5 +57,5 @@ class RequestLimits:
         if asked > limit:
             raise InvalidRequestError(
                 f"{what.format(asked=asked)}, over the limit of {limit} ({name}): split the request, "
-                f"or raise the llm_service_node parameter {name}"
+                f"or raise the llm_service parameter {name}"
             )

@@ -1,6 +1,6 @@
 """One model, many clients: requests served in arrival order, waiting score requests batched.
 
-Why: several robots (one planner each) share one ``llm_service_node``. Served one at a time, each
+Why: several robots (one planner each) share one ``llm_service``. Served one at a time, each
 robot's step waits for every other robot's whole step. A backend that can run several prompts in
 the same forwards (``hf``: ``LanguageModel.score_ranked`` with several requests) answers all the
 score requests that waited together at about the cost of one, so throughput grows with the robots.

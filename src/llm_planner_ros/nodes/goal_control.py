@@ -1,4 +1,4 @@
-"""The rules planner_node applies to its goals, without ROS: one goal at a time, the e-stop, and
+"""The rules planner applies to its goals, without ROS: one goal at a time, the e-stop, and
 noticing that a goal's client has gone away.
 
 ``GoalSlot`` admits one goal at a time, refusing the others (``on_busy: reject``) or letting the

@@ -1,4 +1,4 @@
-"""``llm_service_node``: one language model shared over ROS by every planner (and every robot).
+"""``llm_service``: one language model shared over ROS by every planner (and every robot).
 
 Serves ``/llm/score`` (ScoreCompletions) and ``/llm/generate`` (GenerateText) with the backend its
 parameters describe: one parameter per field of ``llm_planner_ros.llm.factory.LLMConfig`` (backend,

@@ -1,4 +1,4 @@
-"""planner_node: the ``ExecuteInstruction`` action server at ``/llm_planner/execute_instruction``.
+"""planner: the ``ExecuteInstruction`` action server at ``/llm_planner/execute_instruction``.
 
 A thin adapter: it builds the configured planning method (llm_planner_ros.planning.registry), gives
 it a ``RosEnvironment`` (affordance servers, executors, perceived state) or, for ``plan_only`` goals,
@@ -105,7 +105,7 @@ _PARAMETERS = {
     "llm_namespace": Parameter(
         "",
         "namespace of the llm/score and llm/generate services (llm_mode service): empty = this "
-        "node's own, / = the root's (one llm_service_node shared by robots in their own namespaces)",
+        "node's own, / = the root's (one llm_service shared by robots in their own namespaces)",
         read_only=True,
     ),
     "llm_timeout_s": Parameter(120.0, "limit of one LLM call", minimum=0.0),

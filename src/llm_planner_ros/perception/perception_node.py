@@ -1,4 +1,4 @@
-"""perception_node: RGB-D frames in, the perceived scene out (the robot's /scene/objects).
+"""perception: RGB-D frames in, the perceived scene out (the robot's /scene/objects).
 
 Subscribes (names relative, topic parameters):
   camera/color/image_raw      sensor_msgs/Image        rgb8, bgr8, rgba8, bgra8 or mono8

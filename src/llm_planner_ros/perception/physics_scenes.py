@@ -172,7 +172,7 @@ class PhysicsSceneRenderer:
 
 
 def frame_view(frame: Frame, rgb: np.ndarray | None = None) -> View:
-    """A physics render as the perception pipeline's input, as perception_node assembles it from the
+    """A physics render as the perception pipeline's input, as perception assembles it from the
     simulator's image, depth, camera info and camera pose topics (``rgb``: another image in place of the
     frame's own, e.g. relit)."""
     camera = Intrinsics.from_k(frame.spec.intrinsics(), frame.spec.width, frame.spec.height)

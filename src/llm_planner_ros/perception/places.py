@@ -8,7 +8,7 @@ import numpy as np
 
 from llm_planner_ros.domain.config import DomainConfig
 
-# How far (m) from a place's standing point an object still counts as at it: perception_node's
+# How far (m) from a place's standing point an object still counts as at it: perception's
 # ``place_radius_m`` default, and what every offline user of the pipeline assigns with.
 DEFAULT_PLACE_RADIUS_M = 1.0
 

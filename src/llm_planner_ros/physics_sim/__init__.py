@@ -2,7 +2,7 @@
 world and episode files as the symbolic simulator, a mobile manipulator (kinematic base + Franka Panda),
 motion primitives, cameras and ground truth mapped back to the kitchen domain's world facts.
 
-ROS-free; ``physics_sim_node`` serves it on the robot interfaces (docs/physics_sim.md).
+ROS-free; ``physics_sim`` serves it on the robot interfaces (docs/physics_sim.md).
 """
 
 from llm_planner_ros.domain.layout import DomainLayout, LayoutError, Pose2D, load_layout

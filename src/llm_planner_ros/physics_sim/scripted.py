@@ -9,7 +9,7 @@ of primitives used.
 
 The drawer skills run the motion sequences the ``moveit`` executor backend sends
 (``llm_planner_ros.robot_motion.drawer``,
-from the robot map's drawer entry, the domain's ``robot_map.yaml``), each motion as physics_sim_node runs the
+from the robot map's drawer entry, the domain's ``robot_map.yaml``), each motion as physics_sim runs the
 MoveGroup or GripperCommand goal it becomes: a pose of ``panda_hand`` in the map frame, a joint goal, or a
 gripper command; a close that must grasp fails when the fingers hold nothing.
 """
@@ -42,7 +42,7 @@ LIFT_M = 0.3
 FINGER_DEPTH = 0.035  # how far below an object's top the fingertips close
 PLACE_CLEARANCE = 0.015  # release this high above the surface
 MOTION_TIMEOUT_S = 30.0
-EE_LINK = LINK_INDEX["panda_hand"]  # the executors' ee_link (config/executors.yaml)
+EE_LINK = LINK_INDEX["panda_hand"]  # the executors' ee_link (config/manipulator_executor.yaml)
 
 
 @dataclass
@@ -60,9 +60,9 @@ def top_down(yaw: float) -> tuple[float, float, float, float]:
 
 
 def graph_arm_settings() -> manipulation.ArmSettings:
-    """The manipulator executor's arm settings on the physics graph: config/physics.yaml's lift distance
+    """The manipulator executor's arm settings on the physics graph: config/physics_graph.yaml's lift distance
     and stow joints over the defaults."""
-    params = yaml.safe_load(config_file("physics.yaml").read_text())["manipulator_executor"]["ros__parameters"]
+    params = yaml.safe_load(config_file("physics_graph.yaml").read_text())["manipulator_executor"]["ros__parameters"]
     return manipulation.ArmSettings(lift_distance=params["lift_distance"], stow_joints=tuple(params["stow_joints"]))
 
 
@@ -218,7 +218,7 @@ class ScriptedSkills:
         return free_spot(interior, place.drawer.interior_area, place.heading, held_radius, lying)
 
     def follow(self, skill: str, motions: list[manipulation.Motion]) -> SkillRun:
-        """Run ``robot_motion`` motions as physics_sim_node runs the goals they become (module docstring)."""
+        """Run ``robot_motion`` motions as physics_sim runs the goals they become (module docstring)."""
         run = SkillRun(True, "")
         sim = self.sim
         for step in motions:

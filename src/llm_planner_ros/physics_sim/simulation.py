@@ -1,5 +1,5 @@
 """``PhysicsKitchen``: the kitchen as a PyBullet world with a mobile manipulator, its motion primitives,
-cameras and ground truth. ROS-free; ``physics_sim_node`` is a thin adapter around it.
+cameras and ground truth. ROS-free; ``physics_sim`` is a thin adapter around it.
 
     sim = PhysicsKitchen.from_files(episode_file="domains/saycan_kitchen/dev.yaml", episode_id="sp-01")
     motion = sim.run(sim.navigate(sim.standing_pose("far counter")))   # steps until it ends

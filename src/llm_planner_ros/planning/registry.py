@@ -62,7 +62,7 @@ class PlannerResources:
         """The ``kind`` (can | pay) model served at ``service``; ValueError where no ROS node runs the planner."""
         if self.scorer_service is None:
             raise ValueError(
-                f"saycanpay {kind}_service {service!r} needs the planner in planner_node (a ROS node): "
+                f"saycanpay {kind}_service {service!r} needs the planner in planner (a ROS node): "
                 f"set it to '' to load {kind}_model here"
             )
         return self.scorer_service(kind, service)
@@ -173,7 +173,7 @@ class PlannerCache:
     ``run_plan`` starts every instruction with the method's ``reset``, which clears all of its
     per-instruction state (SayCan, zero-shot, LLM-Planner and ProgPrompt alike), so a node need not
     rebuild a method, and reload its sentence embedder and example vectors, for each goal. A method
-    is used by one plan at a time (planner_node runs one goal at a time). A build that fails is not
+    is used by one plan at a time (planner runs one goal at a time). A build that fails is not
     kept: the next ``get`` tries again and raises the same error if nothing changed.
     """
 

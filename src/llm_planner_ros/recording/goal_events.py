@@ -1,6 +1,6 @@
 """The planner's goal events (``/llm_planner/goals``, one JSON object each) as a recording reads them.
 
-planner_node publishes ``{"goal_id", "seq", "event": "started" | "ended", "stamp", ...}``: a start carries
+planner publishes ``{"goal_id", "seq", "event": "started" | "ended", "stamp", ...}``: a start carries
 the instruction and method, an end its reason and message. ``seq`` counts the planner's events 1, 2, ... in
 the order it published them, so a reader that sees 7 after 4 knows two events never reached it. Anyone can
 publish on the topic: ``parse_goal_event`` names what makes a message no goal event instead of failing on it.
@@ -17,7 +17,7 @@ EVENT_KEYS: dict[str, tuple[str, ...]] = {"started": ("instruction", "planner"),
 
 
 class ForeignEventError(ValueError):
-    """A message on the goals topic that is not a goal event of planner_node; the message says why."""
+    """A message on the goals topic that is not a goal event of planner; the message says why."""
 
 
 @dataclass(frozen=True)

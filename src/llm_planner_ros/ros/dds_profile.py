@@ -2,7 +2,7 @@
 
 It makes a service server wait up to 5 s for a client's reply path to be discovered before giving up on
 the reply, instead of rmw_fastrtps's 100 ms (the file says why). Without it a planner whose
-llm_service_node had just restarted sent a scoring request, the new server answered into a reply path it
+llm_service had just restarted sent a scoring request, the new server answered into a reply path it
 had not discovered yet, and the planner waited out its whole LLM timeout (seen in CI under load).
 
 Fast DDS reads the file named by an environment variable when the process creates its first participant,

@@ -1,10 +1,10 @@
-"""``LanguageModel`` over ROS: the planner's view of a shared ``llm_service_node``.
+"""``LanguageModel`` over ROS: the planner's view of a shared ``llm_service``.
 
 ``score`` calls ``llm/score`` (ScoreCompletions) and ``generate`` calls ``llm/generate``
 (GenerateText), in the planner's namespace or in ``llm_namespace`` (one model service shared by
 several robots: ``/`` for the root namespace's ``/llm/score``). A missing service, a timeout or
 ``success=false`` raises the LLM layer's errors with the service's reason, so the plan ends with
-that reason instead of hanging. A service that answered before and is gone (llm_service_node
+that reason instead of hanging. A service that answered before and is gone (llm_service
 stopped or restarted) is given up within ``server_lost_s``, both between calls and while a call is
 pending, not after ``server_wait_s`` or the call's timeout.
 """
@@ -33,7 +33,7 @@ from llm_planner_ros.ros.topics import full_name
 
 SCORE_SERVICE = "llm/score"
 GENERATE_SERVICE = "llm/generate"
-_FIX = "start llm_service_node (llm-planner up) or set the planner's llm_mode to in_process"
+_FIX = "start llm_service (llm-planner up) or set the planner's llm_mode to in_process"
 
 
 def llm_service_name(service: str, llm_namespace: str) -> str:
@@ -62,7 +62,7 @@ class ServiceLanguageModel(LanguageModel):
         self._server_wait_s = server_wait_s
         self._server_lost_s = server_lost_s
         self._answered: set[str] = set()  # services that answered once: a gap in them is a loss, not a slow start
-        self._model_name = "llm_service_node"
+        self._model_name = "llm_service"
 
     @property
     def name(self) -> str:

@@ -127,18 +127,18 @@ _EXECUTOR = _module_parameters("skill_executors.executor_node", "PARAMETERS")
 # cheapest import first: a node checking a `/**` key it does not declare stops at the first that does.
 _DECLARED_BY: dict[str, Callable[[], Mapping[str, Any]]] = {
     "plan_recorder": _module_parameters("llm_planner_ros.nodes.plan_recorder_node", "PARAMETERS"),
-    "sim_world_node": _module_parameters("llm_planner_ros.kitchen_sim.sim_world_node", "PARAMETERS"),
+    "sim_world": _module_parameters("llm_planner_ros.kitchen_sim.sim_world_node", "PARAMETERS"),
     "saycanpay_scorer": _module_parameters("affordance_servers.saycanpay_scorer_node", "PARAMETERS"),
-    "llm_service_node": _module_parameters("llm_planner_ros.nodes.llm_service_node", "_PARAMETERS"),
+    "llm_service": _module_parameters("llm_planner_ros.nodes.llm_service_node", "_PARAMETERS"),
     "affordance_server": _module_parameters(
         "affordance_servers.affordance_server_node", "PARAMETERS", "CALIBRATION_PARAMETERS"
     ),
     "manipulator_executor": _EXECUTOR,
     "mobile_base_executor": _EXECUTOR,
     "skill_executor": _EXECUTOR,
-    "planner_node": _module_parameters("llm_planner_ros.nodes.planner_node", "DECLARED_PARAMETERS"),
-    "physics_sim_node": _module_parameters("llm_planner_ros.kitchen_sim.physics_sim_node", "PARAMETERS"),
-    "perception_node": _module_parameters("llm_planner_ros.perception.perception_node", "PARAMETERS"),
+    "planner": _module_parameters("llm_planner_ros.nodes.planner_node", "DECLARED_PARAMETERS"),
+    "physics_sim": _module_parameters("llm_planner_ros.kitchen_sim.physics_sim_node", "PARAMETERS"),
+    "perception": _module_parameters("llm_planner_ros.perception.perception_node", "PARAMETERS"),
     "operator_console": _module_parameters("llm_planner_ros.nodes.operator_console_node", "PARAMETERS"),
 }
 

@@ -13,7 +13,7 @@ import copy
 
 from rclpy.qos import QoSProfile, qos_profile_services_default
 
-# Room for a burst of 100 goals; planner_node's `goal_queue_depth` parameter sets its own side.
+# Room for a burst of 100 goals; planner's `goal_queue_depth` parameter sets its own side.
 ACTION_SERVICE_DEPTH = 100
 
 

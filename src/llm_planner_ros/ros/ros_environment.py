@@ -177,7 +177,7 @@ class RosEnvironment:
             raise PlanAborted(
                 EndReason.ERROR,
                 f"{name} had dropped the goal's result before the planner asked for it: raise that "
-                "server's result_timeout_s (config/affordance.yaml) on a loaded machine",
+                "server's result_timeout_s (config/affordance_server.yaml) on a loaded machine",
             )
         if not response.result.success:
             raise PlanAborted(EndReason.ERROR, f"{name} failed: {response.result.message}")

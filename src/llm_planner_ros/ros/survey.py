@@ -112,7 +112,7 @@ class Survey:
     def _forget_old_objects(self) -> None:
         if not self._clear.wait_for_service(timeout_sec=STARTUP_TIMEOUT_S):
             service = self._node.resolve_service_name(CLEAR_SCENE_SERVICE)
-            raise SurveyError(f"no {service} service: is perception_node up?")
+            raise SurveyError(f"no {service} service: is perception up?")
         reply = self._wait(self._clear.call_async(ClearScene.Request()), 30.0, "clearing perception's scene")
         self._report(f"perception: {reply.message}")
 

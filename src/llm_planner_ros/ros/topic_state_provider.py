@@ -1,6 +1,6 @@
 """State provider fed by topics: scene objects plus the robot-state record.
 
-With the simulator: /scene/objects and /sim/robot_state from sim_world_node (stamps matched). On a
+With the simulator: /scene/objects and /sim/robot_state from sim_world (stamps matched). On a
 robot: the perception node's /scene/objects and a robot-state topic in the same JSON record
 (llm_planner_ros.domain.robot_state), published from localization and the gripper (``match_stamps`` off).
 A perception node publishes the scene with every frame it processes; with ``max_scene_age_s`` set, a

@@ -10,7 +10,7 @@ from __future__ import annotations
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
-PLANNER_NODE = "planner"  # the planner node's name in every graph (its parameters: config/planner_node.yaml)
+PLANNER_NODE = "planner"  # the planner node's name in every graph (its parameters: config/planner.yaml)
 SCENE_TOPIC = "scene/objects"
 ROBOT_STATE_TOPIC = "sim/robot_state"
 APPLY_SKILL_ACTION = "sim/apply_skill"

@@ -52,7 +52,7 @@ from llm_planner_ros.value_functions.perceived import HeadCameraPerception, Seen
 FAMILY_CYCLE = (PICK, PICK, PLACE, GOTO)
 CYCLES = {"default": FAMILY_CYCLE, "drawer": (DRAWER,), "pick": (PICK,)}
 # How a rollout's observation is made: the simulator's state with ``Noise`` added, or the head camera
-# through perception_node's pipeline (llm_planner_ros.value_functions.perceived; pick only).
+# through perception's pipeline (llm_planner_ros.value_functions.perceived; pick only).
 SIMULATED, PERCEPTION = "simulated", "perception"
 OBSERVERS = (SIMULATED, PERCEPTION)
 # A perceived rollout's ``localization``: SHARED when the localization error moved the robot and the
@@ -549,7 +549,7 @@ def collect(
         return 0
     out.parent.mkdir(parents=True, exist_ok=True)
     # The simulated observation renders nothing (a small camera keeps the build quick); the perception
-    # one renders the head camera at physics_sim_node's 320 x 240.
+    # one renders the head camera at physics_sim's 320 x 240.
     sim = PhysicsKitchen.from_files() if observed_by == PERCEPTION else PhysicsKitchen.from_files(image_size=(64, 48))
     camera = HeadCameraPerception(sim) if observed_by == PERCEPTION else None
     collector = RolloutCollector(sim, seed, cycle=families, camera=camera)
@@ -599,7 +599,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--observe",
         choices=OBSERVERS,
         default=SIMULATED,
-        help="the simulator's state with noise, or the head camera through perception_node's pipeline (pick only)",
+        help="the simulator's state with noise, or the head camera through perception's pipeline (pick only)",
     )
 
 

@@ -2,10 +2,10 @@
 
 The collector's default observation is the simulator's state with noise added, and its scripted pick
 grasps the object where the simulator has it. On the physics graph the robot sees the scene through
-perception_node (a rendered head-camera frame, the embedded detector, lifting to 3D) and the ``moveit``
+perception (a rendered head-camera frame, the embedded detector, lifting to 3D) and the ``moveit``
 executor backend grasps where perception put the object: a pick there fails when the perceived centre
 is a few centimetres off, which no noise model of the collector reproduces. ``HeadCameraPerception``
-gives a rollout what perception_node would report of one frame; ``perceived_pick`` runs the motions the
+gives a rollout what perception would report of one frame; ``perceived_pick`` runs the motions the
 executor plans from that report (``llm_planner_ros.robot_motion.pick``) on the physics kitchen; ``crop_png`` is the
 camera crop around the picked object's detection, kept with the rollout for image-based models.
 """
@@ -85,7 +85,7 @@ class Seen:
 
 
 class HeadCameraPerception:
-    """Renders the robot's head camera in a physics kitchen and runs perception_node's pipeline on the frame
+    """Renders the robot's head camera in a physics kitchen and runs perception's pipeline on the frame
     (its detector, lifting and place assignment), from a fresh scene each look: one frame, no memory."""
 
     def __init__(self, sim: PhysicsKitchen, detector: Detector | None = None) -> None:

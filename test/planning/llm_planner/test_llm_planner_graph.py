@@ -1,4 +1,4 @@
-"""LLM-Planner in planner_node on the simulated kitchen graph, with a replayed model: a subgoal fails in the
+"""LLM-Planner in planner on the simulated kitchen graph, with a replayed model: a subgoal fails in the
 executor, and the node re-plans with the completed subgoals and the objects on /scene/objects.
 
 The recording is made offline by the same planner over a SimulatedEnvironment of the same episode, its

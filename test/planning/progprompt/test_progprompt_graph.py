@@ -1,4 +1,4 @@
-"""ProgPrompt in planner_node on the simulated kitchen graph, with a replayed model: the node writes the
+"""ProgPrompt in planner on the simulated kitchen graph, with a replayed model: the node writes the
 program prompt from the objects on /scene/objects, interprets the program step by step through the
 affordance servers and executors, skips the infeasible first pick and runs the assert's recovery.
 

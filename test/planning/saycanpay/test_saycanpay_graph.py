@@ -1,4 +1,4 @@
-"""`planner: saycanpay` in planner_node on the simulated kitchen graph, as a user selects it.
+"""`planner: saycanpay` in planner on the simulated kitchen graph, as a user selects it.
 
 The Say model's answers are recorded offline (a scripted model preferring the next step of a fixed plan,
 wrapped by the replay backend) and replayed by the node. In the kitchen, SayCanPay's Can and Pay are the

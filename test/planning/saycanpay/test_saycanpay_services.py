@@ -1,8 +1,8 @@
-"""SayCanPay's Can and Pay models over ROS: the ``saycanpay_scorer`` node, and planner_node calling it.
+"""SayCanPay's Can and Pay models over ROS: the ``saycanpay_scorer`` node, and planner calling it.
 
 The scorer node is started as a user starts it (console script, its parameter file) and asked through
 its ``ScorePlanActions`` service; its answers must be the in-process model's, in request order. In the
-kitchen graph, planner_node runs ``planner: saycanpay`` with ``can_service``/``pay_service`` set and
+kitchen graph, planner runs ``planner: saycanpay`` with ``can_service``/``pay_service`` set and
 model files that do not exist, so every Can and Pay value in its result came through the services. The
 Say model is replayed from a recording made in-process with the same models standing in for the
 services, so the node's plan must be the in-process plan, value for value.
@@ -110,7 +110,7 @@ def test_scorer_node_refuses_a_missing_or_mismatched_weight_file(ros_graph: RosG
         assert says in fatal[0] and "parameter weights_file" in fatal[0] and "train it with" in fatal[0], fatal[0]
 
 
-# ----- planner_node with planner saycanpay calling the services, in the simulated kitchen ------------------
+# ----- planner with planner saycanpay calling the services, in the simulated kitchen ------------------
 
 
 def served_planners_file(path: Path) -> Path:
@@ -229,5 +229,5 @@ def test_a_service_option_outside_a_ros_node_names_the_fix() -> None:
         no_embedder,
         {"saycanpay": {"can_service": SERVICES["can"], "pay_service": SERVICES["pay"]}},
     )
-    with pytest.raises(ValueError, match="can_service 'saycanpay/can' needs the planner in planner_node"):
+    with pytest.raises(ValueError, match="can_service 'saycanpay/can' needs the planner in planner"):
         build_planner("saycanpay", resources)

@@ -295,7 +295,7 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     kitchen_prompt, examples, can_model, pay_model, kitchen_can_model, kitchen_pay_model, kitchen_can, can_service,
     pay_service and the fields of SayCanPayOptions) for ``domains`` (a BabyAI benchmark needs neither
     the kitchen's prompt nor its models); the Can and Pay models load only when the score uses them. A
-    ``<kind>_service`` (planner_node only) serves that kind in every domain instead of the weight files,
+    ``<kind>_service`` (planner only) serves that kind in every domain instead of the weight files,
     which are then not read."""
     unknown = sorted(set(domains) - set(DOMAINS))
     if unknown:
