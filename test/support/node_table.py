@@ -21,12 +21,12 @@ EVERY_NODE = re.compile(
 
 
 def table_rows() -> dict[str, str]:
-    """Each row of the node table by its node name (the first column's first backticked name)."""
+    """Each row of the node table by each node name its first column names (backticked)."""
     rows: dict[str, str] = {}
     for line in ARCHITECTURE.read_text().splitlines():
-        match = re.match(r"\| `([^`]+)`", line)
-        if match and line.count("|") >= 5:
-            rows[match.group(1)] = line
+        cells = line.split("|")
+        if line.startswith("| `") and len(cells) >= 6:
+            rows.update((name, line) for name in re.findall(r"`([^`]+)`", cells[1]))
     return rows
 
 

@@ -86,6 +86,10 @@ SINGLE: dict[str, Command] = {
         "llm_planner_ros.cli.mcp_command",
         "serve running robots to agents over MCP (stdio or HTTP), behind the planner's gates",
     ),
+    "parameters": Command(
+        "llm_planner_ros.cli.parameters_command",
+        "print each node's parameters (default, what it accepts, meaning) as Markdown: docs/parameters.md",
+    ),
     "oracle": Command(
         "llm_planner_ros.domain.oracle",
         "check an episode file with the oracle: every goal reachable in time, plan lengths per family",

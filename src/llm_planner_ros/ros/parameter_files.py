@@ -118,14 +118,27 @@ def suggestion(name: str, known: Sequence[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _module_parameters(module: str, *names: str) -> Callable[[], Mapping[str, Any]]:
-    return lambda: {key: spec for name in names for key, spec in getattr(importlib.import_module(module), name).items()}
+@dataclasses.dataclass(frozen=True)
+class DeclaringModule:
+    """The module whose dicts (``names``) an executable gives ``declare_parameters``; called, the merged
+    dict of each parameter's ``ros.parameters.Parameter`` (the module is imported only then)."""
+
+    module: str
+    names: tuple[str, ...]
+
+    def __call__(self) -> Mapping[str, Any]:
+        declared = importlib.import_module(self.module)
+        return {key: spec for name in self.names for key, spec in getattr(declared, name).items()}
+
+
+def _module_parameters(module: str, *names: str) -> DeclaringModule:
+    return DeclaringModule(module, names)
 
 
 _EXECUTOR = _module_parameters("skill_executors.executor_node", "PARAMETERS")
 # Where each executable of the package declares its parameters (the dicts it gives declare_parameters),
 # cheapest import first: a node checking a `/**` key it does not declare stops at the first that does.
-_DECLARED_BY: dict[str, Callable[[], Mapping[str, Any]]] = {
+DECLARED_BY: dict[str, DeclaringModule] = {
     "plan_recorder": _module_parameters("llm_planner_ros.nodes.plan_recorder_node", "PARAMETERS"),
     "sim_world": _module_parameters("llm_planner_ros.kitchen_sim.sim_world_node", "PARAMETERS"),
     "saycanpay_scorer": _module_parameters("affordance_servers.saycanpay_scorer_node", "PARAMETERS"),
@@ -146,18 +159,18 @@ _DECLARED_BY: dict[str, Callable[[], Mapping[str, Any]]] = {
 @functools.cache
 def declared_parameters(executable: str) -> frozenset[str]:
     """The parameter names a node of ``executable`` declares, rclpy's own included."""
-    return frozenset(_DECLARED_BY[executable]()) | BUILT_IN_PARAMETERS
+    return frozenset(DECLARED_BY[executable]()) | BUILT_IN_PARAMETERS
 
 
 def declared_default(executable: str, name: str) -> Any:
     """The default a node of ``executable`` declares for its parameter ``name``: what it runs with where no
     file sets it (KeyError when it declares no such parameter)."""
-    return _DECLARED_BY[executable]()[name].default
+    return DECLARED_BY[executable]()[name].default
 
 
 def declared_by_some_node(name: str) -> bool:
     """Whether any executable of the package declares ``name`` (what a ``/**`` key needs)."""
-    return any(name in declared_parameters(executable) for executable in _DECLARED_BY)
+    return any(name in declared_parameters(executable) for executable in DECLARED_BY)
 
 
 def ros_params_files(argv: Sequence[str]) -> list[Path]:

@@ -1,7 +1,8 @@
 """SayCanPay's Can and Pay models over ROS: the ``saycanpay_scorer`` node, and planner calling it.
 
 The scorer node is started as a user starts it (console script, its parameter file) and asked through
-its ``ScorePlanActions`` service; its answers must be the in-process model's, in request order. In the
+its ``ScorePlanActions`` service; its answers must be the in-process model's, in request order, and
+its names must be in its row of docs/architecture.md's node table. In the
 kitchen graph, planner runs ``planner: saycanpay`` with ``can_service``/``pay_service`` set and
 model files that do not exist, so every Can and Pay value in its result came through the services. The
 Say model is replayed from a recording made in-process with the same models standing in for the
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 import yaml
 from action_msgs.msg import GoalStatus
+from node_table import ARCHITECTURE, undocumented
 from replayed_planner_graph import execute_instruction, load_scene, replaying_sim_graph
 from repo_paths import REPO_ROOT
 from ros_harness import NodeProcess, RosGraph, wait_future, wait_until
@@ -91,6 +93,8 @@ def test_scorer_nodes_rate_a_batch_in_request_order_as_the_model_does(ros_graph:
         refused = ask(client, EPISODE.goal, EPISODE.initial_state, history, [actions[0], " "])
         assert not refused.success and "actions [1] are empty" in refused.message, refused.message
         assert list(refused.probabilities) == []
+    missing = undocumented(ros_graph, [f"saycanpay_{kind}" for kind in KINDS])
+    assert not missing, f"names the scorer nodes have and {ARCHITECTURE} lacks: {missing}"
 
 
 @pytest.mark.graph
