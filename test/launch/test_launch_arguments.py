@@ -26,8 +26,9 @@ from llm_planner_ros.bringup.starts import node_starts
 from llm_planner_ros.paths import config_file, default_domain_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
-from llm_planner_ros.ros.llm_client import GENERATE_SERVICE, SCORE_SERVICE, llm_service_name
+from llm_planner_ros.ros.llm_client import llm_service_name
 from llm_planner_ros.ros.parameter_files import declared_parameters
+from llm_planner_ros.ros.topics import LLM_GENERATE_SERVICE, LLM_SCORE_SERVICE
 
 USER_PARAMS = {"planner": {"ros__parameters": {"max_steps": 7}}, "/**": {"ros__parameters": {"frame_id": "odom"}}}
 
@@ -222,8 +223,8 @@ NAMES = [
     topics.EXECUTE_INSTRUCTION_ACTION,
     topics.affordance_action("pick"),
     topics.executor_action("manipulator"),
-    SCORE_SERVICE,
-    GENERATE_SERVICE,
+    LLM_SCORE_SERVICE,
+    LLM_GENERATE_SERVICE,
 ]
 
 
@@ -236,9 +237,9 @@ def test_names_resolve_to_the_public_names_without_a_namespace_and_inside_one() 
         for name in NAMES:
             assert topics.full_name(root, name) == f"/{name}"
             assert topics.full_name(robot, name) == f"/robot1/{name}"
-        assert topics.full_name(robot, llm_service_name(SCORE_SERVICE, "/")) == "/llm/score"
-        assert topics.full_name(robot, llm_service_name(SCORE_SERVICE, "/shared/")) == "/shared/llm/score"
-        assert topics.full_name(robot, llm_service_name(SCORE_SERVICE, "")) == "/robot1/llm/score"
+        assert topics.full_name(robot, llm_service_name(LLM_SCORE_SERVICE, "/")) == "/llm/score"
+        assert topics.full_name(robot, llm_service_name(LLM_SCORE_SERVICE, "/shared/")) == "/shared/llm/score"
+        assert topics.full_name(robot, llm_service_name(LLM_SCORE_SERVICE, "")) == "/robot1/llm/score"
     finally:
         rclpy.shutdown(context=context)
 

@@ -111,7 +111,8 @@ def test_saycan_pruned_steps_choose_as_exhaustive_steps(tiny_lm: HFLanguageModel
     kitchen = load_domain_files()
     exhaustive_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny-llama", context_window=4096)
     pruned_lm = HFLanguageModel(tiny_model, tiny_tokenizer, "tiny-llama", context_window=4096)
-    options = {"saycan": {"prompt_file": "saycan_grounded_prompt.yaml", "scene_context": True, "examples": "none"}}
+    # The prompt file's own examples: the tiny model runs no adapter, for which "none" would retrieve.
+    options = {"saycan": {"prompt_file": "saycan_grounded_prompt.yaml", "scene_context": True, "examples": "file"}}
 
     def planner(model: LanguageModel, prune: bool):
         return build_planner(

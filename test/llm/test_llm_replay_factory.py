@@ -12,7 +12,13 @@ import pytest
 import torch
 
 from llm_planner_ros.llm import load_embedder, load_language_model
-from llm_planner_ros.llm.base import InvalidRequestError, ModelLoadError, RecordingNotFoundError
+from llm_planner_ros.llm.base import (
+    NO_ADAPTER,
+    UNKNOWN_ADAPTER,
+    InvalidRequestError,
+    ModelLoadError,
+    RecordingNotFoundError,
+)
 from llm_planner_ros.llm.hf import HFLanguageModel
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.replay import ReplayLanguageModel
@@ -74,8 +80,16 @@ def test_the_factory_records_a_model_folder_and_replays_it(tiny_model_dir: Path,
 
     lines = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
     assert [line["request"]["method"] for line in lines] == ["score"]
-    assert load_language_model(config).score(PROMPT, ["find a coke", "done"]) == recorded
+    replay = load_language_model(config)
+    assert replay.score(PROMPT, ["find a coke", "done"]) == recorded
     assert torch.get_num_threads() == 1
+    # The replay says which adapter the recorded model ran (none here), so its prompts are the recorded
+    # run's (planning.domain_examples); a recording that does not say leaves it unknown.
+    assert recorder.adapter == replay.adapter == NO_ADAPTER
+    for line in lines:
+        del line["adapter"]
+    recording.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    assert load_language_model(config).adapter == UNKNOWN_ADAPTER
 
 
 @pytest.mark.parametrize(

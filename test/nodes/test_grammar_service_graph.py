@@ -1,4 +1,5 @@
-"""Graph test: grammar-constrained generation through /llm/generate, as a planner node calls it."""
+"""Graph test: grammar-constrained generation through /llm/generate, as a planner node calls it, and the
+model's adapter as the service reports it (llm/model)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tiny_llm import KITCHEN_TEXT
 
 from llm_planner_interfaces.srv import GenerateText
 from llm_planner_ros.domain.skill import Skill
-from llm_planner_ros.llm.base import LLMError
+from llm_planner_ros.llm.base import NO_ADAPTER, LLMError
 from llm_planner_ros.planning.grammars import plan_grammar
 from llm_planner_ros.ros.llm_client import ServiceLanguageModel
 
@@ -37,6 +38,8 @@ def test_the_service_constrains_generation_to_the_requests_grammar(ros_graph: Ro
     model = ServiceLanguageModel(
         ros_graph.node, MutuallyExclusiveCallbackGroup(), timeout_s=120.0, server_wait_s=60.0, server_lost_s=30.0
     )
+    # The service says which adapter its model runs (llm/model): a planner chooses its examples by it.
+    assert model.adapter == NO_ADAPTER
     grammar = plan_grammar(SKILLS, ["7up"])
 
     result = model.generate(PROMPT, n=6, max_tokens=60, temperature=1.5, grammar=grammar)

@@ -19,6 +19,7 @@ from llm_planner_ros.domain.conditions import condition_from_yaml
 from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
+from llm_planner_ros.llm.base import NO_ADAPTER, UNKNOWN_ADAPTER, MergedAdapter
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.domain_examples import MissingDomainBankError, diverse_examples
@@ -34,19 +35,30 @@ METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
 KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
 
 
-def first_prompt(folder: Path, method: str, episode_id: str = "deliver-01", **options: object) -> str:
+def first_prompt(
+    folder: Path, method: str, episode_id: str = "deliver-01", adapter: MergedAdapter = UNKNOWN_ADAPTER
+) -> str:
     """The first prompt ``method`` sends for an episode of the office's evaluation file, planning in the
-    domain of ``folder``."""
-    return first_request(folder, method, episode_id, **options).prompts[0]
+    domain of ``folder`` with a model running ``adapter``."""
+    return first_request(folder, method, episode_id, adapter).prompts[0]
 
 
-def first_request(folder: Path, method: str, episode_id: str, **options: object) -> RecordingModel:
-    """The model after ``method``'s first request for an episode of the office's evaluation file
-    (RecordingModel records it, then fails the request, which ends the step)."""
+def bank_examples_in(prompt: str) -> int:
+    """How many of the office bank's examples ``prompt`` shows (ProgPrompt names each example program
+    after its request: def put_the_mug_on_the_desk():)."""
+    bank = load_bank(OFFICE / "bank.jsonl")
+    return sum(e.instruction in prompt or f"def {task_function_name(e.instruction)}():" in prompt for e in bank)
+
+
+def first_request(
+    folder: Path, method: str, episode_id: str, adapter: MergedAdapter = UNKNOWN_ADAPTER, **options: object
+) -> RecordingModel:
+    """The model (running ``adapter``) after ``method``'s first request for an episode of the office's
+    evaluation file (RecordingModel records it, then fails the request, which ends the step)."""
     kitchen = load_domain(folder)
     all_options = load_planner_options()
     all_options[method].update(options)
-    model = RecordingModel()
+    model = RecordingModel(adapter)
     planner = build_planner(method, PlannerResources(model, kitchen, WordEmbedder, all_options))
     episode = load_episodes(OFFICE / "episodes.yaml", kitchen).episode(episode_id)
     planner.reset(episode.instruction)
@@ -63,10 +75,7 @@ def office(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("method", METHODS)
 def test_every_method_prompts_with_the_domains_own_examples(office: Path, method: str) -> None:
     prompt = first_prompt(office, method)
-    bank = load_bank(OFFICE / "bank.jsonl")
-    # ProgPrompt names each example program after its request: def put_the_mug_on_the_desk():
-    shown = [e for e in bank if e.instruction in prompt or f"def {task_function_name(e.instruction)}():" in prompt]
-    assert shown, f"{method}'s prompt shows no example of the office bank:\n{prompt}"
+    assert bank_examples_in(prompt), f"{method}'s prompt shows no example of the office bank:\n{prompt}"
     assert not any(word in prompt for word in KITCHEN_WORDS), f"{method} shows kitchen examples:\n{prompt}"
     # The bank's plans, in the method's own form: the prompt carries skills of the office.
     assert "hall" in prompt or "printer" in prompt or "stapler" in prompt
@@ -124,6 +133,25 @@ def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path:
     assert method_llm_config({}, "saycan", load_domain(folder)) == {
         "adapter": str(folder / "adapters" / "saycan.safetensors")
     }
+
+
+@pytest.mark.parametrize("method", ["saycan", "llm_planner", "progprompt"])
+def test_the_examples_stay_out_only_for_a_model_running_the_domains_adapter_of_the_method(
+    tmp_path: Path, method: str
+) -> None:
+    folder = copy_domain(tmp_path, bank=True)
+    (folder / "adapters").mkdir()
+    own = folder / "adapters" / f"{method}.safetensors"
+    own.write_bytes(b"the adapter trained on this prompt")
+    other = tmp_path / "another.safetensors"  # e.g. one service's SayCan adapter serving another method
+    other.write_bytes(b"an adapter trained on another prompt")
+    same = tmp_path / "copy.safetensors"  # the domain's adapter, copied: a recording made in another checkout
+    same.write_bytes(own.read_bytes())
+    for adapter in (MergedAdapter.of_file(own), MergedAdapter.of_file(same), UNKNOWN_ADAPTER):
+        assert bank_examples_in(first_prompt(folder, method, adapter=adapter)) == 0, adapter
+    # --llm adapter=none, another model, or another method's adapter: the examples teach the format.
+    for adapter in (NO_ADAPTER, MergedAdapter.of_file(other)):
+        assert bank_examples_in(first_prompt(folder, method, adapter=adapter)) > 0, adapter
 
 
 def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) -> None:
@@ -268,6 +296,16 @@ def test_generated_tasks_are_solvable_worded_from_the_domain_and_the_same_for_a_
     wordings = [text for rule in office.library.rules for text in (rule.skill.text, *rule.requests)]
     facts = [e for e in examples if e.kind == "fact"]
     assert facts and all(any(w in e.instruction.lower() for w in wordings) for e in facts)
+
+
+def test_generated_objects_stand_and_go_only_where_the_layout_has_something_to_hold_them() -> None:
+    # The office's hall is `kind: none` in its layout.yaml: the robot may stand there, an object may not.
+    office = load_domain(OFFICE)
+    examples = list(generate_examples(office, 200, seed=11))
+    assert any(e.initial["robot"]["at"] == "hall" for e in examples)
+    for example in examples:
+        assert all(obj["at"] != "hall" for obj in example.initial["objects"]), example
+        assert "'location': 'hall'" not in str(example.goal), example
 
 
 def test_a_generated_fact_request_may_say_a_skills_request_and_the_plan_runs_the_skill() -> None:

@@ -26,7 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from llm_planner_ros.llm.base import Embedder, GenerationResult, LanguageModel, ScoreResult
+from llm_planner_ros.llm.base import (
+    UNKNOWN_ADAPTER,
+    Embedder,
+    GenerationResult,
+    LanguageModel,
+    MergedAdapter,
+    ScoreResult,
+)
 
 
 @dataclass
@@ -41,13 +48,18 @@ class RecordingModel(LanguageModel):
     """Records every request; ``_score`` and ``_generate`` answer them, and by default fail the test.
 
     ``prompts`` holds every prompt in order, ``score_prompts`` those of ``score``, ``calls`` the
-    ``generate`` requests with their arguments.
+    ``generate`` requests with their arguments; ``adapter`` is the adapter it claims to run.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, adapter: MergedAdapter = UNKNOWN_ADAPTER) -> None:
+        self._adapter = adapter
         self.prompts: list[str] = []
         self.score_prompts: list[str] = []
         self.calls: list[GenerateCall] = []
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        return self._adapter
 
     @property
     def generate_prompts(self) -> list[str]:

@@ -34,10 +34,8 @@ from llm_planner_ros.ros.futures import WaitTimeout, wait_for
 from llm_planner_ros.ros.planner_state_topics import planner_state_topics
 from llm_planner_ros.ros.state_provider import Stamp
 from llm_planner_ros.ros.topic_state_provider import TopicStateProvider
-from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION
+from llm_planner_ros.ros.topics import EXECUTE_INSTRUCTION_ACTION, LLM_READY_TOPIC
 from llm_planner_ros.visualization.score_table import step_table
-
-LLM_READY_TOPIC = "llm/ready"
 
 CANCEL_WAIT_S = 5.0
 # The symbolic simulator republishes its state every second, a physics simulator faster.

@@ -18,10 +18,14 @@ Errors are :class:`LLMError` subclasses whose message says what went wrong and h
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -134,16 +138,69 @@ def check_rank_request(request: RankRequest) -> None:
         raise InvalidRequestError(f"keep must be at least 1, got {request.keep}")
 
 
+@dataclass(frozen=True)
+class MergedAdapter:
+    """Which LoRA adapter a model runs with, as far as it can say: the file's ``digest`` (sha256; "" for
+    no adapter) and ``path`` (for messages) where ``known``; not ``known`` for a model that cannot say (a
+    test double, a replay of a recording that does not record it). A method's prompt leaves its examples
+    out only for the adapter trained on them (``planning.domain_examples``); the digest makes that
+    comparison hold wherever the files lie (a recording made in another checkout)."""
+
+    known: bool
+    digest: str = ""
+    path: str = ""
+
+    @classmethod
+    def of_file(cls, path: Path | None) -> MergedAdapter:
+        """The adapter in the file ``path`` (None: no adapter)."""
+        return cls(True, file_digest(path), str(path)) if path is not None else NO_ADAPTER
+
+    def is_file(self, path: Path | None) -> bool:
+        """Whether this is the adapter in ``path`` (None: no adapter); False when not known."""
+        return self.known and self.digest == (file_digest(path) if path is not None else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"known": self.known, "digest": self.digest, "path": self.path}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MergedAdapter:
+        return cls(bool(data.get("known")), str(data.get("digest", "")), str(data.get("path", "")))
+
+
+@functools.cache
+def _digest(path: Path, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of the file at ``path`` (read once per size and modification time)."""
+    status = path.stat()
+    return _digest(path.resolve(), status.st_size, status.st_mtime_ns)
+
+
+UNKNOWN_ADAPTER = MergedAdapter(known=False)
+NO_ADAPTER = MergedAdapter(known=True)
+
+
 class LanguageModel(ABC):
     """A causal language model as the planners use it: score fixed completions, sample new text.
 
     Implementations are safe to call from several threads (calls are serialised where the backend
-    needs it). ``name`` identifies the model in results and logs.
+    needs it). ``name`` identifies the model in results and logs; ``adapter`` says which LoRA adapter its
+    weights carry (``MergedAdapter``; unknown unless the backend says).
     """
 
     @property
     def name(self) -> str:
         return type(self).__name__
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        return UNKNOWN_ADAPTER
 
     @abstractmethod
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:

@@ -6,7 +6,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
+from llm_planner_ros.llm.base import (
+    GenerationResult,
+    LanguageModel,
+    MergedAdapter,
+    RankedScores,
+    RankRequest,
+    ScoreResult,
+)
 
 
 @dataclass
@@ -36,6 +43,10 @@ class CountingModel(LanguageModel):
     @property
     def name(self) -> str:
         return self.inner.name
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        return self.inner.adapter
 
     def reset(self) -> LLMUsage:
         """Start counting afresh; returns the counts so far."""

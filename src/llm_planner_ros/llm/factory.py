@@ -166,6 +166,7 @@ def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageMod
         settings.context_window or None,
         settings.seed,
         cache_slots=settings.cache_slots,
+        adapter=adapter,
     )
 
 

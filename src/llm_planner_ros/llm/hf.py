@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -18,6 +19,7 @@ import torch
 from llm_planner_ros.llm.base import (
     GenerationResult,
     LanguageModel,
+    MergedAdapter,
     RankedScores,
     RankRequest,
     ScoreResult,
@@ -53,8 +55,10 @@ class HFLanguageModel(LanguageModel):
         score_batch_tokens: int = SCORE_BATCH_TOKENS,
         sample_batch_tokens: int = SAMPLE_BATCH_TOKENS,
         cache_slots: int = 1,
+        adapter: Path | None = None,
     ) -> None:
         self._name = name
+        self._adapter = MergedAdapter.of_file(adapter)
         self._lock = threading.Lock()
         window = context_window or getattr(model.config, "max_position_embeddings", None)
         if not window:
@@ -70,6 +74,10 @@ class HFLanguageModel(LanguageModel):
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        return self._adapter
 
     @property
     def context_window(self) -> int:

@@ -1,7 +1,8 @@
 """The ``replay`` backend: answers from a JSONL recording, or records another backend's answers.
 
 Recording (``inner`` given): every call goes to the inner model and one line is appended to the file:
-``{"request": {...}, "response": {...}, "model": name}``. Scores are always recorded per token, so
+``{"request": {...}, "response": {...}, "model": name}``, with ``"adapter"`` where the inner model knows
+its adapter (a replay then reports it, so its prompts are the recorded run's). Scores are always recorded per token, so
 one recording answers both ``per_token`` settings.
 
 Replaying (no ``inner``): a call is looked up by its request (method and every argument). The k-th
@@ -20,8 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.llm.base import (
+    UNKNOWN_ADAPTER,
     GenerationResult,
     LanguageModel,
+    MergedAdapter,
     RecordingNotFoundError,
     ScoreResult,
     check_generate_request,
@@ -39,12 +42,18 @@ class ReplayLanguageModel(LanguageModel):
         self._answers: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
         self._served: dict[str, int] = defaultdict(int)
         self._name = inner.name if inner is not None else "replay"
+        self._adapter = inner.adapter if inner is not None else UNKNOWN_ADAPTER
         if inner is None:
             self._load()
 
     @property
     def name(self) -> str:
         return self._name
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        """The recorded model's adapter: a replay must build the prompts the recorded run built."""
+        return self._adapter
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         check_score_request(prompt, completions)
@@ -101,6 +110,8 @@ class ReplayLanguageModel(LanguageModel):
                     entry = json.loads(line)
                     self._answers[_key(entry["request"])].append(entry["response"])
                     self._name = str(entry.get("model", self._name))
+                    if "adapter" in entry:
+                        self._adapter = MergedAdapter.from_json(entry["adapter"])
                 except (ValueError, KeyError, TypeError) as error:
                     raise RecordingNotFoundError(
                         f"{self._path}:{number} is not a recording line ({error}): re-record the file"
@@ -119,7 +130,10 @@ class ReplayLanguageModel(LanguageModel):
         return answers[min(served, len(answers) - 1)]
 
     def _append(self, request: Mapping[str, Any], response: Mapping[str, Any]) -> None:
-        line = json.dumps({"request": request, "response": response, "model": self._name}, ensure_ascii=False)
+        entry: dict[str, Any] = {"request": request, "response": response, "model": self._name}
+        if self._adapter.known:
+            entry["adapter"] = self._adapter.to_json()
+        line = json.dumps(entry, ensure_ascii=False)
         with self._lock:
             self._path.parent.mkdir(parents=True, exist_ok=True)
             with self._path.open("a", encoding="utf-8") as out:

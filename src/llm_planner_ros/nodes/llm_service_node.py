@@ -10,9 +10,10 @@ only translates messages; the model work is the ROS-free ``LanguageModel``.
 Lifecycle: the services exist from the start; the model loads on a background thread (the first
 start of the embedded model de-quantizes it, ~20 s), then warms up (``warm_up``: one SayCan step of
 the configured prompt in the default scene, so the first goal finds the kernels initialised and the
-prompt's preamble and scene in the cache), and only then logs "ready" and publishes true on the
-latched ``llm/ready`` (true also after a failed load: requests are then answered at once, with the
-load error); requests arriving meanwhile wait for it. Requests are served in arrival order
+prompt's preamble and scene in the cache), and only then logs "ready", publishes the model's name and
+adapter on the latched ``llm/model`` (JSON; planners choose their prompts' examples by the adapter) and
+true on the latched ``llm/ready`` (true also after a failed load: requests are then answered at once,
+with the load error); requests arriving meanwhile wait for it. Requests are served in arrival order
 by one worker (``llm.request_batcher``): score requests that waited together (several planners, one
 robot each) run as one batch, at most ``max_batch`` (one set of forwards with the ``hf`` backend);
 generation runs alone. Callbacks wait on ``SERVICE_THREADS`` executor threads; further requests
@@ -40,6 +41,7 @@ so). Strings arrive as rclpy decodes them: invalid UTF-8 bytes become U+FFFD.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import threading
 from collections.abc import Callable
@@ -48,10 +50,10 @@ from typing import TypeVar
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-from std_msgs.msg import Bool
+from std_msgs.msg import Bool, String
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
-from llm_planner_ros.llm.base import InvalidRequestError, LanguageModel, LLMError, RankRequest
+from llm_planner_ros.llm.base import UNKNOWN_ADAPTER, InvalidRequestError, LanguageModel, LLMError, RankRequest
 from llm_planner_ros.llm.factory import LLMConfig, load_language_model
 from llm_planner_ros.llm.hf_loading import limit_openmp_spinning
 from llm_planner_ros.llm.limits import RequestLimits
@@ -59,10 +61,8 @@ from llm_planner_ros.llm.request_batcher import RequestBatcher, ScoreJob
 from llm_planner_ros.planning.saycan.warm_up import warm_up
 from llm_planner_ros.ros.node_startup import run_node
 from llm_planner_ros.ros.parameters import Parameter, declare_parameters, field_parameters
+from llm_planner_ros.ros.topics import LLM_GENERATE_SERVICE, LLM_MODEL_TOPIC, LLM_READY_TOPIC, LLM_SCORE_SERVICE
 
-SCORE_SERVICE = "llm/score"
-GENERATE_SERVICE = "llm/generate"
-READY_TOPIC = "llm/ready"
 # Executor threads: one per request waiting in a callback (a batch is at most max_batch of them) plus
 # the parameter services; requests beyond them wait in the services' queues.
 SERVICE_THREADS = 12
@@ -103,8 +103,9 @@ class LLMServiceNode(Node):
             reliability=ReliabilityPolicy.RELIABLE,
             durability=DurabilityPolicy.TRANSIENT_LOCAL,
         )
-        self._ready = self.create_publisher(Bool, READY_TOPIC, latched)
+        self._ready = self.create_publisher(Bool, LLM_READY_TOPIC, latched)
         self._ready.publish(Bool(data=False))
+        self._model_description = self.create_publisher(String, LLM_MODEL_TOPIC, latched)
         queue = QoSProfile(
             history=HistoryPolicy.KEEP_LAST,
             depth=int(self.get_parameter("request_queue_depth").value),
@@ -112,9 +113,11 @@ class LLMServiceNode(Node):
         )
         # Reentrant: callbacks only hand their request to the batcher, which serialises the model.
         waiting = ReentrantCallbackGroup()
-        self.create_service(ScoreCompletions, SCORE_SERVICE, self._on_score, qos_profile=queue, callback_group=waiting)
         self.create_service(
-            GenerateText, GENERATE_SERVICE, self._on_generate, qos_profile=queue, callback_group=waiting
+            ScoreCompletions, LLM_SCORE_SERVICE, self._on_score, qos_profile=queue, callback_group=waiting
+        )
+        self.create_service(
+            GenerateText, LLM_GENERATE_SERVICE, self._on_generate, qos_profile=queue, callback_group=waiting
         )
         threading.Thread(target=self._load, name="llm-load", daemon=True).start()
 
@@ -127,7 +130,7 @@ class LLMServiceNode(Node):
                 logger.info(f"warm-up: {warm_up(model)}")
             self._batcher = RequestBatcher(model, int(self.get_parameter("max_batch").value))
             self._model = model
-            logger.info(f"ready: serving {SCORE_SERVICE} and {GENERATE_SERVICE} with {model.name}")
+            logger.info(f"ready: serving {LLM_SCORE_SERVICE} and {LLM_GENERATE_SERVICE} with {model.name}")
         except LLMError as error:
             self._load_error = f"the language model did not load: {error}"
             logger.error(self._load_error)
@@ -136,6 +139,13 @@ class LLMServiceNode(Node):
             logger.error(self._load_error)
         finally:
             self._loaded.set()
+            # Said also after a failed load (no name, the adapter unknown): a planner waiting for it goes on.
+            model_adapter = self._model.adapter if self._model is not None else UNKNOWN_ADAPTER
+            described = {
+                "name": self._model.name if self._model is not None else "",
+                "adapter": model_adapter.to_json(),
+            }
+            self._model_description.publish(String(data=json.dumps(described)))
             # From now on requests are answered at once (with the load error, if it failed).
             self._ready.publish(Bool(data=True))
 

@@ -2,9 +2,9 @@
 
 A method reads the example file its domain folder holds for it (``examples/<method>.yaml``: the SayCan
 kitchen has ProgPrompt's, zero-shot's and LLM-Planner's), else the domain's bank (its training episodes
-solved by the oracle: ``llm-planner domain build DIR``). A prompt shows no example where the folder holds
-an adapter trained for that method (``adapters/<method>.safetensors``), which knows the format; else it
-shows examples of the bank.
+solved by the oracle: ``llm-planner domain build DIR``). A prompt shows no example where the model runs the
+adapter the folder holds for that method (``adapters/<method>.safetensors``), which knows the format; else
+it shows examples of the bank.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import build_command, domain_adapter_file, domain_bank_file
 from llm_planner_ros.domain.validation import InputError
+from llm_planner_ros.llm.base import MergedAdapter
 from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 
 # Examples a prompt shows in a domain without an adapter, where the method's option asks for none
@@ -25,10 +26,15 @@ class MissingDomainBankError(InputError, FileNotFoundError):
     """A domain has no example bank yet; the message has the command."""
 
 
-def prompt_shows_examples(kitchen: Domain, method: str) -> bool:
-    """Whether ``method``'s prompt must show examples in ``kitchen``'s domain: no adapter trained for that
-    method and domain knows the format."""
-    return domain_adapter_file(kitchen, method) is None
+def prompt_shows_examples(kitchen: Domain, method: str, adapter: MergedAdapter) -> bool:
+    """Whether ``method``'s prompt must show examples in ``kitchen``'s domain: unless the model runs
+    ``adapter``, the one trained for that method and domain, which knows the format (``--llm adapter=none``,
+    another model, or one service's SayCan adapter serving another method all get the examples). A model
+    that cannot say which adapter it runs is taken to run the domain's own where the folder has one."""
+    own = domain_adapter_file(kitchen, method)
+    if own is None:
+        return True
+    return adapter.known and not adapter.is_file(own)
 
 
 def domain_bank(kitchen: Domain) -> tuple[Path, list[PlanExample]]:

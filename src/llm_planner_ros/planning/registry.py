@@ -62,7 +62,7 @@ class PlannerResources:
         """The ``kind`` (can | pay) model served at ``service``; ValueError where no ROS node runs the planner."""
         if self.scorer_service is None:
             raise ValueError(
-                f"saycanpay {kind}_service {service!r} needs the planner in planner (a ROS node): "
+                f"saycanpay {kind}_service {service!r} needs the planner node (ROS): "
                 f"set it to '' to load {kind}_model here"
             )
         return self.scorer_service(kind, service)

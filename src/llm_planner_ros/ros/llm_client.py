@@ -11,28 +11,31 @@ pending, not after ``server_wait_s`` or the call's timeout.
 
 from __future__ import annotations
 
+import json
 import math
+import threading
 from collections.abc import Mapping, Sequence
 
 from rclpy.callback_groups import CallbackGroup
 from rclpy.node import Node
+from std_msgs.msg import String
 
 from llm_planner_interfaces.srv import GenerateText, ScoreCompletions
 from llm_planner_ros.llm.base import (
+    UNKNOWN_ADAPTER,
     BackendUnavailableError,
     GenerationResult,
     LanguageModel,
     LLMError,
+    MergedAdapter,
     RankedScores,
     RankRequest,
     ScoreResult,
     check_rank_request,
 )
 from llm_planner_ros.ros.futures import Liveness, WaitTimeout, wait_for
-from llm_planner_ros.ros.topics import full_name
+from llm_planner_ros.ros.topics import LLM_GENERATE_SERVICE, LLM_MODEL_TOPIC, LLM_SCORE_SERVICE, STATE_QOS, full_name
 
-SCORE_SERVICE = "llm/score"
-GENERATE_SERVICE = "llm/generate"
 _FIX = "start llm_service (llm-planner up) or set the planner's llm_mode to in_process"
 
 
@@ -54,8 +57,8 @@ class ServiceLanguageModel(LanguageModel):
         server_lost_s: float,
         llm_namespace: str = "",
     ) -> None:
-        self._score_name = full_name(node, llm_service_name(SCORE_SERVICE, llm_namespace))
-        self._generate_name = full_name(node, llm_service_name(GENERATE_SERVICE, llm_namespace))
+        self._score_name = full_name(node, llm_service_name(LLM_SCORE_SERVICE, llm_namespace))
+        self._generate_name = full_name(node, llm_service_name(LLM_GENERATE_SERVICE, llm_namespace))
         self._score = node.create_client(ScoreCompletions, self._score_name, callback_group=callback_group)
         self._generate = node.create_client(GenerateText, self._generate_name, callback_group=callback_group)
         self._timeout_s = timeout_s
@@ -63,10 +66,32 @@ class ServiceLanguageModel(LanguageModel):
         self._server_lost_s = server_lost_s
         self._answered: set[str] = set()  # services that answered once: a gap in them is a loss, not a slow start
         self._model_name = "llm_service"
+        self._adapter = UNKNOWN_ADAPTER
+        self._described = threading.Event()
+        self._model_topic = full_name(node, llm_service_name(LLM_MODEL_TOPIC, llm_namespace))
+        node.create_subscription(String, self._model_topic, self._on_model, STATE_QOS, callback_group=callback_group)
 
     @property
     def name(self) -> str:
         return self._model_name
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        """The adapter of the service's model, as the service reports it once its model loaded (llm/model):
+        a service that is up but still loading is waited for (up to the request timeout, as a request would
+        wait); unknown where no service is up yet (the request says why) or its load failed."""
+        if not self._described.is_set() and self._score.service_is_ready():
+            self._described.wait(self._timeout_s)
+        return self._adapter
+
+    def _on_model(self, msg: String) -> None:
+        try:
+            described = json.loads(msg.data)
+            self._adapter = MergedAdapter.from_json(described["adapter"])
+            self._model_name = str(described["name"]) or self._model_name
+        except (ValueError, KeyError, TypeError):
+            return  # not our service's record: the adapter stays unknown
+        self._described.set()
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         request = ScoreCompletions.Request(prompt=prompt, completions=list(completions), per_token=per_token)

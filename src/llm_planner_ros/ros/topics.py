@@ -25,6 +25,12 @@ STOP_TOPIC = "llm_planner/stop"
 # std_msgs/String: one JSON object per call an agent made through `llm-planner mcp` (who, action, detail),
 # for the operator console's audit trail
 AUDIT_TOPIC = "llm_planner/audit"
+# The shared language model (llm_service): its services, the latched true once it answers, and the latched
+# JSON {"name", "adapter"} of the model it loaded (planners decide their prompts' examples by its adapter).
+LLM_SCORE_SERVICE = "llm/score"
+LLM_GENERATE_SERVICE = "llm/generate"
+LLM_READY_TOPIC = "llm/ready"
+LLM_MODEL_TOPIC = "llm/model"
 # How an executor's ExecuteSkill result begins when the executor stopped the skill because it is shutting
 # down: the planner then ends the plan (the executor is going away) instead of dispatching to it again.
 EXECUTOR_CLOSING = "executor shutting down: "

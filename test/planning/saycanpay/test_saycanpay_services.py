@@ -233,5 +233,5 @@ def test_a_service_option_outside_a_ros_node_names_the_fix() -> None:
         no_embedder,
         {"saycanpay": {"can_service": SERVICES["can"], "pay_service": SERVICES["pay"]}},
     )
-    with pytest.raises(ValueError, match="can_service 'saycanpay/can' needs the planner in planner"):
+    with pytest.raises(ValueError, match=r"can_service 'saycanpay/can' needs the planner node \(ROS\)"):
         build_planner("saycanpay", resources)

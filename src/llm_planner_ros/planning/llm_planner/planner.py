@@ -369,7 +369,9 @@ def build(resources: PlannerResources) -> LlmPlanner:
         path, bank = domain_bank(resources.kitchen)
         prompt = LlmPlannerPrompt()
         examples = [PlanExample(e.instruction, e.steps, scene_labels(e.initial)) for e in bank]
-        if not options.get("examples") and prompt_shows_examples(resources.kitchen, "llm_planner"):
+        if not options.get("examples") and prompt_shows_examples(
+            resources.kitchen, "llm_planner", resources.model.adapter
+        ):
             options["examples"] = DOMAIN_PROMPT_EXAMPLES
     else:
         path = repo_path(examples_file)

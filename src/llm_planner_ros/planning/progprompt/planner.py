@@ -268,7 +268,9 @@ def build(resources: PlannerResources) -> ProgPromptPlanner:
         path, bank = domain_bank(resources.kitchen)
         chosen = diverse_examples(bank, DOMAIN_PROMPT_EXAMPLES)
         examples = bank_programs(resources.kitchen, chosen, str(path))
-        if options.get("examples") == "none" and prompt_shows_examples(resources.kitchen, "progprompt"):
+        if options.get("examples") == "none" and prompt_shows_examples(
+            resources.kitchen, "progprompt", resources.model.adapter
+        ):
             options["examples"] = "file"
     else:
         examples = load_examples(repo_path(examples_file))

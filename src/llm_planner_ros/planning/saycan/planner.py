@@ -322,7 +322,10 @@ def build(resources: PlannerResources) -> SayCanPlanner:
     bank_file = options.pop("bank_file", "")
     # Without an adapter of the domain's that knows the format, the prompt shows the bank's nearest
     # requests; without a bank either, SayCan still plans, scoring the domain's skills after the request.
-    shows = prompt_shows_examples(resources.kitchen, "saycan") and domain_bank_file(resources.kitchen).is_file()
+    shows = (
+        prompt_shows_examples(resources.kitchen, "saycan", resources.model.adapter)
+        and domain_bank_file(resources.kitchen).is_file()
+    )
     if options.get("examples") == "none" and shows:
         options["examples"] = "retrieved"
     if options.get("examples") == "retrieved" and not bank_file:
