@@ -3,8 +3,9 @@ domain's example bank (``llm-planner domain build DIR --generate N``).
 
 The kitchen's bank comes from a request writer made for the kitchen (``saycan_tasks`` and its lexicon).
 Another domain has only its files, so its tasks are written from them alone: a random scene (the robot
-at one of its places, some of its objects on places, maybe one in the gripper, each fact a skill can
-change true or false), then a goal of one of these kinds, worded from a few plain templates:
+at one of its places, some of its objects on places that can hold them, never one its ``layout.yaml``
+leaves bare with ``kind: none``, maybe one in the gripper, each fact a skill can change true or false),
+then a goal of one of these kinds, worded from a few plain templates:
 
 - ``deliver``: an object to the person ("Bring me the mug."), ``move``: to a place ("Move the mug to
   the desk."), ``go``: the robot to a place, ``pick``: an object into the gripper;
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.layout import NO_FURNITURE, load_layout
 from llm_planner_ros.domain.skill import FactChange
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
@@ -86,6 +88,9 @@ class TaskWriter:
         self.rng = rng
         places = kitchen.config.places(with_drawer=False)
         self.places = [p for p in places if p != PERSON]
+        # Objects stand only where something can hold them: not on a place the layout leaves bare (a hall).
+        furniture = load_layout(kitchen.config).furniture
+        self.surfaces = [p for p in self.places if furniture[p].kind != NO_FURNITURE]
         self.labels = list(kitchen.config.labels)
         changes = [
             ((rule.skill.text, *rule.requests), effect)
@@ -102,7 +107,7 @@ class TaskWriter:
         """A random ``initial`` block: 2 to 5 objects, the gripper holding one of them one time in five."""
         labels = self.rng.sample(self.labels, k=self.rng.randint(min(2, len(self.labels)), min(5, len(self.labels))))
         objects = [
-            {"id": f"{label.replace(' ', '_')}_1", "label": label, "at": self.rng.choice(self.places)}
+            {"id": f"{label.replace(' ', '_')}_1", "label": label, "at": self.rng.choice(self.surfaces)}
             for label in labels
         ]
         holding = None
@@ -131,7 +136,7 @@ class TaskWriter:
             return text, {"at": {"label": obj["label"], "location": PERSON}}
         if kind == "move" and objects:
             obj = self.rng.choice(objects)
-            place = self.rng.choice([p for p in self.places if p != obj["at"]])
+            place = self.rng.choice([p for p in self.surfaces if p != obj["at"]])
             text = pick(TEMPLATES["move"]).format(o=self.name(obj), p=self.say(place))
             return text, {"at": {"label": obj["label"], "location": place}}
         if kind == "go":
@@ -174,7 +179,7 @@ class TaskWriter:
         for label in self.labels:
             if label not in present and re.search(rf"\b{re.escape(label)}\b", named):
                 identifier = f"{label.replace(' ', '_')}_1"
-                initial["objects"].append({"id": identifier, "label": label, "at": self.rng.choice(self.places)})
+                initial["objects"].append({"id": identifier, "label": label, "at": self.rng.choice(self.surfaces)})
 
     def write(self) -> Task | None:
         """One task, or None when the drawn kind does not fit the drawn scene."""
