@@ -45,25 +45,23 @@ def test_ros2_run_planner_node_and_its_parameters_through_ros2_param(ros2: Ros2,
 
     changed = ros2.param("set", "/planner", "max_steps", "12")
     assert "Set parameter successful" in changed.stdout, changed.stdout + changed.stderr
-    assert ros2.param("get", "/planner", "max_steps").stdout.strip() == "Integer value is: 12"
-
     below = ros2.param("set", "/planner", "max_steps", "0")
     assert "Setting parameter failed" in below.stderr and "out of range" in below.stderr, below.stdout + below.stderr
-    assert ros2.param("get", "/planner", "max_steps").stdout.strip() == "Integer value is: 12"
     outside_choices = ros2.param("set", "/planner", "on_busy", "shove")
     assert "Setting parameter failed" in outside_choices.stderr, outside_choices.stdout + outside_choices.stderr
     assert "one of reject, preempt" in outside_choices.stderr
-    assert ros2.param("get", "/planner", "on_busy").stdout.strip() == "String value is: reject"
-
     read_only = ros2.param("set", "/planner", "goal_queue_depth", "5")
     assert "Setting parameter failed" in read_only.stderr, read_only.stdout + read_only.stderr
     assert "read-only" in read_only.stderr, read_only.stderr
     assert "Read only: true" in ros2.param("describe", "/planner", "goal_queue_depth").stdout
 
+    # One dump (each ros2 command is a process of its own, seconds each) shows the accepted change kept and
+    # every refused one without effect.
     dumped = ros2.param("dump", "/planner")
     assert dumped.returncode == 0, dumped.stderr
     parameters = yaml.safe_load(dumped.stdout)["/planner"]["ros__parameters"]
     assert parameters["max_steps"] == 12 and parameters["require_confirmation"] is False
+    assert (parameters["on_busy"], parameters["goal_queue_depth"]) == ("reject", 100), parameters
 
     assert interrupt_and_wait(planner) == 0, planner.log()
     assert "Traceback" not in planner.log(), planner.log()
