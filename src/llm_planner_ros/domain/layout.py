@@ -163,22 +163,25 @@ def layout_file(config: DomainConfig) -> Path | None:
     return path if path.is_file() else None
 
 
-def load_layout(config: DomainConfig, path: str | Path | None = None) -> DomainLayout:
+def load_layout(config: DomainConfig, path: str | Path | None = None, standing_room: bool = True) -> DomainLayout:
     """The layout of ``config``'s world from ``path``, else the ``layout.yaml`` of its domain folder, else
-    defaults for every place and label (module docstring); LayoutError lists every problem."""
+    defaults for every place and label (module docstring); LayoutError lists every problem. Without
+    ``standing_room`` the robot's room to stand at each place is not checked: what a symbolic use needs
+    (which places can hold an object) does not depend on it, and a domain that never runs in physics
+    may have no layout that fits."""
     source = repo_path(path) if path else layout_file(config)
     data: Any = {}
     if source is not None:
         fix = f"give a layout file (docs/domains.md, {LAYOUT_FILE}) or none: every place and label has a default"
         _, data = read_yaml(source, LayoutError, fix)
     check = Checker()
-    layout = _parse({} if data is None else data, config, check)
+    layout = _parse({} if data is None else data, config, check, standing_room)
     check.raise_if_any(str(source or f"{config.source} (default layout)"), LayoutError)
     assert layout is not None
     return layout
 
 
-def _parse(data: Any, config: DomainConfig, check: Checker) -> DomainLayout | None:
+def _parse(data: Any, config: DomainConfig, check: Checker, standing_room: bool) -> DomainLayout | None:
     keys = ("standoff", "furniture", "objects", "drawer_travel", "placement", "named_states")
     top = check.mapping(data, "", optional=keys)
     if top is None:
@@ -209,7 +212,8 @@ def _parse(data: Any, config: DomainConfig, check: Checker) -> DomainLayout | No
     named_states = _named_states(top["named_states"], check) if "named_states" in top else {}
     if check.problems or travel is None or placement is None or standoff is None:
         return None
-    _check_standing_room(furniture, check)
+    if standing_room:
+        _check_standing_room(furniture, check)
     return DomainLayout(furniture, models, travel, placement, named_states)
 
 

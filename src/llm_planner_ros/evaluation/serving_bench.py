@@ -17,6 +17,7 @@ count N, the N robots start together and each plans ``--instructions`` requests 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import tempfile
@@ -162,7 +163,7 @@ class _SharedService:
         )
         self._executor.add_node(node)
         model = ServiceLanguageModel(node, ReentrantCallbackGroup(), 120.0, 30.0, 10.0, llm_namespace="/")
-        return build_planner("saycan", PlannerResources(model, kitchen, _no_embedder, load_planner_options()))
+        return build_planner("saycan", PlannerResources(model, kitchen, _shared_embedder, load_planner_options()))
 
     def __exit__(self, *_exc: object) -> None:
         self._spin.stop()
@@ -173,5 +174,10 @@ class _SharedService:
         stop_all(self._processes)
 
 
-def _no_embedder() -> Any:
-    raise RuntimeError("the serving bench runs SayCan without an embedder (config/planners.yaml examples: none)")
+@functools.cache
+def _shared_embedder() -> Any:
+    """The one sentence embedder of every robot's SayCan, loaded where its prompt retrieves examples (a
+    model without the kitchen's SayCan adapter), as the planner node would."""
+    from llm_planner_ros.llm.factory import load_embedder
+
+    return load_embedder({})

@@ -89,7 +89,7 @@ class TaskWriter:
         places = kitchen.config.places(with_drawer=False)
         self.places = [p for p in places if p != PERSON]
         # Objects stand only where something can hold them: not on a place the layout leaves bare (a hall).
-        furniture = load_layout(kitchen.config).furniture
+        furniture = load_layout(kitchen.config, standing_room=False).furniture
         self.surfaces = [p for p in self.places if furniture[p].kind != NO_FURNITURE]
         self.labels = list(kitchen.config.labels)
         changes = [
