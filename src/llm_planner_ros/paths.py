@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from llm_planner_ros.yaml_text import load_yaml
+
 PACKAGE = "llm_planner_ros"
 
 _MODULE = Path(__file__).resolve()
@@ -61,7 +63,7 @@ def _domain_settings() -> dict[str, Any]:
     """config/domains.yaml: the default domain folder and the packaged files that moved."""
     path = config_file(DOMAINS_FILE)
     try:
-        settings = yaml.safe_load(path.read_text(encoding="utf-8"))
+        settings = load_yaml(path.read_text(encoding="utf-8"), str(path))
     except (OSError, yaml.YAMLError) as error:
         raise PackagedFileNotFoundError(f"{path} cannot be read ({error}): run `make setup` in a checkout") from error
     return settings
@@ -133,6 +135,6 @@ def read_config_yaml(path: str | Path | None, default_name: str, what: str, fix:
     "``what`` <file> not found: ``fix``"."""
     source = resolve_config(path, default_name)
     try:
-        return source, yaml.safe_load(source.read_text())
+        return source, load_yaml(source.read_text(), str(source))
     except FileNotFoundError as error:
         raise FileNotFoundError(f"{what} {source} not found: {fix}") from error

@@ -166,7 +166,9 @@ def test_a_condition_or_request_with_a_format_spec_is_refused_with_its_line(tmp_
     )
     with pytest.raises(ConfigError) as raised:
         load_domain_files(skills_file=path)
-    expected = f"line {line}, field skills[1].preconditions[0]: {{object.__class__}} {_NOT_A_PLACEHOLDER}"
+    # A condition may also name the robot's place, {here}.
+    placeholders = _NOT_A_PLACEHOLDER.replace("{article}", "{article}, {here}")
+    expected = f"line {line}, field skills[1].preconditions[0]: {{object.__class__}} {placeholders}"
     assert str(raised.value) == f"{path}: 1 problem\n  {expected}"
 
 

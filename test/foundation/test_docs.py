@@ -17,7 +17,8 @@ from pathlib import Path
 from repo_paths import REPO_ROOT
 
 from llm_planner_ros.domain import load_domain_files, load_episodes
-from llm_planner_ros.domain.conditions import CONDITION_KINDS
+from llm_planner_ros.domain.conditions import CONDITION_KINDS, condition_from_yaml
+from llm_planner_ros.planning.instruction_check import ObjectVocabulary
 
 # Where the patterns are searched: the shipped code, configuration and prose (not out/, where runs write).
 SEARCHED = (
@@ -168,3 +169,20 @@ def test_the_domain_example_loads_and_its_rules_run(tmp_path: Path) -> None:
     room.apply("open the door")
     room.apply("go to the meeting room")
     assert room.facts == {"door_open"} and room.robot_at == "meeting room"
+    # Its category: a goal names it, and the request check reads its synonym as asking for the sponge.
+    goal = condition_from_yaml({"at": {"label": "cleaning supplies", "location": "user"}}, office.config)
+    assert str(goal) == "at(sponge, user)"
+    assert ObjectVocabulary.of_kitchen(office.config).named("Bring me something to clean with.") == (
+        "cleaning supplies",
+    )
+
+
+def test_the_written_effects_example_is_the_break_rooms_own_skills() -> None:
+    """docs/domains.md shows the break room's skills that hand over, make and use up objects as the tests
+    run them (test/data/break_room/skills.yaml, test/domain/test_written_effects.py)."""
+    import yaml
+
+    (block,) = [b for b in _yaml_blocks((REPO_ROOT / "docs/domains.md").read_text()) if "{put_held:" in b]
+    shown = yaml.safe_load(block)
+    skills = yaml.safe_load((REPO_ROOT / "test/data/break_room/skills.yaml").read_text())["skills"]
+    assert len(shown) == 3 and all(skill in skills for skill in shown), shown

@@ -21,6 +21,7 @@ SRC = REPO_ROOT / "src"
 
 # Lowest first. A folder is the longest prefix of a module's dotted name listed here.
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("llm_planner_ros.yaml_text",),
     ("llm_planner_ros.paths",),
     ("llm_planner_ros.domain", "llm_planner_ros.babyai_domain"),
     ("llm_planner_ros.virtualhome_domain",),

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from repo_paths import REPO_ROOT
+from repo_paths import REPO_ROOT, TEST_DATA
 
 from llm_planner_ros.domain import load_episodes
 from llm_planner_ros.domain.domain_folder import load_domain
@@ -75,3 +75,24 @@ def test_the_head_camera_sees_the_office_furniture_and_objects(office_sim: Physi
     assert frame.rgb.shape == (120, 160, 3)
     assert np.isfinite(frame.depth).all() and frame.depth.min() < 2.0  # the desk, 0.6 m ahead
     assert len(np.unique(frame.rgb.reshape(-1, 3), axis=0)) > 20
+
+
+def test_a_skill_that_makes_or_hands_over_an_object_without_a_motion_is_refused_with_the_fix() -> None:
+    """The physics simulation has no body for a coffee a skill makes (test/data/break_room): the skill
+    fails with what to run instead, and the world is as before."""
+    room = TEST_DATA / "break_room"
+    sim = PhysicsKitchen.from_files(
+        world_file=str(room / "world.yaml"), skills_file=str(room / "skills.yaml"), image_size=(160, 120)
+    )
+    try:
+        initial = {
+            "robot": {"at": "kitchenette", "holding": "pod_1"},
+            "objects": [{"id": "pod_1", "label": "coffee pod", "at": "robot"}],
+        }
+        sim.load(sim.kitchen.world(initial).scene())
+        before = sim.truth().world(sim.kitchen).to_initial()
+        with pytest.raises(ValueError, match="no bodies for: run the domain with --sim symbolic"):
+            sim.apply_facts("make a coffee")
+        assert sim.truth().world(sim.kitchen).to_initial() == before
+    finally:
+        sim.close()

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
-
 from llm_planner_ros.domain.domain_folder import DomainFolder, DomainFolderError, domain_folder, folder_adapter_file
 from llm_planner_ros.domain.validation import InputError
+from llm_planner_ros.yaml_text import load_yaml
 
 T = TypeVar("T")
 
@@ -75,7 +74,7 @@ class GraphOptions:
         """Whether the domain's own params.yaml chooses the model service's adapter (it then wins)."""
         if self.domain is None or self.domain.params is None:
             return False
-        document = yaml.safe_load(self.domain.params.read_text(encoding="utf-8")) or {}
+        document = load_yaml(self.domain.params.read_text(encoding="utf-8"), str(self.domain.params)) or {}
         service = document.get("llm_service") if isinstance(document, dict) else None
         parameters = service.get("ros__parameters") if isinstance(service, dict) else None
         return isinstance(parameters, dict) and "adapter" in parameters

@@ -27,13 +27,14 @@ from llm_planner_ros.ros.parameter_files import (
     read_document,
     suggestion,
 )
+from llm_planner_ros.yaml_text import load_yaml
 
 
 def packaged_parameters(spec: NodeSpec) -> dict[str, object]:
     """The parameters ``spec``'s packaged files set for its node name, later files winning."""
     merged: dict[str, object] = {}
     for path in spec.param_paths():
-        document = yaml.safe_load(path.read_text()) or {}
+        document = load_yaml(path.read_text(), str(path)) or {}
         merged.update((document.get(spec.name) or {}).get("ros__parameters") or {})
     return merged
 
@@ -222,7 +223,7 @@ def _entries(document: Mapping[object, object], namespace: str) -> list[Entry]:
 def namespaced_param_file(path: Path, namespace: str, scratch: Path) -> Path:
     """``path`` with every top-level node-name key ``name`` written as ``<namespace>/name`` (a file in
     ``scratch``, one per source file and namespace)."""
-    document = yaml.safe_load(path.read_text()) or {}
+    document = load_yaml(path.read_text(), str(path)) or {}
     if not isinstance(document, dict):
         raise GraphOptionError(f"{path} is not a ROS parameter file (a mapping of node names to ros__parameters)")
     rewritten = {key if str(key).startswith("/") else f"{namespace}/{key}": value for key, value in document.items()}

@@ -9,7 +9,8 @@ A condition is one of (docs/episodes.md)::
     {fact: door_open}  {fact: table_clean(table)}  # a fact the world file declares holds
 
 "Placed" objects are those not in the gripper. ``min`` defaults to 1 and ``distinct`` to false; a
-single name may stand where a list is expected (``labels: coke``, ``holding: [coke, pepsi]``).
+single name may stand where a list is expected (``labels: coke``, ``holding: [coke, pepsi]``), and a
+category of the world file where a label is (``label: drink``: any of its labels).
 
 Goal-condition recall (GCR) needs the goal's parts: ``goal_checks`` flattens nested ``all`` and
 reports every other sub-condition (an ``any``, a ``not``, or a leaf) as one part with whether it holds.
@@ -22,7 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from llm_planner_ros.domain.categories import category_labels
 from llm_planner_ros.domain.config import DomainConfig
+from llm_planner_ros.domain.facts import at_place
 from llm_planner_ros.domain.scene import ObjectInstance
 from llm_planner_ros.domain.validation import Checker, ValidationError, join
 
@@ -119,7 +122,9 @@ class Not(Condition):
     def unmet(self, world: World) -> str | None:
         if self.holds(world):
             return None
-        return f"{self.child.atom} is already true" if isinstance(self.child, Fact) else f"{self.child} holds"
+        if isinstance(self.child, Fact):
+            return f"{at_place(self.child.atom, world.robot_at)} is already true"
+        return f"{self.child} holds"
 
     def places(self) -> frozenset[str]:
         return self.child.places()
@@ -217,15 +222,16 @@ class Visited(Condition):
 
 @dataclass(frozen=True)
 class Fact(Condition):
-    """A declared fact holds: ``atom`` is its name, with its argument for a relation (``table_clean(table)``)."""
+    """A declared fact holds: ``atom`` is its name, with its argument for a relation (``table_clean(table)``;
+    a skill's ``table_clean({here})`` reads the robot's place)."""
 
     atom: str
 
     def holds(self, world: World) -> bool:
-        return self.atom in world.facts
+        return at_place(self.atom, world.robot_at) in world.facts
 
     def unmet(self, world: World) -> str | None:
-        return None if self.holds(world) else f"{self.atom} is false"
+        return None if self.holds(world) else f"{at_place(self.atom, world.robot_at)} is false"
 
     def __str__(self) -> str:
         return f"fact({self.atom})"
@@ -264,8 +270,11 @@ def condition_from_yaml(data: Any, config: DomainConfig, source: str = "conditio
     return condition
 
 
-def parse_condition(data: Any, config: DomainConfig, check: Checker, where: str) -> Condition | None:
-    """The condition of a YAML value, or None after recording its problems with ``check``."""
+def parse_condition(
+    data: Any, config: DomainConfig, check: Checker, where: str, here: bool = False
+) -> Condition | None:
+    """The condition of a YAML value, or None after recording its problems with ``check``. ``here``: a
+    fact may name the robot's place (``facts.HERE``), as a skill's precondition may."""
     if not isinstance(data, Mapping) or len(data) != 1:
         kinds = ", ".join(CONDITION_KINDS)
         check.reject(data, where, f"a condition is a mapping with exactly one of the keys {kinds}; got {data!r:.80}")
@@ -276,36 +285,46 @@ def parse_condition(data: Any, config: DomainConfig, check: Checker, where: str)
         items = check.list_of(body, field)
         if items is None:
             return None
-        children = [parse_condition(item, config, check, join(field, i)) for i, item in enumerate(items)]
+        children = [parse_condition(item, config, check, join(field, i), here) for i, item in enumerate(items)]
         if any(child is None for child in children):
             return None
         return (All if kind == "all" else AnyOf)(tuple(children))  # type: ignore[arg-type]
     if kind == "not":
-        child = parse_condition(body, config, check, field)
+        child = parse_condition(body, config, check, field, here)
         return None if child is None else Not(child)
     parser = _LEAF_PARSERS.get(kind)
     if parser is None:
         check.add(field, f"unknown condition {kind!r}; conditions are {', '.join(CONDITION_KINDS)}")
         return None
-    return parser(body, _Names(config), check, field)
+    return parser(body, _Names(config, here), check, field)
 
 
 class _Names:
-    """The names a condition may use: labels, robot places, object places (drawer contents too), facts."""
+    """The names a condition may use: labels (or a category: any of its labels), robot places, object
+    places (drawer contents too), facts."""
 
-    def __init__(self, config: DomainConfig) -> None:
+    def __init__(self, config: DomainConfig, here: bool = False) -> None:
         self.facts = config.fact_names()
-        self.labels = config.labels
+        self.here = here
+        self.categories = config.categories
+        self.labels = (*config.labels, *config.categories)
+        self.label_kind = "label or category" if config.categories else "label"
         self.robot_places = config.places(with_drawer=True)
         drawer_contents = (config.drawer.contents_at,) if config.drawer is not None else ()
         self.object_places = (*self.robot_places, *drawer_contents)
+
+
+def _labels(value: Any, field: str, names: _Names, check: Checker) -> tuple[str, ...] | None:
+    """The labels a goal names: a label or a category (its labels), or a list of them."""
+    found = check.one_or_more_of(value, field, names.labels, names.label_kind)
+    return None if found is None else category_labels(names.categories, found)
 
 
 def _parse_at(body: Any, names: _Names, check: Checker, field: str) -> Condition | None:
     entry = check.mapping(body, field, required=("label", "location"))
     if entry is None:
         return None
-    labels = check.one_or_more_of(entry["label"], join(field, "label"), names.labels, "label")
+    labels = _labels(entry["label"], join(field, "label"), names, check)
     location = check.one_of(entry["location"], join(field, "location"), names.object_places, "location")
     return None if labels is None or location is None else At(labels, location)
 
@@ -314,7 +333,7 @@ def _parse_count(body: Any, names: _Names, check: Checker, field: str) -> Condit
     entry = check.mapping(body, field, required=("labels", "location"), optional=("min", "distinct"))
     if entry is None:
         return None
-    labels = check.one_or_more_of(entry["labels"], join(field, "labels"), names.labels, "label")
+    labels = _labels(entry["labels"], join(field, "labels"), names, check)
     location = check.one_of(entry["location"], join(field, "location"), names.object_places, "location")
     minimum = check.positive_int(entry.get("min", 1), join(field, "min"))
     distinct = check.boolean(entry.get("distinct", False), join(field, "distinct"))
@@ -329,7 +348,7 @@ def _parse_count(body: Any, names: _Names, check: Checker, field: str) -> Condit
 def _parse_holding(body: Any, names: _Names, check: Checker, field: str) -> Condition | None:
     if body is None:
         return Holding(None)
-    labels = check.one_or_more_of(body, field, names.labels, "label")
+    labels = _labels(body, field, names, check)
     return None if labels is None else Holding(labels)
 
 
@@ -344,7 +363,7 @@ def _parse_visited(body: Any, names: _Names, check: Checker, field: str) -> Cond
 
 
 def _parse_fact(body: Any, names: _Names, check: Checker, field: str) -> Condition | None:
-    atom = names.facts.check_atom(body, check, field)
+    atom = names.facts.check_atom(body, check, field, names.here)
     return None if atom is None else Fact(atom)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.domain.categories import ARTICLES, Category, parse_categories, text_list
 from llm_planner_ros.domain.facts import FactNames, FactSpec, parse_fact_specs
 from llm_planner_ros.domain.validation import Checker, ValidationError, join, read_yaml
 from llm_planner_ros.paths import default_domain_file, repo_path
@@ -51,7 +52,8 @@ class DomainConfig:
     named facts the world declares (llm_planner_ros.domain.facts; none in the SayCan kitchen).
     ``synonyms`` maps an object label or a location to the other words people use for it ("cup" for a
     mug): what perception also looks for and what generated requests sometimes say; plans and skills
-    always use the name itself.
+    always use the name itself. ``categories`` are the kinds of object people ask for instead of a label
+    ("something to drink"; llm_planner_ros.domain.categories).
     """
 
     world: str
@@ -64,6 +66,7 @@ class DomainConfig:
     source: str = ""
     facts: Mapping[str, FactSpec] = field(default_factory=dict)
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    categories: Mapping[str, Category] = field(default_factory=dict)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -117,14 +120,15 @@ def _parse(data: Any, check: Checker, source: str, lenient: bool = False) -> Dom
         data,
         "",
         required=("world", "locations", "objects", "default_scene"),
-        optional=("frame_id", "drawer", "object_size", "facts"),
+        optional=("frame_id", "drawer", "object_size", "facts", "categories"),
     )
     if top is None:
         return None
     check.plain_texts(data)
     synonyms: dict[str, tuple[str, ...]] = {}
+    membership: dict[str, tuple[str, ...]] = {}
     locations = _positions(top["locations"], "locations", check, synonyms)
-    articles = _articles(top["objects"], check, synonyms)
+    articles = _articles(top["objects"], check, synonyms, membership)
     drawer = _drawer(top["drawer"], check) if "drawer" in top else None
     size = _size(top.get("object_size", {"x": 0.07, "y": 0.07, "z": 0.12}), check)
     world = check.string(top["world"], "world")
@@ -137,8 +141,15 @@ def _parse(data: Any, check: Checker, source: str, lenient: bool = False) -> Dom
     if "facts" in top and locations is not None and articles is not None:
         places = [*locations, *((drawer.location,) if drawer is not None else ())]
         facts = parse_fact_specs(top["facts"], places, tuple(articles), check)
+    categories: dict[str, Category] = {}
     if locations is not None and articles is not None:
         _check_synonyms(synonyms, locations, check, articles)
+        taken = {
+            **{word: f"a synonym of {name!r}" for name, words in synonyms.items() for word in words},
+            **{name: f"the location {name!r}" for name in locations},
+            **{name: f"the object label {name!r}" for name in articles},
+        }
+        categories = parse_categories(top.get("categories"), membership, taken, check)
     if None in (locations, articles, size, world, frame_id, facts) or (check.problems and not lenient):
         return None
     return DomainConfig(
@@ -152,6 +163,7 @@ def _parse(data: Any, check: Checker, source: str, lenient: bool = False) -> Dom
         source=source,
         facts=facts,
         synonyms=synonyms,
+        categories=categories,
     )
 
 
@@ -180,21 +192,22 @@ def _position(
     return None if x is None or y is None else Position(x, y)
 
 
-# What "find {article} {object}" may say: "some" for what is not counted one by one (some water, some coffee).
-ARTICLES = ("a", "an", "some")
-
-
-def _articles(value: Any, check: Checker, synonyms: dict[str, tuple[str, ...]]) -> dict[str, str] | None:
+def _articles(
+    value: Any, check: Checker, synonyms: dict[str, tuple[str, ...]], membership: dict[str, tuple[str, ...]]
+) -> dict[str, str] | None:
+    """Each label's article; its synonyms into ``synonyms``, the categories it lists into ``membership``."""
     labels = check.named_entries(value, "objects", "object label")
     if labels is None:
         return None
     articles: dict[str, str] = {}
     for label, spec in labels.items():
         where = join("objects", label)
-        entry = check.mapping(spec, where, required=("article",), optional=("synonyms",))
+        entry = check.mapping(spec, where, required=("article",), optional=("synonyms", "categories"))
         if entry is not None:
             if "synonyms" in entry:
                 _add_synonyms(entry["synonyms"], join(where, "synonyms"), label, check, synonyms)
+            if "categories" in entry:
+                membership[label] = text_list(entry["categories"], join(where, "categories"), check) or ()
             article = check.one_of(entry["article"], join(where, "article"), ARTICLES, "article")
             if article is not None:
                 articles[label] = article
@@ -202,12 +215,9 @@ def _articles(value: Any, check: Checker, synonyms: dict[str, tuple[str, ...]]) 
 
 
 def _add_synonyms(value: Any, where: str, name: str, check: Checker, synonyms: dict[str, tuple[str, ...]]) -> None:
-    words = check.list_of(value, where)
-    if words is None:
-        return
-    texts = [check.string(word, join(where, i)) for i, word in enumerate(words)]
-    if None not in texts:
-        synonyms[name] = tuple(text.strip() for text in texts if text is not None)
+    words = text_list(value, where, check)
+    if words is not None:
+        synonyms[name] = words
 
 
 def _check_synonyms(

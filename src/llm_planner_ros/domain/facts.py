@@ -13,6 +13,10 @@ World file (docs/domains.md)::
       lights_on: {initial: true}                     # true unless a scene's `facts` leaves it out
       table_clean: {over: location, initial: [desk]} # one fact per place; true at the desk
       lamp_on: {over: [desk, meeting room]}          # one fact for each of the places listed (or labels)
+
+A skill's condition or change may name a relation over places at the robot's place, ``{here}``
+(``{set: "table_clean({here})"}``): one skill for every place instead of one per place. It is read when
+the skill runs, and the skill cannot run at a place the relation does not cover.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from llm_planner_ros.domain.validation import Checker, join
 ARGUMENT_KINDS = ("location", "object")
 
 _ATOM = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<argument>[^()]+)\))?$")
+# The argument of a skill's atom that stands for the robot's place when the skill runs.
+HERE = "{here}"
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,11 @@ def atom(name: str, argument: str | None = None) -> str:
     return name if argument is None else f"{name}({argument})"
 
 
+def at_place(text: str, place: str) -> str:
+    """The atom ``text`` names when the robot is at ``place``: ``table_clean({here})`` -> ``table_clean(desk)``."""
+    return text.replace(HERE, place)
+
+
 def split_atom(text: str) -> tuple[str, str | None] | None:
     """(name, argument) of an atom, or None when ``text`` is not written like one."""
     found = _ATOM.match(text.strip())
@@ -64,8 +75,9 @@ class FactNames:
         self.specs = dict(specs)
         self._arguments = {"location": tuple(places), "object": tuple(labels)}
 
-    def check_atom(self, value: Any, check: Checker, where: str) -> str | None:
-        """The atom ``value`` names (normalised), or None after recording why it is not one of this domain."""
+    def check_atom(self, value: Any, check: Checker, where: str, here: bool = False) -> str | None:
+        """The atom ``value`` names (normalised), or None after recording why it is not one of this domain.
+        ``here``: a relation over places may take ``HERE`` for its argument (a skill's atom)."""
         text = check.string(value, where)
         if text is None:
             return None
@@ -85,7 +97,14 @@ class FactNames:
         if spec.over is None and argument is not None:
             check.add(where, f"fact {name!r} takes no argument; write {name}")
             return None
-        if spec.over is not None:
+        if argument == HERE and spec.over is not None and (not here or spec.over != "location"):
+            check.add(
+                where,
+                f"{HERE} stands for the robot's place in a skill's condition or change, of a relation over places "
+                f"only: write {name}(<{spec.over}>)",
+            )
+            return None
+        if spec.over is not None and argument != HERE:
             choices = spec.arguments or self._arguments[spec.over]
             if argument is None:
                 check.add(where, f"fact {name!r} is one per {spec.over}: write {name}(<{spec.over}>)")
@@ -98,6 +117,13 @@ class FactNames:
                 )
                 return None
         return atom(name, argument)
+
+    def covers(self, text: str, place: str) -> bool:
+        """Whether the skill's atom ``text`` names a fact of this domain at ``place`` (``HERE`` read there):
+        a relation over listed places covers only those."""
+        parts = split_atom(at_place(text, place))
+        spec = self.specs.get(parts[0]) if parts is not None else None
+        return spec is not None and (spec.arguments is None or parts[1] in spec.arguments)  # type: ignore[index]
 
     def initial_atoms(self) -> frozenset[str]:
         return frozenset().union(*(spec.initial for spec in self.specs.values()))

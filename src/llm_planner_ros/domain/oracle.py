@@ -37,7 +37,7 @@ from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import Episode, load_episodes
 from llm_planner_ros.domain.scene import Scene
-from llm_planner_ros.domain.skill import PICK, TERMINATE, Skill
+from llm_planner_ros.domain.skill import PICK, TERMINATE, Consume, Skill
 from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.domain.world import SkillError, World
 
@@ -189,12 +189,15 @@ class _Search:
         labels = world.kitchen.config.labels
         held = world.holding
         # The held object matters even when the goal does not name it: it may have to be put down; so do
-        # the labels a skill's written precondition names (a door opened only with the key in hand).
+        # the labels a skill's written precondition names (a door opened only with the key in hand) or
+        # that a skill uses up (the coffee pod a coffee is made from).
         required: set[str] = set()
-        for rule in world.kitchen.library.rules:
+        rules = world.kitchen.library.rules
+        for rule in rules:
             for precondition in rule.preconditions:
                 if not isinstance(precondition, str):
                     _collect(precondition, required, set())
+            required.update(effect.label for effect in rule.effects if isinstance(effect, Consume))
         self.labels = None if focus.labels is None else focus.labels | required | ({held.label} if held else set())
         self.start = self._reduced(world)
         # Skills of labels the goal does not need can never shorten a plan: picking such an object only
@@ -216,8 +219,11 @@ class _Search:
         # Two moves in a row are never needed (the second alone ends in the same place) unless the
         # goal counts the places passed on the way.
         self.chain_moves = focus.visited is None or bool(focus.visited)
-        # Without a focus the goal may be any condition: no estimate, plain breadth-first order.
-        self.estimate = _LowerBound(goal, world) if focus.labels is not None else (lambda _world: 0)
+        # Without a focus the goal may be any condition: no estimate, plain breadth-first order. Nor with
+        # skills that make, use up or hand over objects: the estimate counts a pick and a put-down at the
+        # place for each object, which such a skill saves, so it could overestimate.
+        exact = focus.labels is not None and not any(rule.changes_objects for rule in rules)
+        self.estimate = _LowerBound(goal, world) if exact else (lambda _world: 0)
 
     def _reduced(self, world: World) -> World:
         """The world with only the objects the goal can depend on (every object when unsure)."""

@@ -19,7 +19,21 @@ from typing import Any
 
 from llm_planner_ros.domain.conditions import Condition, parse_condition
 from llm_planner_ros.domain.config import ConfigError, DomainConfig
-from llm_planner_ros.domain.skill import EXECUTORS, FAMILIES, NO_EXECUTOR, FactChange, Skill, SkillRule
+from llm_planner_ros.domain.facts import HERE
+from llm_planner_ros.domain.skill import (
+    AT_ROBOT,
+    EXECUTORS,
+    FAMILIES,
+    IN_GRIPPER,
+    NO_EXECUTOR,
+    Consume,
+    Create,
+    FactChange,
+    PutHeld,
+    Skill,
+    SkillRule,
+    WrittenEffect,
+)
 from llm_planner_ros.domain.validation import Checker, join, read_yaml
 from llm_planner_ros.domain.vocabulary import (
     PLACEHOLDER,
@@ -83,6 +97,10 @@ class SkillLibrary:
 
     def families(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(rule.skill.family for rule in self.rules))
+
+    def created_labels(self) -> frozenset[str]:
+        """The labels a skill makes (``create``): absent from a scene until made, and so never missing."""
+        return frozenset(label for rule in self.rules for label in rule.creates)
 
     def affordance_servers(self) -> dict[str, str]:
         """The user's EvaluateAffordance action of each family the file leaves to one (family -> action)."""
@@ -174,12 +192,14 @@ def _expand(
         # Every binding is checked (a fact over places may lack one of the template's locations), and a
         # problem that all bindings share is reported once.
         scratch = Checker()
+        # A condition or change may also name the robot's place when the skill runs, which stays {here}.
+        at_run = {**values, "here": HERE}
         required = [
-            _precondition(item, values, config, scratch, join(join(where, "preconditions"), i))
+            _precondition(item, at_run, config, scratch, join(join(where, "preconditions"), i))
             for i, item in enumerate(preconditions or [])
         ]
         changes = [
-            _effect(item, values, config, scratch, join(join(where, "effects"), i))
+            _effect(item, at_run, config, scratch, join(join(where, "effects"), i))
             for i, item in enumerate(effects or [])
         ]
         asked = [_filled(item, values, scratch, join(join(where, "requests"), i)) for i, item in enumerate(requests)]
@@ -200,7 +220,7 @@ def _precondition(
         name = check.one_of(item, where, tuple(PRECONDITIONS), "precondition")
         return name if name is None or _argument_fits(name, values, check, where) else None
     filled = _filled(item, values, check, where)
-    return None if filled is None else parse_condition(filled, config, check, where)
+    return None if filled is None else parse_condition(filled, config, check, where, here=True)
 
 
 def _argument_fits(name: str, values: Mapping[str, str], check: Checker, where: str) -> bool:
@@ -217,19 +237,45 @@ def _argument_fits(name: str, values: Mapping[str, str], check: Checker, where: 
     return False
 
 
+# The effects a skills file writes as a mapping of one key (docs/domains.md).
+WRITTEN_EFFECTS = ("set", "clear", "put_held", "create", "consume")
+
+
 def _effect(
     item: Any, values: Mapping[str, str], config: DomainConfig, check: Checker, where: str
-) -> str | FactChange | None:
-    """A built-in effect's name, or the fact change ``{set: <fact>}`` / ``{clear: <fact>}`` writes."""
+) -> str | WrittenEffect | None:
+    """A built-in effect's name, or the effect a mapping writes: ``{set: <fact>}`` / ``{clear: <fact>}``,
+    ``{put_held: <place>}``, ``{create: {label: <label>, at: robot | here | <place>}}``, ``{consume: <label>}``."""
     if isinstance(item, str):
         name = check.one_of(item, where, tuple(EFFECTS), "effect")
         return name if name is None or _argument_fits(name, values, check, where) else None
-    if not isinstance(item, Mapping) or len(item) != 1 or next(iter(item)) not in ("set", "clear"):
-        check.add(where, f"an effect is a built-in name ({', '.join(EFFECTS)}) or {{set: <fact>}} / {{clear: <fact>}}")
+    if not isinstance(item, Mapping) or len(item) != 1 or next(iter(item)) not in WRITTEN_EFFECTS:
+        check.add(
+            where,
+            f"an effect is a built-in name ({', '.join(EFFECTS)}) or one of {{set: <fact>}}, {{clear: <fact>}}, "
+            "{put_held: <place>}, {create: {label: <label>, at: robot | here | <place>}}, {consume: <label>}",
+        )
         return None
     ((kind, value),) = item.items()
-    filled = _filled(value, values, check, join(where, kind))
-    atom = None if filled is None else config.fact_names().check_atom(filled, check, join(where, kind))
+    field = join(where, kind)
+    filled = _filled(value, values, check, field)
+    if filled is None:
+        return None
+    places = config.places(with_drawer=True)
+    if kind == "put_held":
+        place = check.one_of(filled, field, places, "place")
+        return None if place is None else PutHeld(place)
+    if kind == "consume":
+        label = check.one_of(filled, field, config.labels, "label")
+        return None if label is None else Consume(label)
+    if kind == "create":
+        entry = check.mapping(filled, field, required=("label", "at"))
+        if entry is None:
+            return None
+        label = check.one_of(entry["label"], join(field, "label"), config.labels, "label")
+        at = check.one_of(entry["at"], join(field, "at"), (IN_GRIPPER, AT_ROBOT, *places), "place")
+        return None if label is None or at is None else Create(label, at)
+    atom = config.fact_names().check_atom(filled, check, field, here=True)
     return None if atom is None else FactChange(atom, kind == "set")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from llm_planner_ros.domain.hidden_text import hidden_text, visible
+from llm_planner_ros.yaml_text import DuplicateKeyError, load_yaml
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,10 @@ def join(field: str, key: str | int) -> str:
 
 
 def plural(noun: str) -> str:
-    """``family`` -> ``families``, ``label`` -> ``labels`` (the nouns problems name)."""
+    """``family`` -> ``families``, ``label`` -> ``labels``, ``label or category`` -> ``labels or
+    categories`` (the nouns problems name)."""
+    if " or " in noun:
+        return " or ".join(plural(part) for part in noun.split(" or "))
     return f"{noun[:-1]}ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else f"{noun}s"
 
 
@@ -219,29 +223,6 @@ class Checker:
         return value
 
 
-class _DuplicateKeyError(yaml.constructor.ConstructorError):
-    """A mapping key given twice in one YAML mapping."""
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a mapping key given twice: PyYAML keeps the last one without a word, so a
-    place or skill listed twice silently replaced the first."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
-            try:
-                first = seen.setdefault(key, key_node.start_mark.line + 1)
-            except TypeError:  # an unhashable key: the base class reports it
-                continue
-            if first != key_node.start_mark.line + 1:
-                raise _DuplicateKeyError(
-                    None, None, f"{key!r} is given twice (first on line {first}): keep one", key_node.start_mark
-                )
-        return super().construct_mapping(node, deep=deep)
-
-
 # Every node parses its domain's files at start: a domain of 1,000 skills is 19 kB of YAML, so a file
 # 200 times that is no domain a robot plans in, and parsing one would hold each node's start for minutes.
 MAX_YAML_BYTES = 4 * 1024 * 1024
@@ -275,8 +256,8 @@ def read_yaml(
                 ],
             )
         text = data.decode("utf-8")
-        return text, yaml.load(text, Loader=_UniqueKeyLoader)
-    except _DuplicateKeyError as cause:
+        return text, load_yaml(text, source)
+    except DuplicateKeyError as cause:
         line = cause.problem_mark.line + 1 if cause.problem_mark is not None else None
         raise error(source, [Problem("", str(cause.problem), line=line)]) from cause
     except yaml.YAMLError as cause:

@@ -2,7 +2,8 @@
 
 ``World`` is mutable: ``apply(skill)`` checks the skill's preconditions and applies its effects
 (named in domains/saycan_kitchen/skills.yaml and implemented in ``PRECONDITIONS`` / ``EFFECTS`` below, or
-written there as conditions and fact changes: llm_planner_ros.domain.facts);
+written there as conditions and fact changes, llm_planner_ros.domain.facts, and as objects made, used up
+or put somewhere, llm_planner_ros.domain.skill);
 ``copy()`` gives an independent world for look-ahead. Skills succeed or raise; injected failures are
 the simulator's business (llm_planner_ros.domain.failures), not the world's.
 """
@@ -10,12 +11,23 @@ the simulator's business (llm_planner_ros.domain.failures), not the world's.
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from llm_planner_ros.domain.config import HELD, DomainConfig, Position
+from llm_planner_ros.domain.facts import HERE, at_place
 from llm_planner_ros.domain.scene import ObjectInstance, Scene, scene_from_initial
-from llm_planner_ros.domain.skill import FactChange, Skill, SkillRule
+from llm_planner_ros.domain.skill import (
+    AT_ROBOT,
+    IN_GRIPPER,
+    Create,
+    FactChange,
+    PutHeld,
+    Skill,
+    SkillRule,
+    WrittenEffect,
+)
 
 
 class SkillRules(Protocol):
@@ -237,7 +249,8 @@ class World:
         return self.why_not(skill) is None
 
     def check(self, skill: Skill | str) -> SkillRule:
-        """The skill's rule if it is admissible and its preconditions hold; raises SkillError otherwise."""
+        """The skill's rule if it is admissible, its preconditions hold and its written effects can happen
+        (an object to use up, a gripper to make something in); raises SkillError otherwise."""
         rule = self.rule(skill)
         for precondition in rule.preconditions:
             if isinstance(precondition, str):
@@ -246,16 +259,64 @@ class World:
                 reason = precondition.unmet(self)
             if reason is not None:
                 raise PreconditionError(rule.skill, str(precondition), reason)
+        # Written effects happen in order (a pod used up frees the gripper for the coffee made from it),
+        # so each is checked after the ones before it, on a copy when one changes objects.
+        trial = self.copy() if rule.changes_objects else self
+        for effect in rule.effects:
+            if isinstance(effect, str):
+                continue
+            reason = trial._unmet_effect(effect)
+            if reason is not None:
+                raise PreconditionError(rule.skill, str(effect), reason)
+            if trial is not self:
+                trial._apply_written(effect)
         return rule
 
     def apply(self, skill: Skill | str) -> None:
         """Apply the skill's effects; raises UnknownSkillError or PreconditionError and changes nothing then."""
         rule = self.check(skill)
         for effect in rule.effects:
-            if isinstance(effect, FactChange):
-                self._set_fact(effect.atom, effect.value)
-            else:
+            if isinstance(effect, str):
                 EFFECTS[effect](self, rule.skill.argument)
+            else:
+                self._apply_written(effect)
+
+    # ----- written effects: what each needs, and what it does -------------------------------------------
+    def _unmet_effect(self, effect: WrittenEffect) -> str | None:
+        held = self.holding
+        if isinstance(effect, FactChange):
+            if HERE not in effect.atom or self.kitchen.config.fact_names().covers(effect.atom, self._robot_at):
+                return None
+            return f"{at_place(effect.atom, self._robot_at)} is no fact of this world: not at the {self._robot_at}"
+        if isinstance(effect, PutHeld):
+            return "the gripper is empty" if held is None else None
+        if isinstance(effect, Create):
+            if effect.at == IN_GRIPPER and held is not None:
+                return f"the gripper already holds {_named(held)}; put it down first"
+            return None
+        if (held is not None and held.label == effect.label) or self.reachable(effect.label):
+            return None
+        return f"no {effect.label} in the gripper or within reach at the {self._robot_at}"
+
+    def _apply_written(self, effect: WrittenEffect) -> None:
+        held = self.holding
+        if isinstance(effect, FactChange):
+            self._set_fact(at_place(effect.atom, self._robot_at), effect.value)
+        elif isinstance(effect, PutHeld):
+            assert held is not None
+            self._put(held, effect.place)
+        elif isinstance(effect, Create):
+            at = {IN_GRIPPER: HELD, AT_ROBOT: self._robot_at}.get(effect.at, effect.at)
+            self._put(ObjectInstance(self._new_id(effect.label), effect.label, at), at)
+        else:
+            used = held if held is not None and held.label == effect.label else None
+            used = used or min(self.reachable(effect.label), key=lambda o: o.id)
+            del self._objects[used.id]
+
+    def _new_id(self, label: str) -> str:
+        """An id no object of the scene has: ``coffee_1``, ``coffee_2``, ..."""
+        stem = label.replace(" ", "_")
+        return next(f"{stem}_{n}" for n in itertools.count(1) if f"{stem}_{n}" not in self._objects)
 
     # ----- preconditions: None when met, else why not --------------------------------------------------
     def _unmet_gripper_empty(self, _argument: str | None) -> str | None:

@@ -234,7 +234,7 @@ class PlannerNode(Node):
             raise StartupError(
                 f"cannot load the configuration (world_file, skills_file, planners_file): {error}"
             ) from error
-        self._objects = ObjectVocabulary.of_kitchen(self._kitchen.config)
+        self._objects = ObjectVocabulary.of_kitchen(self._kitchen.config, made=self._kitchen.library.created_labels())
         self._clients_group = ReentrantCallbackGroup()
         self._action_clients = ActionClients(self, self._clients_group)
         self._model: LanguageModel = self._language_model()

@@ -606,6 +606,13 @@ class PhysicsKitchen:
         rule = (world or self.truth().world(self.kitchen)).check(text)
         if rule.motion != FACTS:
             raise ValueError(f"{text!r} moves the robot or an object ({rule.motion}): run its motions instead")
+        if rule.changes_objects:
+            changed = ", ".join(str(effect) for effect in rule.effects)
+            raise ValueError(
+                f"{text!r} makes, uses up or puts down an object without a motion ({changed}), which the physics "
+                "simulation has no bodies for: run the domain with --sim symbolic, or on a robot bind the skill to "
+                "an action (docs/domains.md)"
+            )
         return rule
 
     def tuck(self) -> Motion:

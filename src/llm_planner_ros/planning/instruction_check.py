@@ -9,14 +9,17 @@ with a Cyrillic а): it reads as one name and is another. The text is then strip
 empty or over ``max_chars``.
 
 Grounding (``ObjectVocabulary.named``): the exact object names an instruction uses, as whole words:
-the kitchen's labels ("coke"; "the coke can" names a coke) and their plurals ("cokes"), and names of
-things the kitchen never has (config/other_objects.yaml: "banana"). Categories, places and
-paraphrases ("something to drink", "the table", "the scrubber") are never names here; they are the
+the kitchen's labels ("coke"; "the coke can" names a coke) and their plurals ("cokes"), the categories
+the world file gives its objects, by name or synonym ("something to drink": any of its objects), and
+names of things the kitchen never has (config/other_objects.yaml: "banana"). Other categories, places
+and paraphrases ("something cold", "the table", "the scrubber") are never names here; they are the
 planner's to interpret, and so is a kitchen name inside a longer compound ("lemon-lime soda" is no
 lime soda). Not asked for either: a name after a negation in its part of the sentence ("anything but
 the coke", "no pepsi, please"), and names where the person tells what happened ("I spilled my coke,
 ...": a part that starts with I, we, my or our and says no want, need, like, ...). A named object
-with no instance in the scene is absent, and ``missing_objects`` says what follows (``MissingObjects``).
+with no instance in the scene is absent (unless a skill makes it: a coffee), a named category when
+none of its objects is, and
+``missing_objects`` says what follows (``MissingObjects``).
 
 These rules are checked against every request of domains/saycan_kitchen/dev.yaml and of the SayCan example
 bank (domains/saycan_kitchen/bank.jsonl, requests achievable in their scenes by construction): none is flagged.
@@ -27,11 +30,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-
-import yaml
 
 from llm_planner_ros.domain.config import HELD, DomainConfig
 from llm_planner_ros.domain.hidden_text import MIXED_SCRIPT_FIX, hidden_character, mixed_script_word
@@ -43,6 +44,7 @@ from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.hold_back.requests import RequestKind
 from llm_planner_ros.planning.hold_back.screen import RequestScreen
 from llm_planner_ros.planning.plan_loop import EndReason, PlanResult
+from llm_planner_ros.yaml_text import load_yaml
 
 OTHER_OBJECTS_FILE = "other_objects.yaml"
 
@@ -60,7 +62,9 @@ _NEGATIONS = frozenset(
 # what the person wants ("I'd like a coke"): its names are context, not requests.
 _FIRST_PERSON = frozenset({"i", "we", "my", "our"})
 _WANTS = frozenset({"want", "wants", "need", "needs", "like", "love", "wish", "crave", "fancy", "prefer", "take"})
-# Longest name in words, counting a two-word spelling of a one-word label ("red bull" for redbull).
+_ARTICLES = frozenset({"a", "an", "some", "the"})
+# Longest name in words, counting a two-word spelling of a one-word label ("red bull" for redbull); a
+# domain's longer names (a category's "something to write with") raise it for that domain.
 _LONGEST_NAME = 4
 # Lower-case Cyrillic and Greek letters that look like Latin ones (upper-case ones lowered first): a word
 # written only in them ("соке") reads as a Latin name and is refused when it spells one.
@@ -101,13 +105,21 @@ def normalise(text: str, max_chars: int) -> str:
 @dataclass(frozen=True)
 class ObjectVocabulary:
     """The exact object names the check recognises: ``forms`` maps each spelling's key (its words folded
-    and joined, ``_key``) to the name reported, a kitchen label or another object's singular."""
+    and joined, ``_key``) to the name reported: a kitchen label, a category of the world file, or another
+    object's singular. ``members`` maps each category to its labels; ``longest`` is the most words a
+    spelling has; ``made``: labels a skill makes, never absent (a coffee is made when asked for)."""
 
     forms: Mapping[str, str]
+    members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    longest: int = _LONGEST_NAME
+    made: frozenset[str] = frozenset()
 
     @classmethod
-    def of_kitchen(cls, config: DomainConfig, other_objects: Iterable[str] | None = None) -> ObjectVocabulary:
-        """The domain's labels, their synonyms (reported as the label) and ``other_objects`` (default: the
+    def of_kitchen(
+        cls, config: DomainConfig, other_objects: Iterable[str] | None = None, made: Iterable[str] = ()
+    ) -> ObjectVocabulary:
+        """The domain's labels, their synonyms (reported as the label), its categories, the labels its
+        skills make (``made``: ``SkillLibrary.created_labels``) and ``other_objects`` (default: the
         domain folder's ``other_objects.yaml``, else the packaged config/other_objects.yaml), each with its
         plurals. ValueError for another object of the domain's own list that shares a word with one of its
         labels, synonyms or places: it would be found inside the domain's own names ("lime" in "lime soda").
@@ -119,7 +131,12 @@ class ObjectVocabulary:
             others = load_other_objects(None if packaged else own_file)
         else:
             others = tuple(other_objects)
-        own = (*(word for label in config.labels for word in config.names(label)), *config.places(with_drawer=True))
+        categories = config.categories.values()
+        own = (
+            *(word for label in config.labels for word in config.names(label)),
+            *(word for category in categories for word in category.names),
+            *config.places(with_drawer=True),
+        )
         kitchen_words = {word for name in own for word in _words(name)}
         forms: dict[str, str] = {}
         for name in others:
@@ -132,10 +149,33 @@ class ObjectVocabulary:
                     f"labels or places: remove it from {OTHER_OBJECTS_FILE}"
                 )
             forms.update(dict.fromkeys(_spellings(name), name))
+        for category in categories:
+            for name in category.names:
+                forms.update(dict.fromkeys(_spellings(name), category.name))
         for label in config.labels:
             for name in config.names(label):
                 forms.update(dict.fromkeys(_spellings(name), label))
-        return cls(forms)
+        longest = max((len(_words(word)) for word in own), default=0)
+        members = {category.name: category.labels for category in categories}
+        return cls(forms, members, max(_LONGEST_NAME, longest), frozenset(made))
+
+    def absent(self, named: Iterable[str], present: Iterable[str]) -> tuple[str, ...]:
+        """The ``named`` names with no instance among the ``present`` labels (a category: none of its
+        labels) and none a skill makes, as a person reads them ("drink (mug or water bottle)")."""
+        seen = set(present) | self.made
+        return tuple(self._shown(name) for name in named if seen.isdisjoint(self.members.get(name, (name,))))
+
+    def labels(self, named: Iterable[str], present: Iterable[str]) -> tuple[str, ...]:
+        """The labels ``named`` stands for: a category's that are ``present``, each other name itself."""
+        seen = set(present)
+        found: dict[str, None] = {}
+        for name in named:
+            found.update(dict.fromkeys(label for label in self.members.get(name, (name,)) if label in seen))
+        return tuple(found)
+
+    def _shown(self, name: str) -> str:
+        members = self.members.get(name)
+        return name if members is None else f"{name} ({' or '.join(members)})"
 
     def named(self, text: str) -> tuple[str, ...]:
         """The names ``text`` asks for, in order of first mention; negated ones and context left out."""
@@ -149,7 +189,7 @@ class ObjectVocabulary:
                 length = next(
                     (
                         n
-                        for n in range(min(_LONGEST_NAME, len(segment) - index), 0, -1)
+                        for n in range(min(self.longest, len(segment) - index), 0, -1)
                         if _key(segment[index : index + n]) in self.forms
                     ),
                     0,
@@ -178,7 +218,7 @@ class ObjectVocabulary:
 def load_other_objects(path: str | Path | None = None) -> tuple[str, ...]:
     """The names of config/other_objects.yaml (or ``path``); ValueError for a malformed file."""
     resolved = resolve_config(path, OTHER_OBJECTS_FILE)
-    data = yaml.safe_load(resolved.read_text(encoding="utf-8")) or {}
+    data = load_yaml(resolved.read_text(encoding="utf-8"), str(resolved)) or {}
     names = data.get("other_objects") if isinstance(data, dict) else None
     if not isinstance(names, list) or not all(isinstance(name, str) and name.strip() for name in names):
         raise ValueError(f"{resolved}: expected `other_objects:` with a list of object names")
@@ -216,8 +256,12 @@ def _key(words: list[str]) -> str:
 
 
 def _spellings(name: str) -> set[str]:
-    """Keys of ``name`` and its plurals: the last word inflected ("water bottles", "cherries", "knives")."""
-    *head, last = _words(name)
+    """Keys of ``name`` and its plurals: the last word inflected ("water bottles", "cherries", "knives"),
+    without a leading article (a category's synonym "a pen" is also "the pen" and "pens")."""
+    words = _words(name)
+    if len(words) > 1 and words[0] in _ARTICLES:
+        words = words[1:]
+    *head, last = words
     plurals = {last, last + "s"}
     if last.endswith(("s", "x", "z", "ch", "sh", "o")):
         plurals.add(last + "es")
@@ -353,9 +397,9 @@ def check_instruction(
             )
         )
     present = sorted({obj.label for obj in world.objects})
-    missing = tuple(name for name in named if name not in present)
+    missing = vocabulary.absent(named, present)
     if not missing:
-        return refused or Verdict(cleaned, named=named, before=world)
+        return refused or Verdict(cleaned, named=vocabulary.labels(named, present), before=world)
     absent = Absent(missing, tuple(present))
     if refused is not None:
         policy = MissingObjects.REFUSE

@@ -23,6 +23,7 @@ from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.base import Embedder, LanguageModel
 from llm_planner_ros.paths import resolve_config
 from llm_planner_ros.planning.plan_loop import Planner
+from llm_planner_ros.yaml_text import load_yaml
 
 if TYPE_CHECKING:  # the models module loads torch: only methods that use it import it
     from llm_planner_ros.planning.saycanpay.models import CanPayScorer
@@ -93,7 +94,7 @@ def load_benchmark_options(domain: str, path: str | Path | None = None) -> dict[
 
 def _read_planner_options(path: str | Path | None) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
     resolved = resolve_config(path, "planners.yaml")
-    data = yaml.safe_load(resolved.read_text()) or {}
+    data = load_yaml(resolved.read_text(), str(resolved)) or {}
     if not isinstance(data, dict) or any(not isinstance(v, dict) for v in data.values()):
         raise ValueError(f"{resolved}: expected a mapping of planner name to a mapping of options")
     domains = data.pop(BENCHMARK_DOMAINS, {})

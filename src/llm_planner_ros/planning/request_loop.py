@@ -38,7 +38,7 @@ class RequestChecks:
         """The checks the planner node runs by default, for ``kitchen``'s domain; ``embedder`` None leaves
         the hold-back model out."""
         screen = RequestScreen.load(kitchen, embedder, confidence) if embedder is not None else None
-        return cls(ObjectVocabulary.of_kitchen(kitchen.config), screen)
+        return cls(ObjectVocabulary.of_kitchen(kitchen.config, made=kitchen.library.created_labels()), screen)
 
 
 def run_request(

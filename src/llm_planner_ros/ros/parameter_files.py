@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from llm_planner_ros.yaml_text import load_yaml
+
 ROS_PARAMETERS = "ros__parameters"
 # What rclpy declares on every node by itself.
 BUILT_IN_PARAMETERS = frozenset({"use_sim_time", "start_type_description_service"})
@@ -65,7 +67,7 @@ def _pattern_regex(pattern: str) -> re.Pattern[str]:
 def read_document(path: Path) -> dict[Any, Any]:
     """The YAML mapping of the parameter file ``path``; ParameterFileError says why it cannot be one."""
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        document = load_yaml(path.read_text(encoding="utf-8"), str(path)) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
         raise ParameterFileError(f"params_file {path} cannot be read as YAML: {error}") from error
     if not isinstance(document, dict):

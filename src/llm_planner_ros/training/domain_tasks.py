@@ -10,7 +10,13 @@ then a goal of one of these kinds, worded from a few plain templates:
 - ``deliver``: an object to the person ("Bring me the mug."), ``move``: to a place ("Move the mug to
   the desk."), ``go``: the robot to a place, ``pick``: an object into the gripper;
 - ``fact``: a fact a skill sets or clears, worded as that skill's own text ("Please open the door.") or
-  as one of the ``requests`` its skills file gives it ("Call the elevator.");
+  as one of the ``requests`` its skills file gives it ("Call the elevator."); a change at the robot's
+  place (``{here}``) once for each place it covers ("Wipe the table at the desk.");
+- ``make``: an object a skill makes (a coffee), which no random scene holds, to the person ("Make me a
+  coffee."), in a domain whose skills make objects;
+- ``category``: one of a category's objects to the person, asked for by the category ("Bring me
+  something to drink.") or by a need it answers ("I'm thirsty."), in a domain whose world file has
+  categories (docs/domains.md);
 - ``two``: two of the above in one request ("Open the door, then bring me the mug.").
 
 Objects and places are named by their name or, one time in three, by one of the ``synonyms`` the world
@@ -28,8 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.facts import HERE, at_place
 from llm_planner_ros.domain.layout import NO_FURNITURE, load_layout
-from llm_planner_ros.domain.skill import FactChange
+from llm_planner_ros.domain.skill import Consume, FactChange
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_bank import normalized, solve_task
@@ -37,6 +44,10 @@ from llm_planner_ros.training.saycan_bank import normalized, solve_task
 PERSON = "user"  # the place "bring it to you" goes to (docs/domains.md)
 MAX_PLAN = 12  # longest plan kept, done included
 KIND_WEIGHTS = {"deliver": 0.25, "move": 0.2, "go": 0.08, "pick": 0.07, "fact": 0.25, "two": 0.15}
+# The shares of ``category`` and ``make`` tasks in a domain with categories, with skills that make objects
+# (the other kinds' weights scale down; a domain with neither keeps its draws).
+CATEGORY_WEIGHT = 0.15
+MAKE_WEIGHT = 0.1
 TEMPLATES = {
     "deliver": (
         "Bring me the {o}.",
@@ -64,6 +75,9 @@ TEMPLATES = {
     "go": ("Go to the {p}.", "Head over to the {p}.", "Please go to the {p}.", "Walk to the {p}.", "Move to the {p}."),
     "pick": ("Pick up the {o}.", "Grab the {o}.", "Take the {o} in your gripper.", "Pick the {o} up."),
     "fact": ("{S}.", "Please {s}.", "Could you {s}?", "Can you {s} for me?", "{S}, please."),
+    "category": ("Bring me {c}.", "Can you get me {c}?", "I'd like {c}, please.", "Could you find me {c}?"),
+    "need": ("{N}.", "{N}, can you help?", "{N}, bring me {c}.", "{N}. Could you get me {c}?"),
+    "make": ("Make me {o}.", "Can you make me {o}?", "I'd like {o}, please.", "Bring me {o}.", "{S} for me, please."),
 }
 JOINS = ("{a} and {b}", "{a}, then {b}", "First {a}, then {b}", "{a}, and after that {b}")
 HELD = ("{o} you are holding", "{o} you have")  # how a request may name the object in the gripper
@@ -91,17 +105,36 @@ class TaskWriter:
         # Objects stand only where something can hold them: not on a place the layout leaves bare (a hall).
         furniture = load_layout(kitchen.config, standing_room=False).furniture
         self.surfaces = [p for p in self.places if furniture[p].kind != NO_FURNITURE]
-        self.labels = list(kitchen.config.labels)
-        changes = [
-            ((rule.skill.text, *rule.requests), effect)
-            for skill in kitchen.library.skills()
-            if (rule := kitchen.library.find(skill.text)) is not None
-            for effect in rule.effects
-            if isinstance(effect, FactChange)
-        ]
-        # Each fact skill's wordings: its text, then the requests its skills file gives it.
-        self.fact_skills: list[tuple[tuple[str, ...], FactChange]] = changes
-        self.atoms = sorted({effect.atom for _, effect in changes})
+        # What a skill makes is in no scene until made (a coffee): asked for, never put there.
+        made = kitchen.library.created_labels()
+        self.labels = [label for label in kitchen.config.labels if label not in made]
+        rules = [rule for skill in kitchen.library.skills() if (rule := kitchen.library.find(skill.text)) is not None]
+        # Each fact skill's text, its wordings (the text, then the requests its skills file gives it), and
+        # the change; a change at the robot's place once for every place it covers ("... at the desk").
+        self.fact_skills: list[tuple[str, tuple[str, ...], FactChange]] = []
+        facts = kitchen.config.fact_names()
+        for rule in rules:
+            wordings = (rule.skill.text, *rule.requests)
+            for effect in rule.effects:
+                if isinstance(effect, FactChange) and HERE not in effect.atom:
+                    self.fact_skills.append((rule.skill.text, wordings, effect))
+                elif isinstance(effect, FactChange):
+                    self.fact_skills.extend(
+                        (rule.skill.text, tuple(f"{text} at the {place}" for text in wordings), at)
+                        for place in self.places
+                        if facts.covers(effect.atom, place)
+                        for at in (FactChange(at_place(effect.atom, place), effect.value),)
+                    )
+        self.atoms = sorted({effect.atom for _, _, effect in self.fact_skills})
+        # Each label a skill makes, with the rules that make it ("make a coffee").
+        self.makes = {label: [rule for rule in rules if label in rule.creates] for label in sorted(made)}
+        self.categories = list(kitchen.config.categories.values())
+        extra = {"category": CATEGORY_WEIGHT if self.categories else 0.0, "make": MAKE_WEIGHT if made else 0.0}
+        share = 1 - sum(extra.values())
+        self.kind_weights = {
+            **{kind: weight * share for kind, weight in KIND_WEIGHTS.items()},
+            **{kind: weight for kind, weight in extra.items() if weight},
+        }
 
     def scene(self) -> dict[str, Any]:
         """A random ``initial`` block: 2 to 5 objects, the gripper holding one of them one time in five."""
@@ -145,17 +178,45 @@ class TaskWriter:
         if kind == "pick" and objects:
             label = self.rng.choice(objects)["label"]
             return pick(TEMPLATES["pick"]).format(o=self.say(label)), {"holding": label}
+        if kind == "category" and self.categories:
+            return self._category(initial, pick)
+        if kind == "make" and self.makes:
+            label = self.rng.choice(sorted(self.makes))
+            maker = self.rng.choice(self.makes[label])
+            made = self.rng.choice((maker.skill.text, *maker.requests))
+            asked = f"{self.kitchen.config.articles[label]} {self.say(label)}"
+            text = pick(TEMPLATES["make"]).format(o=asked, S=made[0].upper() + made[1:])
+            self._bring_what_it_needs(maker.skill.text, initial)
+            return text, {"at": {"label": label, "location": PERSON}}
         if kind == "fact" and self.fact_skills:
             holds = set(initial.get("facts", ()))
-            changes = [(texts, change) for texts, change in self.fact_skills if (change.atom in holds) != change.value]
+            changes = [entry for entry in self.fact_skills if (entry[2].atom in holds) != entry[2].value]
             if not changes:
                 return None
-            texts, effect = self.rng.choice(changes)
-            self._bring_what_it_needs(texts[0], initial)
+            skill_text, texts, effect = self.rng.choice(changes)
+            self._bring_what_it_needs(skill_text, initial)
             text = self.rng.choice(texts)
             request = pick(TEMPLATES["fact"]).format(S=text[0].upper() + text[1:], s=text)
             return request, {"fact": effect.atom} if effect.value else {"not": {"fact": effect.atom}}
         return None
+
+    def _category(self, initial: dict[str, Any], pick: Any) -> tuple[str, dict[str, Any]]:
+        """A request for one of a random category's objects, by the category or a need; the scene gets one
+        of its objects where it has none."""
+        category = self.rng.choice(self.categories)
+        # A category whose objects are all made (a coffee) is served by making one.
+        placeable = [label for label in category.labels if label in self.labels]
+        if not any(obj["label"] in category.labels for obj in initial["objects"]):
+            if placeable:
+                self._add_object(self.rng.choice(placeable), initial)
+            else:
+                self._bring_what_it_needs(self.makes[category.labels[0]][0].skill.text, initial)
+        asked = self.rng.choice((category.asked, *category.synonyms))
+        if category.needs and self.rng.random() < 0.5:
+            text = pick(TEMPLATES["need"]).format(N=self.rng.choice(category.needs), c=asked)
+        else:
+            text = pick(TEMPLATES["category"]).format(c=asked)
+        return text, {"at": {"label": category.name, "location": PERSON}}
 
     def name(self, obj: dict[str, Any]) -> str:
         """How a request names the scene object ``obj``: as ``say`` does, or, one time in two when the
@@ -170,20 +231,32 @@ class TaskWriter:
         return self.rng.choice(synonyms) if synonyms and self.rng.random() < SYNONYM_SHARE else name
 
     def _bring_what_it_needs(self, text: str, initial: dict[str, Any]) -> None:
-        """Put each object a written precondition of skill ``text`` names ({holding: sponge}) into the scene
-        where it lacks one, on a random place: without it the task has no plan, and proving that costs the
-        oracle a search of every state within MAX_PLAN skills."""
+        """Put each object a written precondition of skill ``text`` names ({holding: sponge}), or that it
+        uses up, into the scene where it lacks one, on a random place: without it the task has no plan, and
+        proving that costs the oracle a search of every state within MAX_PLAN skills."""
         rule = self.kitchen.library.find(text)
-        named = " ".join(str(c) for c in (rule.preconditions if rule else ()) if not isinstance(c, str))
+        needs = (*rule.preconditions, *(e for e in rule.effects if isinstance(e, Consume))) if rule else ()
+        named = " ".join(str(c) for c in needs if not isinstance(c, str))
+        # Longest label first, its words then taken: "coffee pod" names no coffee.
+        wanted = set()
+        for label in sorted(self.labels, key=len, reverse=True):
+            pattern = rf"\b{re.escape(label)}\b"
+            if re.search(pattern, named):
+                wanted.add(label)
+                named = re.sub(pattern, " ", named)
         present = {obj["label"] for obj in initial["objects"]}
         for label in self.labels:
-            if label not in present and re.search(rf"\b{re.escape(label)}\b", named):
-                identifier = f"{label.replace(' ', '_')}_1"
-                initial["objects"].append({"id": identifier, "label": label, "at": self.rng.choice(self.surfaces)})
+            if label in wanted and label not in present:
+                self._add_object(label, initial)
+
+    def _add_object(self, label: str, initial: dict[str, Any]) -> None:
+        """Put an object of ``label`` into the scene ``initial``, on a random place that can hold it."""
+        identifier = f"{label.replace(' ', '_')}_1"
+        initial["objects"].append({"id": identifier, "label": label, "at": self.rng.choice(self.surfaces)})
 
     def write(self) -> Task | None:
         """One task, or None when the drawn kind does not fit the drawn scene."""
-        kinds, weights = zip(*KIND_WEIGHTS.items(), strict=True)
+        kinds, weights = zip(*self.kind_weights.items(), strict=True)
         kind = self.rng.choices(kinds, weights)[0]
         initial = self.scene()
         if kind != "two":

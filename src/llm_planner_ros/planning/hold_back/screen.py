@@ -37,12 +37,16 @@ class HoldBack:
 
 
 def domain_vocabulary(kitchen: Domain, tasks: Iterable[str]) -> DomainVocabulary:
-    """The domain's names for the generator and the scope: object labels and synonyms, places and their
-    synonyms, every skill's text (but ``done``) and ``requests``; ``tasks``: whole requests it serves."""
+    """The domain's names for the generator and the scope: object labels and synonyms, category names
+    (their synonyms read "something to drink", no name to put "the" before), places and their synonyms,
+    every skill's text (but ``done``) and ``requests``; ``tasks``: whole requests it serves."""
     config = kitchen.config
     rules = [rule for rule in kitchen.library.rules if rule.skill.family != TERMINATE]
     return of_names(
-        (name for label in config.labels for name in config.names(label)),
+        (
+            *(name for label in config.labels for name in config.names(label)),
+            *config.categories,
+        ),
         (name for place in config.places(with_drawer=True) if place != "user" for name in config.names(place)),
         (text for rule in rules for text in (rule.skill.text, *rule.requests)),
         tasks,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
+from llm_planner_ros.yaml_text import load_yaml
 
 DEFAULT_INTRODUCTION = (
     "Create a high-level plan for completing a household task using the allowed actions and visible objects."
@@ -81,7 +81,7 @@ def load_plan_examples(path: str | Path) -> tuple[LlmPlannerPrompt, list[PlanExa
     """The prompt introduction and the examples of an examples file (domains/saycan_kitchen/examples/llm_planner.yaml).
 
     Raises ValueError naming the file and the entry when the layout is wrong."""
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    data = load_yaml(Path(path).read_text(), str(path)) or {}
     entries = data.get("examples") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{path}: expected a non-empty `examples:` list of {{task, plan, objects}} entries")

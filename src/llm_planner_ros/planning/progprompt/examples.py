@@ -29,6 +29,7 @@ from llm_planner_ros.planning.progprompt.errors import ProgramError
 from llm_planner_ros.planning.progprompt.validator import ProgramLimits, parse_program
 from llm_planner_ros.planning.progprompt.vocabulary import Vocabulary, call_texts, scene_vocabulary
 from llm_planner_ros.planning.saycan.bank import PlanExample
+from llm_planner_ros.yaml_text import load_yaml
 
 INDENT = "    "
 
@@ -91,7 +92,7 @@ def load_examples(path: str | Path) -> PromptExamples:
     """Read and check an examples file; ExamplesFileError lists every problem with its field."""
     source = str(path)
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = load_yaml(Path(path).read_text(), str(path))
     except yaml.YAMLError as error:
         raise ExamplesFileError(source, [Problem("", f"not valid YAML: {error}")]) from error
     check = Checker()

@@ -239,8 +239,8 @@ class SayCanPlanner:
     def _revisits(self, world: World, skill: Skill) -> bool:
         """Whether ``skill`` returns the world to a state this plan passed through.
 
-        States are compared on the objects of the labels the plan's skills and ``skill`` name: an object
-        of another label appearing or going (a perceived scene's false detection; the plan never moved
+        States are compared on the objects of the labels the plan's skills and ``skill`` name or change:
+        an object of another label appearing or going (a perceived scene's false detection; the plan never moved
         it) does not make an undo new. In the physics kitchen, an 'apple' perception saw while the coke
         was lifted hid 'pick up the coke' right after putting it down at the user, in 2 runs of 8.
         """
@@ -248,7 +248,10 @@ class SayCanPlanner:
             return False
         after = world.copy()
         after.apply(skill)
-        labels = self._touched | set(skill.arguments)
+        # The labels of the objects the skill itself moves, makes or uses up count too: a coffee handed
+        # over names no label in its text.
+        changed = {obj.label for obj in set(world.objects).symmetric_difference(after.objects)}
+        labels = self._touched | set(skill.arguments) | changed
         return any(state_key(after, labels) == state_key(passed, labels) for passed in self._passed)
 
     def observe(self, record: StepRecord) -> None:

@@ -25,6 +25,8 @@ from typing import Any
 
 import yaml
 
+from llm_planner_ros.yaml_text import load_yaml
+
 # A generated step ends at the comma before the next number, the period after "done", or a line end.
 STEP_STOPS = (",", ".", "\n")
 
@@ -58,7 +60,7 @@ class SayCanPrompt:
         """Load a prompt file (format: config/saycan_prompt.yaml); PromptFileError when it is unusable."""
         path = Path(path)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = load_yaml(path.read_text(encoding="utf-8"), str(path))
         except OSError as error:
             raise PromptFileError(f"cannot read the SayCan prompt file {path}: {error.strerror}") from None
         except yaml.YAMLError as error:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from llm_planner_ros.yaml_text import load_yaml
 
 STEP_STOP = "\n"
 
@@ -36,7 +36,7 @@ def _task_block(task: str, steps: Sequence[str], scene: str = "") -> str:
 
 def load_demonstrations(path: str | Path) -> list[Demonstration]:
     """The demonstration set of a file like a domain's examples/zero_shot.yaml; ValueError names a bad entry."""
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    data = load_yaml(Path(path).read_text(), str(path)) or {}
     entries = data.get("demonstrations") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ValueError(f"{path}: expected a non-empty `demonstrations:` list of {{task, steps}} entries")
