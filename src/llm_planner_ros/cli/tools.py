@@ -74,6 +74,9 @@ COLLECT: dict[str, Command] = {
 DOMAIN: dict[str, Command] = {
     "build": Command("llm_planner_ros.cli.domain_command", "the example bank of a domain folder, from its train.yaml"),
     "check": Command("llm_planner_ros.cli.domain_check", "check a domain folder's files: every problem with its line"),
+    "generate": Command(
+        "llm_planner_ros.cli.domain_generate", "draw whole domains at random, one folder each, with solved tasks"
+    ),
     "hold-back-set": Command(
         "llm_planner_ros.evaluation.hold_back_set",
         "write a domain's development requests to hold back (and ordinary ones) as episode files",
