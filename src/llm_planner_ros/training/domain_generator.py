@@ -11,7 +11,8 @@ an ``episodes.yaml`` of generated tasks (``training.domain_tasks``) solved by th
 
 The same seed gives the same domain. Domains for training and for evaluation are told apart by seed
 alone (``llm-planner domain generate``); the pools below were written for this generator, from no
-evaluation set or user domain.
+evaluation set or user domain, and share no place or object name with the shipped office
+(domains/office), so that the office measures planning in a domain no generated one resembles by name.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class Setting:
 
 SETTINGS: dict[str, Setting] = {
     "home": Setting(
-        ("kitchen counter", "dining table", "sofa", "bookshelf", "bedroom", "hallway", "bathroom"),
+        ("kitchen counter", "dining table", "sofa", "bookshelf", "bedroom", "landing", "bathroom"),
         {
             "remote control": ("a", ("remote", "tv remote"), ("electronics",)),
             "book": ("a", ("novel",), ("reading",)),
@@ -63,7 +64,7 @@ SETTINGS: dict[str, Setting] = {
         (("toast", "bread", "kitchen counter"),),
     ),
     "office": Setting(
-        ("desk", "printer", "kitchenette", "meeting room", "reception", "storage room", "hall"),
+        ("open-plan area", "copy room", "pantry", "boardroom", "reception", "storage room", "lobby"),
         {
             "laptop": ("a", ("notebook computer",), ("electronics",)),
             "folder": ("a", ("file folder",), ("paper",)),
@@ -76,8 +77,8 @@ SETTINGS: dict[str, Setting] = {
             "scissors": ("some", (), ("office supplies",)),
             "tape": ("some", ("sticky tape",), ("office supplies",)),
         },
-        (("printer", "printer"), ("projector", "meeting room"), ("coffee machine", "kitchenette")),
-        (("tea", "tea bag", "kitchenette"),),
+        (("photocopier", "copy room"), ("projector", "boardroom"), ("kettle", "pantry")),
+        (("tea", "tea bag", "pantry"),),
     ),
     "lab": Setting(
         ("bench", "fume hood", "sink", "fridge", "shelf", "microscope station", "waste bin"),
@@ -87,9 +88,9 @@ SETTINGS: dict[str, Setting] = {
             "pipette": ("a", (), ("instruments",)),
             "gloves": ("some", ("lab gloves",), ("safety gear",)),
             "goggles": ("some", ("safety glasses",), ("safety gear",)),
-            "notebook": ("a", ("lab notebook",), ("paper",)),
+            "logbook": ("a", ("lab book",), ("paper",)),
             "sample box": ("a", ("specimen box",), ()),
-            "water bottle": ("a", ("bottle of water",), ("drink",)),
+            "canteen": ("a", ("water canteen",), ("drink",)),
             "paper towel": ("a", ("tissue",), ("cleaning supplies",)),
         },
         (("centrifuge", "bench"), ("hot plate", "fume hood")),
@@ -112,12 +113,12 @@ SETTINGS: dict[str, Setting] = {
         (("bracket", "steel strip", "workbench"),),
     ),
     "ward": Setting(
-        ("nurse station", "bedside table", "supply cabinet", "sink", "corridor", "waiting area"),
+        ("nurse station", "bedside table", "supply cabinet", "sink", "ward entrance", "waiting area"),
         {
             "thermometer": ("a", (), ("instruments",)),
             "blood pressure cuff": ("a", ("cuff",), ("instruments",)),
             "water jug": ("a", ("jug",), ("drink",)),
-            "cup": ("a", ("paper cup",), ("tableware",)),
+            "tumbler": ("a", ("plastic tumbler",), ("tableware",)),
             "bandage": ("a", ("dressing",), ("supplies",)),
             "clipboard": ("a", ("chart",), ("paper",)),
             "tissues": ("some", ("box of tissues",), ("supplies",)),
@@ -137,7 +138,7 @@ SETTINGS: dict[str, Setting] = {
             "milk carton": ("a", ("milk",), ("drink",)),
             "napkins": ("some", ("serviettes",), ("supplies",)),
             "menu": ("a", (), ("paper",)),
-            "sponge": ("a", (), ("cleaning supplies",)),
+            "dishcloth": ("a", ("dish towel",), ("cleaning supplies",)),
             "coffee beans": ("some", ("beans",), ()),
         },
         (("grinder", "espresso bar"), ("dishwasher", "dish station")),
