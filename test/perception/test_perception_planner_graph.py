@@ -31,7 +31,9 @@ pytestmark = [pytest.mark.graph, pytest.mark.model, pytest.mark.timeout(420)]
 
 INSTRUCTION = "Pick up the coke."
 PLAN = ["pick up the coke", "done"]
-MAX_SCENE_AGE_S = 3.0
+# perception renews the scene at every frame it processes: under a loaded CI that can take over 3 s
+# (one run failed on a 3.2 s old scene), so the bound leaves room for a slow frame.
+MAX_SCENE_AGE_S = 8.0
 # perception and the planner load torch and models at once: minutes on a loaded 2-core machine.
 STARTUP_S = 240.0
 
@@ -76,7 +78,7 @@ def test_the_planner_plans_on_the_perceived_scene_and_says_when_the_camera_stopp
     answers = []
     wait_until(
         lambda: answers.append(_plan_only(client)) or answers[-1].status == GoalStatus.STATUS_ABORTED,
-        20.0,
+        MAX_SCENE_AGE_S + 30.0,
         f"a goal refused on a scene older than {MAX_SCENE_AGE_S} s",
     )
     message = answers[-1].result.message

@@ -1,7 +1,7 @@
 """Whole domains drawn at random: the training ground for models that plan in a domain they never saw.
 
 ``generate_domain(seed)`` writes a world and a skills file (docs/domains.md) from one of a few settings
-(a home, an office, a lab, a workshop, a ward, a cafe): 4 to 6 of its places, 5 to 8 of its objects with
+(a home, a workplace, a lab, a workshop, a ward, a cafe): 4 to 6 of its places, 5 to 8 of its objects with
 articles, synonyms and categories, the skills worded in one of several ways ("find a mug" or "look for
 the mug", "pick up" or "grab", "go to" or "move to"), and some of the setting's extras: a door that
 gates a place, devices to switch on and off, surfaces to wipe (with a sponge or cloth the domain then has;
@@ -63,7 +63,7 @@ SETTINGS: dict[str, Setting] = {
         (("lamp", "sofa"), ("television", "sofa"), ("dishwasher", "kitchen counter")),
         (("toast", "bread", "kitchen counter"),),
     ),
-    "office": Setting(
+    "workplace": Setting(
         ("open-plan area", "copy room", "pantry", "boardroom", "reception", "storage room", "lobby"),
         {
             "laptop": ("a", ("notebook computer",), ("electronics",)),
@@ -74,8 +74,8 @@ SETTINGS: dict[str, Setting] = {
             "tea bag": ("a", (), ()),
             "granola bar": ("a", ("cereal bar",), ("food", "snack")),
             "soda can": ("a", ("can of soda",), ("drink",)),
-            "scissors": ("some", (), ("office supplies",)),
-            "tape": ("some", ("sticky tape",), ("office supplies",)),
+            "scissors": ("some", (), ("stationery",)),
+            "tape": ("some", ("sticky tape",), ("stationery",)),
         },
         (("photocopier", "copy room"), ("projector", "boardroom"), ("kettle", "pantry")),
         (("tea", "tea bag", "pantry"),),
