@@ -80,11 +80,14 @@ def goal_events_in_bag(bag: Path) -> list[dict[str, Any]]:
         ]
 
 
-@pytest.mark.timeout(240)
+@pytest.mark.timeout(420)
 def test_an_agent_over_stdio_reads_the_robot_plans_and_fetches_and_is_audited_and_recorded(tmp_path: Path) -> None:
     audit, bag, started = tmp_path / "audit", tmp_path / "bag", []
     with fetch_graph(tmp_path, start_more=lambda graph: started.append(start_watchers(graph, audit, bag))) as graph:
-        graph.ping("plan_recorder")
+        # Both watchers up before the agent calls: the minute below is for delivery, not for a console that a
+        # loaded machine is still starting (a fresh-clone run timed out so).
+        graph.ping("plan_recorder", timeout=180.0)
+        graph.ping("operator_console", timeout=180.0)
 
         async def use() -> None:
             async with stdio_client(graph, "test-agent") as client:

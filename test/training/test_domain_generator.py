@@ -29,6 +29,18 @@ def test_the_same_seed_gives_the_same_domain_and_seeds_differ() -> None:
     assert len(texts) > 1, "the skills are worded more than one way across domains"
 
 
+def test_every_category_is_asked_for_with_its_own_article() -> None:
+    """ "some tools", "a drink", never "an instruments": every generated category states its article."""
+    articles = {
+        name: spec["article"]
+        for seed in range(60)
+        for name, spec in generate_domain(seed).world.get("categories", {}).items()
+    }
+    assert articles["drink"] == "a" and articles["tools"] == "some", articles
+    plural = {name: article for name, article in articles.items() if name.endswith("s")}
+    assert plural and set(plural.values()) == {"some"}, plural
+
+
 def test_every_seed_writes_a_folder_whose_tasks_the_oracle_solves(tmp_path: Path) -> None:
     forms: Counter[str] = Counter()
     for seed in WRITTEN:

@@ -156,6 +156,8 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "tools": ("a tool",),
     "safety gear": ("protective gear",),
 }
+# Categories one asks for one of ("a drink"); the others are plural or mass nouns ("some tools").
+COUNTABLE_CATEGORIES = frozenset({"drink", "snack", "pastry", "writing tool"})
 # Articles of what the settings make and use up, where not "a".
 MADE_ARTICLES = {"toast": "some", "bread": "some", "tea": "some", "buffer solution": "some", "espresso": "an"}
 # Ways of wording the common skills; each domain takes one of each.
@@ -388,9 +390,14 @@ def _world(
             for label, (article, synonyms, tags) in objects.items()
         },
     }
-    words = {category: CATEGORY_WORDS[category] for category in categories if category in CATEGORY_WORDS}
-    if words:
-        world["categories"] = {category: {"synonyms": list(synonyms)} for category, synonyms in words.items()}
+    if categories:
+        world["categories"] = {
+            category: {
+                "article": "a" if category in COUNTABLE_CATEGORIES else "some",
+                **({"synonyms": list(CATEGORY_WORDS[category])} if category in CATEGORY_WORDS else {}),
+            }
+            for category in categories
+        }
     if facts:
         world["facts"] = facts
     world["default_scene"] = {"robot": {"at": places[0], "holding": None}, "objects": []}

@@ -3,10 +3,12 @@
     llm-planner train hold-back --out data/hold_back/hold_back.npz [--resume]
 
 Stages, each with its output under ``--work`` (default out/hold_back/), so ``--resume`` skips what is done:
-1. ``features``: for the shipped kitchen and office and ``--synthetic`` generated domains (names drawn
-   from the pools below, seeded), ``--per-kind`` requests of each kind from the generator's ``train``
-   patterns (planning.hold_back.requests), with the domains' banks (their training requests) as tasks;
-   embedded and written as one feature matrix.
+1. ``features``: for the shipped kitchen and office, ``--synthetic`` domains (names drawn from the pools
+   below, seeded) and ``--generated`` whole domains of ``llm-planner domain generate`` (seeds 0 to N-1,
+   written under ``--work``), ``--per-kind`` requests of each kind from the generator's ``train``
+   patterns (planning.hold_back.requests), with the domains' banks (their training requests; a generated
+   domain's ``--generated-tasks`` oracle-solved tasks) as tasks; embedded and written as one feature
+   matrix.
 2. ``fit``: a multinomial logistic regression on it, written to ``--out``.
 Then the development requests (the generator's ``dev`` patterns, never trained on) of the kitchen and
 the office are classified and the accuracy per kind printed. No evaluation file is read: no episodes.yaml,
@@ -27,6 +29,7 @@ import numpy as np
 
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
 from llm_planner_ros.options import finite_float
@@ -43,6 +46,7 @@ from llm_planner_ros.planning.hold_back.requests import (
 )
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
+from llm_planner_ros.training.domain_generator import generate_domain, write_domain
 
 # Pools the synthetic domains draw from: places, objects and skill patterns of robots in homes, offices,
 # workshops, labs, shops and hospitals. {o}: an object, {p}: a place.
@@ -95,6 +99,19 @@ def shipped_domains() -> list[tuple[str, Domain]]:
     return [(domain.config.world, domain) for domain in map(load_domain, folders)]
 
 
+def generated_domains(count: int, tasks: int, folder: Path) -> list[tuple[str, Domain, list[str]]]:
+    """The generated domains of seeds 0 to ``count`` - 1, written under ``folder``, each with the requests
+    of ``tasks`` tasks its oracle solves."""
+    out = []
+    for seed in range(count):
+        generated = generate_domain(seed)
+        path = folder / generated.name
+        kitchen = write_domain(generated, path, tasks, seed)
+        requests = [episode.instruction for episode in load_episodes(path / "episodes.yaml", kitchen)]
+        out.append((generated.name, kitchen, requests))
+    return out
+
+
 def bank_tasks(kitchen: Domain, count: int, rng: random.Random) -> list[str]:
     """Up to ``count`` instructions of the domain's bank (its training requests)."""
     examples = domain_bank(kitchen)[1]
@@ -120,6 +137,8 @@ def stage_features(args: argparse.Namespace, embedder: SentenceTransformerEmbedd
         for name, kitchen in shipped_domains()
     ]
     domains += [(f"synthetic-{index:02d}", synthetic_domain(rng)) for index in range(args.synthetic)]
+    generated = generated_domains(args.generated, args.generated_tasks, Path(args.work) / "generated")
+    domains += [(name, domain_vocabulary(kitchen, tasks)) for name, kitchen, tasks in generated]
     all_rows, all_labels = [], []
     started = time.monotonic()
     for index, (name, domain) in enumerate(domains, start=1):
@@ -183,6 +202,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="skip the stages whose output exists")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--synthetic", type=int, default=30, help="generated domains besides the shipped ones")
+    parser.add_argument(
+        "--generated", type=int, default=40, help="whole generated domains (llm-planner domain generate seeds 0..N-1)"
+    )
+    parser.add_argument("--generated-tasks", type=int, default=40, help="solved tasks per generated domain")
     parser.add_argument("--per-kind", type=int, default=60, help="requests of each kind per domain")
     parser.add_argument("--bank-tasks", type=int, default=5000, help="bank instructions per shipped domain")
     parser.add_argument("--c", type=finite_float, default=4.0, help="inverse L2 strength of the regression")
@@ -190,10 +213,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Features, fit, then the development accuracy per kind (see the module docstring)."""
-    if args.per_kind < 1 or args.synthetic < 0 or args.bank_tasks < 0 or args.c <= 0:
-        raise InputError("--per-kind must be >= 1, --synthetic and --bank-tasks >= 0, --c > 0")
+    counts = (args.synthetic, args.generated, args.generated_tasks, args.bank_tasks)
+    if args.per_kind < 1 or min(counts) < 0 or args.c <= 0:
+        raise InputError("--per-kind must be >= 1, --synthetic, --generated(-tasks) and --bank-tasks >= 0, --c > 0")
     embedder = SentenceTransformerEmbedder()
-    features_path = Path(args.work) / f"features_seed{args.seed}.npz"
+    # Named by what they hold, so --resume never fits on features drawn with other counts.
+    features_path = Path(args.work) / (
+        f"features_seed{args.seed}_synthetic{args.synthetic}_generated{args.generated}x{args.generated_tasks}.npz"
+    )
     if args.resume and features_path.is_file():
         print(f"[features] kept {features_path}", flush=True)
     else:
