@@ -23,6 +23,7 @@ from llm_planner_ros.bringup.graphs import GRAPHS, LAUNCH_ARGUMENTS, OPTIONAL_NO
 from llm_planner_ros.bringup.options import GraphOptionError, GraphOptions, normalize_namespace
 from llm_planner_ros.bringup.parameters import packaged_parameters, planner_domain_files
 from llm_planner_ros.bringup.starts import node_starts
+from llm_planner_ros.domain.domain_folder import general_adapter_file
 from llm_planner_ros.paths import config_file, default_domain_file
 from llm_planner_ros.processes import entry_point, ros_argv, start_graph
 from llm_planner_ros.ros import topics
@@ -30,6 +31,7 @@ from llm_planner_ros.ros.llm_client import llm_service_name
 from llm_planner_ros.ros.parameter_files import declared_parameters
 from llm_planner_ros.ros.topics import LLM_GENERATE_SERVICE, LLM_SCORE_SERVICE
 
+GENERAL_SAYCAN = general_adapter_file("saycan")
 USER_PARAMS = {"planner": {"ros__parameters": {"max_steps": 7}}, "/**": {"ros__parameters": {"frame_id": "odom"}}}
 
 
@@ -380,8 +382,8 @@ def test_a_domain_folder_applies_its_params_and_files_before_the_users_file(tmp_
         "/**": {
             "ros__parameters": {"world_file": str(lobby / "world.yaml"), "skills_file": str(lobby / "skills.yaml")}
         },
-        # The packaged adapters learned the kitchen: the lobby's model service merges none.
-        "llm_service": {"ros__parameters": {"adapter": "none"}},
+        # The kitchen's adapters learned the kitchen: the lobby's model service merges the general one.
+        "llm_service": {"ros__parameters": {"adapter": str(GENERAL_SAYCAN)}},
     }
     assert planner_domain_files(SIM_GRAPH, GraphOptions.parse(domain=lobby)) == (
         str(lobby / "world.yaml"),
@@ -396,7 +398,8 @@ def test_the_model_service_merges_the_adapter_of_the_domain_folder_and_no_other(
     office.mkdir()
     for name in ("world.yaml", "skills.yaml"):
         (office / name).write_text((REPO_ROOT / "domains" / "office" / name).read_text())
-    assert GraphOptions.parse(domain=office).domain_parameters()["llm_service"] == {"adapter": "none"}
+    general = {"adapter": str(GENERAL_SAYCAN)}
+    assert GraphOptions.parse(domain=office).domain_parameters()["llm_service"] == general
     (office / "adapters").mkdir()
     (office / "adapters" / "saycan.safetensors").write_bytes(b"")
     own = str(office / "adapters" / "saycan.safetensors")
@@ -405,14 +408,14 @@ def test_the_model_service_merges_the_adapter_of_the_domain_folder_and_no_other(
     (office / "params.yaml").write_text("llm_service:\n  ros__parameters:\n    adapter: auto\n")
     assert "llm_service" not in GraphOptions.parse(domain=office).domain_parameters()
     # No folder is special: the kitchen's own folder serves its adapter, a copy of its files without
-    # adapters/ serves none.
+    # adapters/ serves the general one.
     packaged = GraphOptions.parse(domain=default_domain_file("world.yaml").parent).domain_parameters()
     assert packaged["llm_service"] == {"adapter": str(default_domain_file("adapters/saycan.safetensors"))}
     kitchen = tmp_path / "kitchen"
     kitchen.mkdir()
     (kitchen / "world.yaml").write_text(default_domain_file("world.yaml").read_text())
     (kitchen / "skills.yaml").write_text(default_domain_file("skills.yaml").read_text())
-    assert GraphOptions.parse(domain=kitchen).domain_parameters()["llm_service"] == {"adapter": "none"}
+    assert GraphOptions.parse(domain=kitchen).domain_parameters()["llm_service"] == general
 
 
 def test_the_domain_launch_argument_starts_the_domains_executors(

@@ -1,12 +1,15 @@
 """Which LoRA adapter the hf backend merges: the embedded model gets the default domain's SayCan adapter
-unless told otherwise, any other model none, and a relative path is read from the checkout."""
+unless told otherwise, any other model none, and a relative path is read from the checkout; a domain folder
+without an adapter of its own gets the general one where one is shipped for the method."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
+from llm_planner_ros.domain.domain_folder import general_adapter_file, load_domain
 from llm_planner_ros.llm.factory import (
     BENCHMARK_ADAPTERS,
     LLMConfig,
@@ -64,3 +67,19 @@ def test_a_service_for_one_generative_method_gets_its_adapter_unless_told_otherw
     assert method_llm_config({}, "alfred_hlp") == {"adapter": "alfred_hlp"}
     for config in ({"adapter": "none"}, {"model": "other.gguf"}, {"backend": "openai"}, {"backend": "replay"}):
         assert method_llm_config(config, "progprompt") == config
+
+
+def test_a_domain_without_an_adapter_of_its_own_gets_the_general_one(tmp_path: Path) -> None:
+    """A user's folder plans with the SayCan adapter trained across generated domains; a method with no
+    general adapter gets none, and an adapter the folder has wins."""
+    for name in ("world.yaml", "skills.yaml"):
+        (tmp_path / name).write_text((REPO_ROOT / "test" / "data" / "break_room" / name).read_text())
+    room = load_domain(tmp_path)
+    general = general_adapter_file("saycan")
+    assert general is not None and general.parent.name == "general_adapters" and general.stat().st_size > 1_000_000
+    assert method_llm_config({}, "saycan", room) == {"adapter": str(general)}
+    assert general_adapter_file("progprompt") is None
+    assert method_llm_config({}, "progprompt", room) == {"adapter": "none"}
+    (tmp_path / "adapters").mkdir()
+    (tmp_path / "adapters" / "saycan.safetensors").write_bytes(b"")
+    assert method_llm_config({}, "saycan", room) == {"adapter": str(tmp_path / "adapters" / "saycan.safetensors")}

@@ -17,7 +17,7 @@ from office_copy import OFFICE, copy_domain
 
 from llm_planner_ros.domain.conditions import condition_from_yaml
 from llm_planner_ros.domain.definition import load_domain_files
-from llm_planner_ros.domain.domain_folder import load_domain
+from llm_planner_ros.domain.domain_folder import general_adapter_file, load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.base import NO_ADAPTER, UNKNOWN_ADAPTER, MergedAdapter
 from llm_planner_ros.llm.factory import method_llm_config
@@ -160,7 +160,8 @@ def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) ->
     assert method_llm_config({}, "progprompt", load_domain_files()) == kitchen_progprompt
     assert method_llm_config({}, "progprompt") == kitchen_progprompt
     assert method_llm_config({}, "progprompt", bare) == {"adapter": "none"}
-    assert method_llm_config({}, "saycan", bare) == {"adapter": "none"}
+    # SayCan gets the general adapter, trained across generated domains, never the kitchen's.
+    assert method_llm_config({}, "saycan", bare) == {"adapter": str(general_adapter_file("saycan"))}
     # The shipped office has its own SayCan adapter (llm-planner domain build --adapter).
     assert method_llm_config({}, "saycan", load_domain(OFFICE)) == {
         "adapter": str(OFFICE / "adapters" / "saycan.safetensors")

@@ -30,7 +30,7 @@ def test_the_same_seed_gives_the_same_domain_and_seeds_differ() -> None:
 
 
 def test_every_category_is_asked_for_with_its_own_article() -> None:
-    """ "some tools", "a drink", never "an instruments": every generated category states its article."""
+    """Every generated category states its article: "some tools", "a drink", never "an instruments"."""
     articles = {
         name: spec["article"]
         for seed in range(60)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from llm_planner_ros.domain.domain_folder import DomainFolder, DomainFolderError, domain_folder, folder_adapter_file
+from llm_planner_ros.domain.domain_folder import DomainFolder, DomainFolderError, domain_folder, serving_adapter_file
 from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.yaml_text import load_yaml
 
@@ -58,16 +58,17 @@ class GraphOptions:
 
     def domain_parameters(self) -> dict[str, dict[str, object]]:
         """The world and skills files of ``domain`` for every node (``/**``); {} without a domain. The model
-        service merges the folder's SayCan adapter, or none where it has none: another domain's adapter
-        (``adapter: auto``, the default domain's) learned that domain's plans."""
+        service merges the folder's SayCan adapter, else the general one trained across generated domains
+        (``domain_folder.serving_adapter_file``), never another domain's (``adapter: auto``, the default
+        domain's, learned that domain's plans)."""
         if self.domain is None:
             return {}
         layer: dict[str, dict[str, object]] = {
             "/**": {"world_file": str(self.domain.world), "skills_file": str(self.domain.skills)}
         }
         if not self._domain_sets_adapter():
-            own = folder_adapter_file(self.domain.path, "saycan")
-            layer["llm_service"] = {"adapter": str(own) if own is not None else "none"}
+            serving = serving_adapter_file(self.domain.path, "saycan")
+            layer["llm_service"] = {"adapter": str(serving) if serving is not None else "none"}
         return layer
 
     def _domain_sets_adapter(self) -> bool:

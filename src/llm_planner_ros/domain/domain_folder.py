@@ -33,6 +33,9 @@ EXAMPLES_FOLDER = "examples"
 # Optional, in ADAPTERS_FOLDER: methods without an adapter of their own -> the method whose adapter they use
 # (SayCanPay's Say prompt is SayCan's: `saycanpay: saycan`).
 SHARED_ADAPTERS_FILE = "shared.yaml"
+# The adapters shipped for any domain, trained across generated domains (data/general_adapters/README.md):
+# what a method runs in a folder that has no adapter of its own.
+GENERAL_ADAPTERS_FOLDER = Path("data") / "general_adapters"
 
 
 class DomainFolderError(InputError, ValueError):
@@ -158,6 +161,21 @@ def folder_adapter_file(folder: Path, method: str) -> Path | None:
         return None
     lent = adapter_path(folder, lender)
     return lent if lent.is_file() else None
+
+
+def general_adapter_file(method: str) -> Path | None:
+    """The adapter shipped for ``method`` in any domain, None where none is shipped for it."""
+    try:
+        path = packaged_path(GENERAL_ADAPTERS_FOLDER / f"{method}.safetensors")
+    except PackagedFileNotFoundError:
+        return None
+    return path if path.is_file() else None
+
+
+def serving_adapter_file(folder: Path, method: str) -> Path | None:
+    """The adapter the embedded model runs for ``method`` in the domain folder ``folder``: the folder's
+    (``folder_adapter_file``), else the general one shipped for that method, else None."""
+    return folder_adapter_file(folder, method) or general_adapter_file(method)
 
 
 def domain_scorer_file(folder: Path, kind: str) -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from llm_planner_ros.domain.definition import Domain
-from llm_planner_ros.domain.domain_folder import adapter_path, built_files_folder, folder_adapter_file
+from llm_planner_ros.domain.domain_folder import adapter_path, built_files_folder, serving_adapter_file
 from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
 from llm_planner_ros.paths import default_domain, packaged_path
 
@@ -197,7 +197,8 @@ def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Domain | 
     """``config`` for a model service that serves ``method`` only (a bench run, a demo's one goal) in
     ``kitchen``'s domain (default: the default domain). The embedded model gets the adapter trained for that
     method in that domain (``domain_adapter_file``: the folder's ``adapters/<method>.safetensors``, or the
-    one its ``adapters/shared.yaml`` lends it), else none, unless ``config`` names an adapter, another model
+    one its ``adapters/shared.yaml`` lends it), else the general one shipped for that method
+    (``domain_folder.general_adapter_file``), else none, unless ``config`` names an adapter, another model
     or another backend; a benchmark's method (``alfred_hlp``) gets its benchmark's adapter."""
     # A recording of the embedded model's answers records what the bench runs without one.
     records_embedded = config.get("replay_mode") == "record" and config.get("record_backend", "hf") == "hf"
@@ -208,8 +209,8 @@ def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Domain | 
     if method in BENCHMARK_ADAPTERS:
         return {**config, "adapter": method}
     folder = built_files_folder(kitchen) if kitchen is not None else packaged_path(default_domain())
-    own = folder_adapter_file(folder, method or "saycan")
-    return {**config, "adapter": str(own) if own is not None else "none"}
+    serving = serving_adapter_file(folder, method or "saycan")
+    return {**config, "adapter": str(serving) if serving is not None else "none"}
 
 
 def _openai_model(settings: LLMConfig) -> LanguageModel:

@@ -203,7 +203,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--synthetic", type=int, default=30, help="generated domains besides the shipped ones")
     parser.add_argument(
-        "--generated", type=int, default=40, help="whole generated domains (llm-planner domain generate seeds 0..N-1)"
+        "--generated", type=int, default=20, help="whole generated domains (llm-planner domain generate seeds 0..N-1)"
     )
     parser.add_argument("--generated-tasks", type=int, default=40, help="solved tasks per generated domain")
     parser.add_argument("--per-kind", type=int, default=60, help="requests of each kind per domain")
