@@ -15,6 +15,7 @@ import yaml
 from language_model_doubles import RecordingModel, WordEmbedder
 from office_copy import OFFICE, copy_domain
 
+from llm_planner_ros.cli.domain_command import starting_adapter
 from llm_planner_ros.domain.conditions import condition_from_yaml
 from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import general_adapter_file, load_domain
@@ -382,3 +383,17 @@ def test_a_shipped_domain_is_found_by_its_packaged_path_from_any_folder(
     (tmp_path / "domains").mkdir()
     mine = copy_domain(tmp_path / "domains", bank=False)
     assert domain_folder("domains/office").path == mine
+
+
+def test_a_domain_adapter_continues_the_general_one_unless_the_domain_has_its_own(tmp_path: Path) -> None:
+    """`domain build --adapter` fine-tunes from the SayCan adapter trained across generated domains; the other
+    methods continue the domain's own SayCan adapter once it exists; --resume wins."""
+    adapters = tmp_path / "adapters"
+    adapters.mkdir()
+    general = general_adapter_file("saycan")
+    assert starting_adapter(adapters, ["saycan"], None) == general
+    assert starting_adapter(adapters, ["progprompt"], None) == general
+    (adapters / "saycan.safetensors").write_bytes(b"")
+    assert starting_adapter(adapters, ["saycan"], None) == general
+    assert starting_adapter(adapters, ["progprompt", "llm_planner"], None) == adapters / "saycan.safetensors"
+    assert starting_adapter(adapters, ["saycan"], "x.safetensors") == Path("x.safetensors")

@@ -36,6 +36,7 @@ from llm_planner_ros.domain.domain_folder import (
     TRAIN_FILE,
     DomainFolderError,
     domain_folder,
+    general_adapter_file,
 )
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.factory import default_domain_adapter
@@ -192,17 +193,28 @@ def train_saycanpay_models(folder: Path, bank: Path, args: argparse.Namespace, c
     return 0
 
 
+def starting_adapter(adapters: Path, methods: list[str], resume: str | None) -> Path:
+    """What a domain's adapter for ``methods`` continues: ``resume``, else the domain's SayCan adapter (in
+    ``adapters``) for the other methods (as the kitchen's method adapters continue its SayCan adapter), else
+    the general SayCan adapter trained across generated domains (``domain_folder.general_adapter_file``), else
+    the kitchen's: both know the format."""
+    own = adapters / "saycan.safetensors"
+    if resume:
+        return Path(resume)
+    if methods != ["saycan"] and own.is_file():
+        return own
+    return general_adapter_file("saycan") or default_domain_adapter("saycan")
+
+
 def train_domain_adapter(folder: Path, bank: Path, methods: list[str], args: argparse.Namespace, console: Any) -> int:
     """One adapter trained on ``bank`` for ``methods`` (``llm-planner train saycan-adapter``), written for each of
-    them. It continues ``--resume``, else the domain's SayCan adapter for the other methods (as the
-    kitchen's method adapters continue its SayCan adapter), else the packaged one, which knows the format."""
+    them, continuing ``starting_adapter``."""
     from llm_planner_ros.cli.main import run_command
 
     adapters = folder / ADAPTERS_FOLDER
     adapters.mkdir(exist_ok=True)
     out = adapters / f"{methods[0]}.safetensors"
-    own = adapters / "saycan.safetensors"
-    start = args.resume or (own if methods != ["saycan"] and own.is_file() else default_domain_adapter("saycan"))
+    start = starting_adapter(adapters, methods, args.resume)
     console.print(f"training {out} for {', '.join(methods)} on {bank}, from {start}")
     status = run_command(
         [
