@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from llm_planner_ros.domain.domain_folder import DomainFolder, DomainFolderError, domain_folder, serving_adapter_file
+from llm_planner_ros.domain.domain_folder import (
+    DomainFolder,
+    DomainFolderError,
+    domain_folder,
+    serving_adapter_parameter,
+)
 from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.yaml_text import load_yaml
 
@@ -67,8 +72,7 @@ class GraphOptions:
             "/**": {"world_file": str(self.domain.world), "skills_file": str(self.domain.skills)}
         }
         if not self._domain_sets_adapter():
-            serving = serving_adapter_file(self.domain.path, "saycan")
-            layer["llm_service"] = {"adapter": str(serving) if serving is not None else "none"}
+            layer["llm_service"] = {"adapter": serving_adapter_parameter(self.domain.path, "saycan")}
         return layer
 
     def _domain_sets_adapter(self) -> bool:

@@ -178,6 +178,12 @@ def serving_adapter_file(folder: Path, method: str) -> Path | None:
     return folder_adapter_file(folder, method) or general_adapter_file(method)
 
 
+def serving_adapter_parameter(folder: Path, method: str) -> str:
+    """``serving_adapter_file`` as a model service's ``adapter`` parameter: the file's path, or ``none``."""
+    serving = serving_adapter_file(folder, method)
+    return str(serving) if serving is not None else "none"
+
+
 def domain_scorer_file(folder: Path, kind: str) -> Path:
     """Where ``llm-planner domain build --saycanpay`` writes SayCanPay's ``kind`` (can | pay) model of the
     domain folder ``folder`` (it may not exist yet)."""

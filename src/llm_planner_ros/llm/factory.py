@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from llm_planner_ros.domain.definition import Domain
-from llm_planner_ros.domain.domain_folder import adapter_path, built_files_folder, serving_adapter_file
+from llm_planner_ros.domain.domain_folder import adapter_path, built_files_folder, serving_adapter_parameter
 from llm_planner_ros.llm.base import Embedder, LanguageModel, ModelLoadError
 from llm_planner_ros.paths import default_domain, packaged_path
 
@@ -209,8 +209,7 @@ def method_llm_config(config: Mapping[str, Any], method: str, kitchen: Domain | 
     if method in BENCHMARK_ADAPTERS:
         return {**config, "adapter": method}
     folder = built_files_folder(kitchen) if kitchen is not None else packaged_path(default_domain())
-    serving = serving_adapter_file(folder, method or "saycan")
-    return {**config, "adapter": str(serving) if serving is not None else "none"}
+    return {**config, "adapter": serving_adapter_parameter(folder, method or "saycan")}
 
 
 def _openai_model(settings: LLMConfig) -> LanguageModel:
