@@ -31,3 +31,13 @@ def test_the_model_trains_on_shipped_synthetic_and_generated_domains(
 
     assert main([*command, "--resume"]) == 0
     assert f"[features] kept {features}" in capsys.readouterr().out
+
+
+def test_a_negative_count_is_refused_with_what_each_option_accepts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "hold_back.npz"
+    assert main(["train", "hold-back", "--out", str(out), "--work", str(tmp_path), "--generated", "-1"]) != 0
+    error = capsys.readouterr().err
+    assert "--generated(-tasks) and --bank-tasks >= 0" in error, error
+    assert not out.exists() and not (tmp_path / "generated").exists()
