@@ -16,9 +16,9 @@ from llm_planner_ros.domain.config import ConfigError, load_domain_config
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.validation import ValidationError
+from llm_planner_ros.planning.domain_tasks import TaskWriter, generate_examples
 from llm_planner_ros.planning.instruction_check import ObjectVocabulary, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason
-from llm_planner_ros.training.domain_tasks import TaskWriter, generate_examples
 
 OFFICE = REPO_ROOT / "domains" / "office"
 

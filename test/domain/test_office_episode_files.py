@@ -10,7 +10,7 @@ from office_copy import OFFICE
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.oracle import shortest_plan
-from llm_planner_ros.training.saycan_bank import normalized
+from llm_planner_ros.planning.domain_tasks import normalized
 
 FILES = ("train.yaml", "dev.yaml", "episodes.yaml")
 

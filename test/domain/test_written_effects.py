@@ -19,9 +19,9 @@ from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.oracle import shortest_plan
 from llm_planner_ros.domain.scene import SceneError
 from llm_planner_ros.domain.skill_library import load_skill_library
+from llm_planner_ros.planning.domain_tasks import TaskWriter, generate_examples
 from llm_planner_ros.planning.instruction_check import ObjectVocabulary, check_instruction
 from llm_planner_ros.planning.plan_loop import EndReason
-from llm_planner_ros.training.domain_tasks import TaskWriter, generate_examples
 
 BREAK_ROOM = TEST_DATA / "break_room"
 

@@ -1,6 +1,6 @@
 """Every method plans in a domain other than the kitchen from that domain's own bank (planning.domain_examples):
-its first prompt shows the office's examples, never the kitchen's; a domain without a bank is refused with
-the command that builds it; an adapter of the domain's own makes the prompt show none, as in the kitchen."""
+its first prompt shows the office's examples, never the kitchen's; a domain without a bank shows tasks written
+from its files, none an evaluated request; an adapter of the domain's own makes the prompt show none, as in the kitchen."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import copy
 import json
 import random
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,14 +24,20 @@ from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.base import NO_ADAPTER, UNKNOWN_ADAPTER, MergedAdapter
 from llm_planner_ros.llm.factory import method_llm_config
 from llm_planner_ros.paths import default_domain_file
-from llm_planner_ros.planning.domain_examples import MissingDomainBankError, diverse_examples
+from llm_planner_ros.planning.domain_examples import GENERATED_EXAMPLES, diverse_examples, prompt_examples
+from llm_planner_ros.planning.domain_tasks import (
+    MAX_PLAN,
+    TaskWriter,
+    generate_examples,
+    held_out_requests,
+    normalized,
+    solve_task,
+)
 from llm_planner_ros.planning.progprompt.examples import task_function_name
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.saycan.bank import load_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.domain_tasks import MAX_PLAN, TaskWriter, generate_examples
-from llm_planner_ros.training.saycan_bank import solve_task
 
 METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
 KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
@@ -117,11 +124,19 @@ def test_saycan_plans_without_examples_in_a_domain_without_a_bank(tmp_path: Path
 
 
 @pytest.mark.parametrize("method", ("zero_shot", "llm_planner", "progprompt"))
-def test_a_domain_without_a_bank_is_refused_with_the_command_that_builds_it(tmp_path: Path, method: str) -> None:
+def test_a_domain_without_a_bank_prompts_with_tasks_written_from_its_files(tmp_path: Path, method: str) -> None:
     folder = copy_domain(tmp_path, bank=False)
+    shutil.copy(OFFICE / "dev.yaml", folder / "dev.yaml")
     kitchen = load_domain(folder)
-    with pytest.raises(MissingDomainBankError, match=f"llm-planner domain build {folder}"):
-        build_planner(method, PlannerResources(RecordingModel(), kitchen, WordEmbedder, load_planner_options()))
+    source, examples = prompt_examples(kitchen)
+    assert f"written from the files of {folder}" in source and len(examples) == GENERATED_EXAMPLES
+    evaluated = held_out_requests([folder / "episodes.yaml", folder / "dev.yaml"], kitchen)
+    assert evaluated and not {normalized(example.instruction) for example in examples} & set(evaluated)
+    assert examples == list(generate_examples(kitchen, GENERATED_EXAMPLES, 0, evaluated))
+    prompt = first_prompt(folder, method)
+    shown = [e for e in examples if e.instruction in prompt or f"def {task_function_name(e.instruction)}():" in prompt]
+    assert shown, f"{method}'s prompt shows no generated example:\n{prompt}"
+    assert not any(word in prompt for word in KITCHEN_WORDS), f"{method} shows kitchen examples:\n{prompt}"
 
 
 def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from llm_planner_ros.domain.conditions import condition_from_yaml
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.oracle import shortest_plan
+from llm_planner_ros.planning.domain_tasks import normalized
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, load_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
-from llm_planner_ros.training.saycan_bank import generate_examples, normalized
+from llm_planner_ros.training.saycan_bank import generate_examples
 from llm_planner_ros.training.saycan_tasks import TaskWriter, load_lexicon
 
 FAMILIES = {

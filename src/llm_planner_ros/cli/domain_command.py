@@ -6,7 +6,7 @@ adapters and SayCanPay's Can and Pay models.
         [--saycanpay [--saycanpay-epochs N] [--saycanpay-resume]]
 
 Writes ``DIR/bank.jsonl`` from ``DIR/train.yaml``, ``--generate`` tasks written from the domain's files
-(``training.domain_tasks``) and ``--hold-back`` requests to end at once with ``done`` (stop, out of scope,
+(``planning.domain_tasks``) and ``--hold-back`` requests to end at once with ``done`` (stop, out of scope,
 unsafe: ``training.domain_bank.hold_back_examples``), leaving out any request that an evaluation file
 (``DIR/episodes.yaml``, ``DIR/dev.yaml``, each ``--exclude``) holds. ``--adapter`` then trains one adapter on
 the bank for the methods it names (saycan, progprompt, llm_planner, zero_shot; none named: saycan) and writes
@@ -41,10 +41,9 @@ from llm_planner_ros.domain.domain_folder import (
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.factory import default_domain_adapter
 from llm_planner_ros.options import finite_float
+from llm_planner_ros.planning.domain_tasks import generate_examples, held_out_requests, normalized
 from llm_planner_ros.planning.saycan.bank import PlanExample, save_bank
-from llm_planner_ros.training.domain_bank import bank_example, held_out_requests, hold_back_examples
-from llm_planner_ros.training.domain_tasks import generate_examples
-from llm_planner_ros.training.saycan_bank import normalized
+from llm_planner_ros.training.domain_bank import bank_example, hold_back_examples
 
 # Requests to hold back on that a bank gets by default: none. An office SayCan adapter stage trained on a bank
 # with 150 of them (9%) ended 4 of the 30 dev tasks `nothing_to_do` (plan success 90.0% -> 86.7%;

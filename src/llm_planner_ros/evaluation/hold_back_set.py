@@ -24,12 +24,12 @@ from llm_planner_ros.domain.domain_folder import BANK_FILE, DEV_FILE, EPISODES_F
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.validation import InputError
 from llm_planner_ros.paths import default_domain_file, repo_path
+from llm_planner_ros.planning.domain_tasks import generate_examples
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
 from llm_planner_ros.planning.saycan.bank import BANK_FILE as KITCHEN_BANK
 from llm_planner_ros.planning.saycan.bank import load_bank
-from llm_planner_ros.training.domain_tasks import generate_examples
 
 # The SayCan paper's evaluation instructions, never to be generated as development requests.
 KITCHEN_HELD_OUT = "data/saycan/held_out_instructions.txt"

@@ -18,19 +18,16 @@ the domain's adapters and retrieved prompt examples learn to end them at once wi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.domain.definition import Domain
-from llm_planner_ros.domain.episodes import Episode, load_episodes
+from llm_planner_ros.domain.episodes import Episode
 from llm_planner_ros.domain.oracle import shortest_plan
 from llm_planner_ros.planning.hold_back.requests import RequestKind, generate
 from llm_planner_ros.planning.hold_back.screen import domain_vocabulary
 from llm_planner_ros.planning.instruction_check import load_other_objects
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
-from llm_planner_ros.training.saycan_bank import normalized
 
 HOLD_BACK_KIND = "hold_back"
 
@@ -52,15 +49,6 @@ def bank_example(episode: Episode, raw: dict[str, Any], kitchen: Domain) -> Plan
         episode.initial.to_initial(),
         raw["goal"],
     )
-
-
-def held_out_requests(files: Iterable[Path], kitchen: Domain) -> dict[str, str]:
-    """Every request of the evaluation episode ``files``, compared ``normalized``, to "<file>: <episode id>"."""
-    requests: dict[str, str] = {}
-    for path in files:
-        for episode in load_episodes(path, kitchen):
-            requests.setdefault(normalized(episode.instruction), f"{path}: {episode.id}")
-    return requests
 
 
 def hold_back_examples(kitchen: Domain, count: int, seed: int) -> list[PlanExample]:

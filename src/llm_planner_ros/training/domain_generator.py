@@ -28,7 +28,7 @@ import yaml
 from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
-from llm_planner_ros.training.domain_tasks import PERSON, generate_examples
+from llm_planner_ros.planning.domain_tasks import PERSON, generate_examples
 
 # label -> (article, synonyms, categories)
 ObjectPool = dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]]

@@ -22,15 +22,13 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from llm_planner_ros.domain.conditions import condition_from_yaml
 from llm_planner_ros.domain.definition import Domain, load_domain_files
 from llm_planner_ros.domain.episodes import load_episodes
-from llm_planner_ros.domain.oracle import shortest_plan
-from llm_planner_ros.domain.skill import FIND, Skill
+from llm_planner_ros.domain.skill import FIND
 from llm_planner_ros.domain.world import World
 from llm_planner_ros.paths import repo_path
+from llm_planner_ros.planning.domain_tasks import normalized, solve_task
 from llm_planner_ros.planning.saycan.bank import BANK_FILE, PlanExample, save_bank
 from llm_planner_ros.planning.saycan.scene import describe_scene
 from llm_planner_ros.training.saycan_tasks import LEXICON_FILE, TaskWriter, load_lexicon
@@ -62,11 +60,6 @@ KIND_WEIGHTS: dict[str, float] = {
     "drawer": 0.7,
     "multilingual": 0.8,
 }
-
-
-def normalized(instruction: str) -> str:
-    """The form two instructions are compared in for decontamination: lower case, words only."""
-    return " ".join("".join(ch if ch.isalnum() else " " for ch in instruction.lower()).split())
 
 
 def generate_examples(
@@ -103,20 +96,6 @@ def generate_examples(
             task.goal,
         )
         produced += 1
-
-
-def solve_task(
-    kitchen: Domain, initial: dict[str, Any], goal: dict[str, Any], kind: str, max_plan: int
-) -> tuple[World, list[Skill]] | None:
-    """The world of a drawn task's ``initial`` block and a shortest plan (``done`` included) to its ``goal``
-    (goal-language YAML); None when the goal holds already or no plan of at most ``max_plan`` skills
-    reaches it: such a task is drawn again."""
-    world = kitchen.world(initial, f"generated {kind} task")
-    condition = condition_from_yaml(goal, kitchen.config, f"generated {kind} goal")
-    if condition.holds(world):
-        return None
-    plan = shortest_plan(world, condition, max_depth=max_plan)
-    return None if plan is None else (world, plan)
 
 
 def _worded(world: World, steps: list[str], mentions: Sequence[str]) -> list[str]:

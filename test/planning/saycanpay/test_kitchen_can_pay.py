@@ -15,13 +15,14 @@ from saycan_doubles import saycanpay_history
 from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.base import Embedder
+from llm_planner_ros.planning.domain_tasks import normalized
 from llm_planner_ros.planning.plan_loop import EndReason, run_plan
 from llm_planner_ros.planning.registry import PlannerResources, build_planner, load_planner_options
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycanpay.models import ROLES, ScorerLoadError, load_scorer, model_units
 from llm_planner_ros.planning.saycanpay.planner import DEFAULT_MODELS
 from llm_planner_ros.planning.simulated_environment import SimulatedEnvironment
-from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples, normalized
+from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples
 from llm_planner_ros.training.saycanpay_models import groups
 from llm_planner_ros.training.saycanpay_trajectories import KITCHEN_EXCLUDE, Trajectory, kitchen_trajectories
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.domain.domain_folder import domain_examples_file
@@ -52,7 +53,7 @@ from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
 from llm_planner_ros.planning.domain_examples import (
     DOMAIN_PROMPT_EXAMPLES,
-    domain_bank,
+    prompt_examples,
     prompt_shows_examples,
 )
 from llm_planner_ros.planning.environment import PlanningEnvironment
@@ -360,13 +361,14 @@ def build(resources: PlannerResources) -> LlmPlanner:
     """LLM-Planner from config/planners.yaml's ``llm_planner`` section (examples_file, examples, ...).
 
     Every step of every example must be a skill of the domain: ValueError names the ones that are not.
-    ``examples_file: ""`` is the domain folder's ``examples/llm_planner.yaml``, else the domain's bank, of
+    ``examples_file: ""`` is the domain folder's ``examples/llm_planner.yaml``, else the domain's
+    ``prompt_examples`` (its bank, else tasks written from its files), of
     which ``examples: 0`` shows DOMAIN_PROMPT_EXAMPLES unless the domain has an LLM-Planner adapter.
     """
     options = resources.options_for("llm_planner")
     examples_file = options.pop("examples_file", None) or domain_examples_file(resources.kitchen, "llm_planner")
     if not examples_file:
-        path, bank = domain_bank(resources.kitchen)
+        source, bank = prompt_examples(resources.kitchen)
         prompt = LlmPlannerPrompt()
         examples = [PlanExample(e.instruction, e.steps, scene_labels(e.initial)) for e in bank]
         if not options.get("examples") and prompt_shows_examples(
@@ -374,9 +376,9 @@ def build(resources: PlannerResources) -> LlmPlanner:
         ):
             options["examples"] = DOMAIN_PROMPT_EXAMPLES
     else:
-        path = repo_path(examples_file)
-        prompt, examples = load_plan_examples(path)
-    require_skill_texts((s for e in examples for s in e.steps), resources.kitchen, str(path))
+        source = str(repo_path(examples_file))
+        prompt, examples = load_plan_examples(Path(source))
+    require_skill_texts((s for e in examples for s in e.steps), resources.kitchen, source)
     generation = GenerationOptions(
         **{key: options.pop(key) for key in ("examples", "max_tokens", "logit_bias") if key in options}
     )

@@ -45,7 +45,7 @@ from llm_planner_ros.planning.decision import CandidateScore, StepDecision, Step
 from llm_planner_ros.planning.domain_examples import (
     DOMAIN_PROMPT_EXAMPLES,
     diverse_examples,
-    domain_bank,
+    prompt_examples,
     prompt_shows_examples,
 )
 from llm_planner_ros.planning.environment import PlanningEnvironment
@@ -260,14 +260,14 @@ def _calls(statements: Sequence[Statement]) -> Iterator[SkillCall]:
 def build(resources: PlannerResources) -> ProgPromptPlanner:
     """ProgPrompt from config/planners.yaml's ``progprompt`` section (examples_file, assert_check, ...).
     ``examples_file: ""`` is the domain folder's ``examples/progprompt.yaml``, else example programs written
-    from DOMAIN_PROMPT_EXAMPLES plans of the domain's bank, which ``examples: none`` shows unless the domain
-    has a ProgPrompt adapter of its own."""
+    from DOMAIN_PROMPT_EXAMPLES plans of the domain's ``prompt_examples`` (its bank, else tasks written from
+    its files), which ``examples: none`` shows unless the domain has a ProgPrompt adapter of its own."""
     options = resources.options_for("progprompt")
     examples_file = options.pop("examples_file", None) or domain_examples_file(resources.kitchen, "progprompt")
     if not examples_file:
-        path, bank = domain_bank(resources.kitchen)
+        source, bank = prompt_examples(resources.kitchen)
         chosen = diverse_examples(bank, DOMAIN_PROMPT_EXAMPLES)
-        examples = bank_programs(resources.kitchen, chosen, str(path))
+        examples = bank_programs(resources.kitchen, chosen, source)
         if options.get("examples") == "none" and prompt_shows_examples(
             resources.kitchen, "progprompt", resources.model.adapter
         ):

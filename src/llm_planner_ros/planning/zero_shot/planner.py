@@ -40,6 +40,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -48,7 +49,7 @@ from llm_planner_ros.domain.skill import Skill
 from llm_planner_ros.llm.base import LanguageModel
 from llm_planner_ros.paths import repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord, StepStatus
-from llm_planner_ros.planning.domain_examples import domain_bank
+from llm_planner_ros.planning.domain_examples import prompt_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.grammars import GrammarError, scene_places, step_grammar
 from llm_planner_ros.planning.knn_retriever import KnnRetriever
@@ -214,15 +215,16 @@ class ZeroShotPlanner:
 def build(resources: PlannerResources) -> ZeroShotPlanner:
     """The zero-shot planner from config/planners.yaml's ``zero_shot`` section (examples_file, samples,
     beta, epsilon, ...). Every step of every demonstration must be a skill of the domain (ValueError lists
-    them). ``examples_file: ""`` is the domain folder's ``examples/zero_shot.yaml``, else the domain's bank."""
+    them). ``examples_file: ""`` is the domain folder's ``examples/zero_shot.yaml``, else the domain's
+    ``prompt_examples`` (its bank, else tasks written from its files)."""
     options = resources.options_for("zero_shot")
     examples_file = options.pop("examples_file", None) or domain_examples_file(resources.kitchen, "zero_shot")
     if not examples_file:
-        path, bank = domain_bank(resources.kitchen)
+        source, bank = prompt_examples(resources.kitchen)
         demonstrations = [Demonstration(example.instruction, example.steps) for example in bank]
     else:
-        path = repo_path(examples_file)
-        demonstrations = load_demonstrations(path)
-    require_skill_texts((s for d in demonstrations for s in d.steps), resources.kitchen, str(path))
+        source = str(repo_path(examples_file))
+        demonstrations = load_demonstrations(Path(source))
+    require_skill_texts((s for d in demonstrations for s in d.steps), resources.kitchen, source)
     retriever = KnnRetriever(demonstrations, lambda demonstration: demonstration.task, resources.embedder)
     return ZeroShotPlanner(resources.model, retriever, SkillProjector(resources.embedder), ZeroShotOptions(**options))

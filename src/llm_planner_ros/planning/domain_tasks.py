@@ -31,15 +31,19 @@ import random
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from llm_planner_ros.domain.conditions import condition_from_yaml
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.domain.facts import HERE, at_place
 from llm_planner_ros.domain.layout import NO_FURNITURE, load_layout
-from llm_planner_ros.domain.skill import Consume, FactChange
+from llm_planner_ros.domain.oracle import shortest_plan
+from llm_planner_ros.domain.skill import Consume, FactChange, Skill
+from llm_planner_ros.domain.world import World
 from llm_planner_ros.planning.saycan.bank import PlanExample
 from llm_planner_ros.planning.saycan.scene import describe_scene
-from llm_planner_ros.training.saycan_bank import normalized, solve_task
 
 PERSON = "user"  # the place "bring it to you" goes to (docs/domains.md)
 MAX_PLAN = 12  # longest plan kept, done included
@@ -274,6 +278,34 @@ def _labels(goal: dict[str, Any]) -> set[str]:
     """The object label a one-part goal moves (none for a fact): two parts on one object fight."""
     at = goal.get("at")
     return {at["label"]} if isinstance(at, dict) else set()
+
+
+def normalized(instruction: str) -> str:
+    """The form two instructions are compared in for decontamination: lower case, words only."""
+    return " ".join("".join(ch if ch.isalnum() else " " for ch in instruction.lower()).split())
+
+
+def solve_task(
+    kitchen: Domain, initial: dict[str, Any], goal: dict[str, Any], kind: str, max_plan: int
+) -> tuple[World, list[Skill]] | None:
+    """The world of a drawn task's ``initial`` block and a shortest plan (``done`` included) to its ``goal``
+    (goal-language YAML); None when the goal holds already or no plan of at most ``max_plan`` skills
+    reaches it: such a task is drawn again."""
+    world = kitchen.world(initial, f"generated {kind} task")
+    condition = condition_from_yaml(goal, kitchen.config, f"generated {kind} goal")
+    if condition.holds(world):
+        return None
+    plan = shortest_plan(world, condition, max_depth=max_plan)
+    return None if plan is None else (world, plan)
+
+
+def held_out_requests(files: Iterable[Path], kitchen: Domain) -> dict[str, str]:
+    """Every request of the evaluation episode ``files``, compared ``normalized``, to "<file>: <episode id>"."""
+    requests: dict[str, str] = {}
+    for path in files:
+        for episode in load_episodes(path, kitchen):
+            requests.setdefault(normalized(episode.instruction), f"{path}: {episode.id}")
+    return requests
 
 
 def generate_examples(kitchen: Domain, count: int, seed: int, exclude: Iterable[str] = ()) -> Iterator[PlanExample]:
