@@ -1,6 +1,7 @@
 """Every method plans in a domain other than the kitchen from that domain's own bank (planning.domain_examples):
 its first prompt shows the office's examples, never the kitchen's; a domain without a bank shows tasks written
-from its files, none an evaluated request; an adapter of the domain's own makes the prompt show none, as in the kitchen."""
+from its files, none an evaluated request; an adapter of the domain's own, or the general one of the method,
+makes the prompt show none, as in the kitchen."""
 
 from __future__ import annotations
 
@@ -43,9 +44,7 @@ METHODS = ("saycan", "zero_shot", "llm_planner", "progprompt")
 KITCHEN_WORDS = ("coke", "counter", "pepsi", "chips")
 
 
-def first_prompt(
-    folder: Path, method: str, episode_id: str = "deliver-01", adapter: MergedAdapter = UNKNOWN_ADAPTER
-) -> str:
+def first_prompt(folder: Path, method: str, episode_id: str = "deliver-01", adapter: MergedAdapter = NO_ADAPTER) -> str:
     """The first prompt ``method`` sends for an episode of the office's evaluation file, planning in the
     domain of ``folder`` with a model running ``adapter``."""
     return first_request(folder, method, episode_id, adapter).prompts[0]
@@ -59,7 +58,7 @@ def bank_examples_in(prompt: str) -> int:
 
 
 def first_request(
-    folder: Path, method: str, episode_id: str, adapter: MergedAdapter = UNKNOWN_ADAPTER, **options: object
+    folder: Path, method: str, episode_id: str, adapter: MergedAdapter = NO_ADAPTER, **options: object
 ) -> RecordingModel:
     """The model (running ``adapter``) after ``method``'s first request for an episode of the office's
     evaluation file (RecordingModel records it, then fails the request, which ends the step)."""
@@ -144,7 +143,7 @@ def test_an_adapter_of_the_domains_own_lets_the_prompt_show_no_example(tmp_path:
     with_examples = first_prompt(folder, "saycan")
     (folder / "adapters").mkdir()
     (folder / "adapters" / "saycan.safetensors").write_bytes(b"")
-    without = first_prompt(folder, "saycan")
+    without = first_prompt(folder, "saycan", adapter=UNKNOWN_ADAPTER)
     assert with_examples.count("Human: ") == 3 and without.count("Human: ") == 1
     assert method_llm_config({}, "saycan", load_domain(folder)) == {
         "adapter": str(folder / "adapters" / "saycan.safetensors")
@@ -168,6 +167,15 @@ def test_the_examples_stay_out_only_for_a_model_running_the_domains_adapter_of_t
     # --llm adapter=none, another model, or another method's adapter: the examples teach the format.
     for adapter in (NO_ADAPTER, MergedAdapter.of_file(other)):
         assert bank_examples_in(first_prompt(folder, method, adapter=adapter)) > 0, adapter
+
+
+def test_a_model_running_the_general_adapter_of_the_method_is_shown_no_example(tmp_path: Path) -> None:
+    folder = copy_domain(tmp_path, bank=True)
+    general = general_adapter_file("saycan")
+    assert general is not None
+    for adapter in (MergedAdapter.of_file(general), UNKNOWN_ADAPTER):
+        assert first_prompt(folder, "saycan", adapter=adapter).count("Human: ") == 1, adapter
+    assert first_prompt(folder, "saycan").count("Human: ") == 3  # no adapter: the bank's nearest examples
 
 
 def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) -> None:

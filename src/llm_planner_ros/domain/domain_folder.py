@@ -149,24 +149,41 @@ def adapter_path(folder: Path, method: str) -> Path:
 def folder_adapter_file(folder: Path, method: str) -> Path | None:
     """The adapter ``method`` uses in the domain folder ``folder``: its own, else the one
     ``adapters/shared.yaml`` lends it; None where there is neither."""
-    own = adapter_path(folder, method)
+    return _adapter_in(folder / ADAPTERS_FOLDER, method)
+
+
+def general_adapter_file(method: str) -> Path | None:
+    """The adapter shipped for ``method`` in any domain (its own file in GENERAL_ADAPTERS_FOLDER, else the one
+    the folder's ``shared.yaml`` lends it), None where none is shipped for it."""
+    try:
+        folder = packaged_path(GENERAL_ADAPTERS_FOLDER)
+    except PackagedFileNotFoundError:
+        return None
+    return _adapter_in(folder, method)
+
+
+def _adapter_in(adapters: Path, method: str) -> Path | None:
+    """``method``'s adapter in the folder of adapters ``adapters``: ``<method>.safetensors``, else the file of
+    the method its ``shared.yaml`` (a map of method: method) names; None where there is neither."""
+    own = adapters / f"{method}.safetensors"
     if own.is_file():
         return own
-    shared_file = folder / ADAPTERS_FOLDER / SHARED_ADAPTERS_FILE
+    shared_file = adapters / SHARED_ADAPTERS_FILE
     if not shared_file.is_file():
         return None
     _, shared = read_yaml(shared_file, DomainFileError, f"make {shared_file} a map of method: method")
     lender = shared.get(method) if isinstance(shared, dict) else None
     if not isinstance(lender, str) or lender == method:
         return None
-    lent = adapter_path(folder, lender)
+    lent = adapters / f"{lender}.safetensors"
     return lent if lent.is_file() else None
 
 
-def general_adapter_file(method: str) -> Path | None:
-    """The adapter shipped for ``method`` in any domain, None where none is shipped for it."""
+def general_scorer_file(kind: str) -> Path | None:
+    """SayCanPay's ``kind`` (can | pay) model shipped for any domain (trained across generated domains,
+    ``GENERAL_ADAPTERS_FOLDER/saycanpay/<kind>.safetensors``), None where none is shipped."""
     try:
-        path = packaged_path(GENERAL_ADAPTERS_FOLDER / f"{method}.safetensors")
+        path = packaged_path(GENERAL_ADAPTERS_FOLDER / SAYCANPAY_FOLDER / f"{kind}.safetensors")
     except PackagedFileNotFoundError:
         return None
     return path if path.is_file() else None

@@ -6,8 +6,8 @@ solved by the oracle: ``llm-planner domain build DIR``), else GENERATED_EXAMPLES
 domain's files and solved by the oracle when the planner is built (``planning.domain_tasks``, seed 0, none
 equal to a request of the folder's ``episodes.yaml`` or ``dev.yaml``): a folder written by hand plans with
 every method before anything is built. A prompt shows no example where the model runs the adapter the
-folder holds for that method (``adapters/<method>.safetensors``), which knows the format; else it shows
-examples of the bank.
+folder holds for that method (``adapters/<method>.safetensors``), or the general one shipped for it, which
+knows the format; else it shows examples of the bank.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from llm_planner_ros.domain.domain_folder import (
     domain_adapter_file,
     domain_bank_file,
     domain_folder,
+    general_adapter_file,
 )
 from llm_planner_ros.domain.layout import LAYOUT_FILE
 from llm_planner_ros.domain.validation import InputError
@@ -47,13 +48,14 @@ class MissingDomainBankError(InputError, FileNotFoundError):
 
 def prompt_shows_examples(kitchen: Domain, method: str, adapter: MergedAdapter) -> bool:
     """Whether ``method``'s prompt must show examples in ``kitchen``'s domain: unless the model runs
-    ``adapter``, the one trained for that method and domain, which knows the format (``--llm adapter=none``,
+    ``adapter``, the one the domain serves that method (its own, else the general one shipped for the method,
+    ``domain_folder.general_adapter_file``), which knows the format without examples (``--llm adapter=none``,
     another model, or one service's SayCan adapter serving another method all get the examples). A model
-    that cannot say which adapter it runs is taken to run the domain's own where the folder has one."""
-    own = domain_adapter_file(kitchen, method)
-    if own is None:
+    that cannot say which adapter it runs is taken to run the one served."""
+    served = domain_adapter_file(kitchen, method) or general_adapter_file(method)
+    if served is None:
         return True
-    return adapter.known and not adapter.is_file(own)
+    return adapter.known and not adapter.is_file(served)
 
 
 def domain_bank(kitchen: Domain) -> tuple[Path, list[PlanExample]]:

@@ -58,7 +58,7 @@ from typing import Any
 import torch
 
 from llm_planner_ros.domain.definition import Domain, load_domain_files
-from llm_planner_ros.domain.domain_folder import domain_examples_file, load_domain
+from llm_planner_ros.domain.domain_folder import domain_bank_file, domain_examples_file, load_domain
 from llm_planner_ros.llm.factory import BENCHMARK_ADAPTERS, default_domain_adapter, load_embedder
 from llm_planner_ros.llm.hf_loading import load_causal_lm
 from llm_planner_ros.llm.lora import MODULE_PATHS, AdapterSpec, attach, load_adapter_into, save_adapter
@@ -184,7 +184,7 @@ def train(args: argparse.Namespace) -> int:
     elif args.virtualhome:
         sequences, validation = _virtualhome_data(args, tokenizer, rng)
     else:
-        sequences, validation = _kitchen_data(args, tokenizer, rng, console)
+        sequences, validation = bank_data(args, tokenizer, rng, console)
     tokens = sum(len(seq.ids) for seq in sequences)
     console.log(
         f"{len(sequences)} training dialogs ({tokens} tokens, "
@@ -265,23 +265,51 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _kitchen_data(
+def bank_data(
     args: argparse.Namespace, tokenizer: Any, rng: random.Random, console: Any
 ) -> tuple[list[TrainingSequence], list[TrainingSequence]]:
-    """Training and validation sequences of the kitchen methods, drawn from the generated bank."""
-    bank = load_bank(args.bank)
+    """Training and validation sequences of the kitchen methods, drawn from the generated bank, or from
+    the banks of ``--domains``, each example in its own domain."""
+    if args.domains and (args.domain or args.bank != BANK_FILE or args.neighbours):
+        raise SystemExit(
+            "--domains takes each folder's bank.jsonl, shown no neighbours: leave out --domain, --bank and --neighbours"
+        )
+    if (args.domain or args.domains) and PROGPROMPT in args.method and args.program_examples == "file":
+        raise SystemExit(
+            "--domain and --domains train progprompt with --program-examples none only: its prompt would show "
+            "the kitchen's example programs"
+        )
+    if args.domains:
+        kitchens = [load_domain(folder) for folder in args.domains]
+        sources = [(kitchen, load_bank(domain_bank_file(kitchen))) for kitchen in kitchens]
+    else:
+        sources = [(load_domain(args.domain) if args.domain else load_domain_files(), load_bank(args.bank))]
     counts = _method_counts(args.method, args.examples)
-    chosen = balanced_sample(bank, sum(counts) + args.validation, rng)
+    total = sum(counts) + args.validation
+    # Each domain gives its share, drawn over its families; several are then put in one order (one bank
+    # draws as it always did, so earlier commands give the same adapters).
+    share = -(-total // len(sources))
+    drawn = [(index, ex) for index, (_, bank) in enumerate(sources) for ex in balanced_sample(bank, share, rng)]
+    chosen = drawn if len(sources) == 1 else rng.sample(drawn, len(drawn))[:total]
     held, rest = chosen[: args.validation], chosen[args.validation :]
+
+    def encoded(method: str, picked: Sequence[tuple[int, PlanExample]]) -> list[TrainingSequence]:
+        sequences: list[TrainingSequence] = []
+        for index, (kitchen, bank) in enumerate(sources):
+            mine = [example for source, example in picked if source == index]
+            if mine:
+                sequences += _method_sequences(args, method, tokenizer, bank, mine, console, kitchen)
+        return sequences
+
     sequences: list[TrainingSequence] = []
     for index, (method, count) in enumerate(zip(args.method, counts, strict=True)):
         start = sum(counts[:index])
-        sequences += _method_sequences(args, method, tokenizer, bank, rest[start : start + count], console)
+        sequences += encoded(method, rest[start : start + count])
     # The validation dialogs go to the methods in turn, so its loss watches each of them.
     validation = [
         sequence
         for index, method in enumerate(args.method)
-        for sequence in _method_sequences(args, method, tokenizer, bank, held[index :: len(args.method)], console)
+        for sequence in encoded(method, held[index :: len(args.method)])
     ]
     return sequences, validation
 
@@ -401,13 +429,9 @@ def _method_sequences(
     bank: Sequence[PlanExample],
     chosen: Sequence[PlanExample],
     console: Any,
+    kitchen: Domain,
 ) -> list[TrainingSequence]:
-    kitchen = load_domain(args.domain) if args.domain else load_domain_files()
-    if args.domain and method == PROGPROMPT and args.program_examples == "file":
-        raise SystemExit(
-            "--domain trains progprompt with --program-examples none only: its prompt would show the kitchen's "
-            "example programs"
-        )
+    """``method``'s training sequences of the ``chosen`` examples of ``bank``, each in ``kitchen``'s domain."""
     if method == PROGPROMPT:
         return program_sequences(tokenizer, chosen, args.program_examples == "file", args.scene_context, kitchen)
     if method == LLM_PLANNER:
@@ -578,6 +602,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--domain", type=Path, help="a domain folder whose bank this is (default: the packaged kitchen)"
+    )
+    parser.add_argument(
+        "--domains",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="train on the bank.jsonl of each of these domain folders instead (--examples drawn evenly over "
+        "them), each example in its own domain: the general adapters (data/general_adapters/README.md)",
     )
     parser.add_argument(
         "--virtualhome",

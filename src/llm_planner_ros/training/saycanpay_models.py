@@ -111,8 +111,9 @@ def groups(
         for t, action in enumerate(trajectory.plan):
 
             def text(candidate: str, t: int = t, trajectory: Trajectory = trajectory) -> list[tuple[int, str]]:
+                skills = trajectory.library or library
                 return model_units(
-                    trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate, domain, library
+                    trajectory.goal, trajectory.initial_state, trajectory.plan[:t], candidate, locate, domain, skills
                 )
 
             other = _different(rng, [a for o in rng.sample(others, min(5, len(others))) for a in o.plan], action)
@@ -192,14 +193,18 @@ def load_trajectories(args: argparse.Namespace) -> tuple[list[Trajectory], str]:
     """The expert plans of ``--domain`` and a line saying where they came from (for the weight file)."""
     if args.domain == "babyai":
         return babyai_trajectories(args.episodes), str(args.episodes)
-    if args.domain_folder is not None:
-        bank = args.domain_folder.path / BANK_FILE
-        if not bank.is_file():
-            raise SystemExit(
-                f"no example bank at {bank}: build it first with `llm-planner domain build {args.domain_folder.path}`"
-            )
-        trajectories = domain_trajectories(args.kitchen, bank)
-        return trajectories, f"the {len(trajectories)} plans of {shown_path(bank)}"
+    if args.domain_folder:
+        trajectories, banks = [], []
+        for folder, kitchen in zip(args.domain_folder, args.kitchens, strict=True):
+            bank = folder.path / BANK_FILE
+            if not bank.is_file():
+                raise SystemExit(
+                    f"no example bank at {bank}: build it first with `llm-planner domain build {folder.path}`"
+                )
+            trajectories += domain_trajectories(kitchen, bank)
+            banks.append(shown_path(bank))
+        shown = banks[0] if len(banks) == 1 else f"{len(banks)} banks ({banks[0]} ... {banks[-1]})"
+        return trajectories, f"the {len(trajectories)} plans of {shown}"
     started = time.perf_counter()
     exclude = args.exclude or list(KITCHEN_EXCLUDE)
     trajectories = kitchen_trajectories(load_domain_files(), args.plans, args.data_seed, exclude)
@@ -231,7 +236,8 @@ def train(args: argparse.Namespace) -> dict[str, object]:
     embedder: Embedder = load_embedder({})
     vocabulary = sorted({w for t in training_set for _, text in all_units(t) for w in words(text)})
     input_dim = embedder.embed(["probe"]).shape[1] + len(vocabulary)
-    world = args.kitchen.config.world if args.domain_folder is not None else ""
+    # A model of several domains records no world: any domain may load it (the general models).
+    world = args.kitchens[0].config.world if len(args.kitchens) == 1 else ""
     config = ScorerConfig(
         input_dim=input_dim,
         dim=args.dim,
@@ -241,7 +247,7 @@ def train(args: argparse.Namespace) -> dict[str, object]:
         domain=args.domain,
         world=world,
     )
-    library = args.kitchen.library if args.domain_folder is not None else None
+    library = args.kitchens[0].library if len(args.kitchens) == 1 else None
     scorer = Scorer.fresh(args.kind, embedder, vocabulary, config, args.seed, library)
     started = time.perf_counter()
     scorer.sentences.add(sorted({text for t in trajectories for _, text in all_units(t)}))
@@ -340,8 +346,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--domain-folder",
         type=Path,
-        help="a domain folder of the kitchen's format: train on the plans of its example bank "
-        "(implies --domain kitchen)",
+        nargs="+",
+        default=[],
+        help="domain folders of the kitchen's format: train on the plans of their example banks, each plan in "
+        "its own domain (implies --domain kitchen; several: a model for any domain, --out required)",
     )
     parser.add_argument(
         "--episodes", type=Path, default=Path("benchmarks/babyai/train.txt"), help="babyai: training split"
@@ -399,12 +407,12 @@ def checked(args: argparse.Namespace) -> argparse.Namespace:
         raise InputError(f"--val-fraction must be in (0, 1), got {args.val_fraction}")
     if args.plans < 2:
         raise InputError(f"--plans must be at least 2 (training and validation plans), got {args.plans}")
-    args.kitchen = None
-    if args.domain_folder is not None:
-        args.domain_folder = domain_folder(args.domain_folder)  # DomainFolderError is an InputError
+    args.domain_folder = [domain_folder(path) for path in args.domain_folder]  # DomainFolderError is an InputError
+    args.kitchens = [load_domain_files(folder.world, folder.skills) for folder in args.domain_folder]
+    if args.domain_folder:
         args.domain = "kitchen"
-        args.kitchen = load_domain_files(args.domain_folder.world, args.domain_folder.skills)
-        args.out = args.out or domain_scorer_file(args.domain_folder.path, args.kind)
+    if len(args.domain_folder) == 1:
+        args.out = args.out or domain_scorer_file(args.domain_folder[0].path, args.kind)
     elif args.out is None:
-        raise InputError("--out is required (it defaults only with --domain-folder)")
+        raise InputError("--out is required (it defaults only with one --domain-folder)")
     return args

@@ -19,6 +19,7 @@ from pathlib import Path
 from llm_planner_ros.babyai_domain.episodes import load_episodes
 from llm_planner_ros.babyai_domain.world import judged_along_plan
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.domain.skill_library import SkillLibrary
 from llm_planner_ros.paths import default_domain
 from llm_planner_ros.planning.saycan.bank import PlanExample, load_bank
 from llm_planner_ros.training.saycan_bank import excluded_instructions, generate_examples
@@ -29,14 +30,16 @@ KITCHEN_EXCLUDE = (default_domain() / "dev.yaml", Path("data/saycan/held_out_ins
 
 @dataclass(frozen=True)
 class Trajectory:
-    """An expert plan with the goal and initial observation it was made for, and per step the actions
-    the environment's rules allow and reject in the state before it (empty when not known)."""
+    """An expert plan with the goal and initial observation it was made for, per step the actions the
+    environment's rules allow and reject in the state before it (empty when not known), and the skills of
+    the domain it was planned in (None: the SayCan kitchen's, or BabyAI)."""
 
     goal: str
     initial_state: str
     plan: tuple[str, ...]
     allowed: tuple[frozenset[str], ...] = ()
     rejected: tuple[tuple[str, ...], ...] = ()
+    library: SkillLibrary | None = None
 
 
 def babyai_trajectories(path: Path) -> list[Trajectory]:
@@ -80,6 +83,8 @@ def plan_trajectories(kitchen: Domain, examples: Iterable[PlanExample]) -> list[
             rejected.append(tuple(text for text, ok in verdicts if not ok))
             world.apply(step)
         trajectories.append(
-            Trajectory(example.instruction, initial_state, example.steps, tuple(allowed), tuple(rejected))
+            Trajectory(
+                example.instruction, initial_state, example.steps, tuple(allowed), tuple(rejected), kitchen.library
+            )
         )
     return trajectories

@@ -28,16 +28,19 @@ from llm_planner_ros.domain.definition import Domain
 from llm_planner_ros.domain.domain_folder import (
     build_command,
     built_files_folder,
+    domain_bank_file,
     domain_scorer_file,
+    general_scorer_file,
 )
 from llm_planner_ros.domain.skill import TERMINATE, Skill
 from llm_planner_ros.domain.world import World
 from llm_planner_ros.llm.base import LanguageModel, RankRequest
 from llm_planner_ros.paths import default_domain, repo_path
 from llm_planner_ros.planning.decision import CandidateScore, StepDecision, StepRecord
-from llm_planner_ros.planning.domain_examples import domain_bank
+from llm_planner_ros.planning.domain_examples import prompt_examples
 from llm_planner_ros.planning.environment import PlanningEnvironment
 from llm_planner_ros.planning.registry import PlannerResources
+from llm_planner_ros.planning.saycan.bank import PlanExample as BankExample
 from llm_planner_ros.planning.saycan.bank import load_bank
 from llm_planner_ros.planning.saycan.retrieval import ExampleRetriever
 from llm_planner_ros.planning.saycanpay.models import DOMAINS, KINDS, CanPayScorer, load_scorer
@@ -274,20 +277,31 @@ def load_examples(path: str | Path, count: int) -> SayPrompt:
 
 def load_kitchen_examples(path: str | Path, count: int, kitchen: Domain) -> SayPrompt:
     """The Say prompt with ``count`` kitchen expert plans of a SayCan bank file (generated requests with
-    oracle plans, none of an evaluation suite; ``pick_kitchen_examples``), each with the initial
-    observation the plan loop gives (``World.summary()``)."""
+    oracle plans, none of an evaluation suite; ``pick_kitchen_examples``; "" = ``kitchen_bank``'s), each
+    with the initial observation the plan loop gives (``World.summary()``)."""
     examples = [
-        (e.family, PlanExample(e.instruction, kitchen.world(e.initial).summary(), e.steps)) for e in load_bank(path)
+        (e.family, PlanExample(e.instruction, kitchen.world(e.initial).summary(), e.steps))
+        for e in kitchen_bank(path, kitchen)[0]
     ]
     return SayPrompt(pick_kitchen_examples(examples, count))
 
 
 def retrieved_kitchen_examples(path: str | Path, count: int, resources: PlannerResources) -> RetrievedKitchenPrompt:
-    """Kitchen Say prompts with the ``count`` requests of a SayCan bank file nearest to each instruction;
-    the bank's sentence vectors are cached next to it (shared with the SayCan planner)."""
-    bank_path = repo_path(path)
-    retriever = ExampleRetriever(load_bank(bank_path), resources.embedder, bank_path.with_suffix(".vectors.npz"))
-    return RetrievedKitchenPrompt(retriever, resources.kitchen, count)
+    """Kitchen Say prompts with the ``count`` requests of a SayCan bank file ("" = ``kitchen_bank``'s) nearest
+    to each instruction; a bank's sentence vectors are cached next to it (shared with the SayCan planner)."""
+    bank, cache = kitchen_bank(path, resources.kitchen)
+    return RetrievedKitchenPrompt(ExampleRetriever(bank, resources.embedder, cache), resources.kitchen, count)
+
+
+def kitchen_bank(path: str | Path, kitchen: Domain) -> tuple[list[BankExample], Path | None]:
+    """The examples of the bank file ``path`` and where their sentence vectors are cached; "" = the examples
+    of ``kitchen``'s domain (``domain_examples.prompt_examples``: its bank, else tasks written from its
+    files, whose vectors are not cached)."""
+    if path:
+        bank_path = repo_path(path)
+        return load_bank(bank_path), bank_path.with_suffix(".vectors.npz")
+    bank_file = domain_bank_file(kitchen)
+    return prompt_examples(kitchen)[1], bank_file.with_suffix(".vectors.npz") if bank_file.is_file() else None
 
 
 def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayCanPayPlanner:
@@ -303,8 +317,6 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     options = resources.options_for("saycanpay")
     count = int(options.pop("examples", 3))
     kitchen_examples = options.pop("kitchen_examples", "")
-    if not kitchen_examples and "kitchen" in domains:
-        kitchen_examples = str(domain_bank(resources.kitchen)[0])
     examples = {
         "babyai": options.pop("examples_file", "") or DEFAULT_EXAMPLES,
         "kitchen": kitchen_examples,
@@ -331,12 +343,14 @@ def build(resources: PlannerResources, domains: Sequence[str] = DOMAINS) -> SayC
     skip = {("kitchen", "can")} if kitchen_can == "rules" else set()
     own_world = None
     if "kitchen" in domains:
-        # A domain folder's own models (llm-planner domain build --saycanpay), unless options name others.
+        # A domain folder's own models (llm-planner domain build --saycanpay), else the general ones trained
+        # across generated domains, unless options name others.
         folder = built_files_folder(resources.kitchen)
         own_world = (resources.kitchen.config.world, f"{build_command(resources.kitchen)} --saycanpay")
         for kind in KINDS:
             if files["kitchen", kind] == DEFAULT_MODELS["kitchen", kind]:
-                files["kitchen", kind] = str(domain_scorer_file(folder, kind))
+                own, general = domain_scorer_file(folder, kind), general_scorer_file(kind)
+                files["kitchen", kind] = str(general if general is not None and not own.is_file() else own)
         missing = [
             files["kitchen", kind]
             for kind in KINDS
