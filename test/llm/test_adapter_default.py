@@ -70,16 +70,21 @@ def test_a_service_for_one_generative_method_gets_its_adapter_unless_told_otherw
 
 
 def test_a_domain_without_an_adapter_of_its_own_gets_the_general_one(tmp_path: Path) -> None:
-    """A user's folder plans with the SayCan adapter trained across generated domains; a method with no
-    general adapter gets none, and an adapter the folder has wins."""
+    """A user's folder plans with the adapters trained across generated domains: SayCan's, and the one
+    data/general_adapters/shared.yaml lends the generative methods; a method with none gets none, and an
+    adapter the folder has wins."""
     for name in ("world.yaml", "skills.yaml"):
         (tmp_path / name).write_text((REPO_ROOT / "test" / "data" / "break_room" / name).read_text())
     room = load_domain(tmp_path)
     general = general_adapter_file("saycan")
     assert general is not None and general.parent.name == "general_adapters" and general.stat().st_size > 1_000_000
     assert method_llm_config({}, "saycan", room) == {"adapter": str(general)}
-    assert general_adapter_file("progprompt") is None
-    assert method_llm_config({}, "progprompt", room) == {"adapter": "none"}
+    generative = general_adapter_file("progprompt")
+    assert generative is not None and generative.name == "generative.safetensors"
+    assert general_adapter_file("zero_shot") == general_adapter_file("llm_planner") == generative
+    assert method_llm_config({}, "progprompt", room) == {"adapter": str(generative)}
+    assert general_adapter_file("saycanpay") is None
+    assert method_llm_config({}, "saycanpay", room) == {"adapter": "none"}
     (tmp_path / "adapters").mkdir()
     (tmp_path / "adapters" / "saycan.safetensors").write_bytes(b"")
     assert method_llm_config({}, "saycan", room) == {"adapter": str(tmp_path / "adapters" / "saycan.safetensors")}

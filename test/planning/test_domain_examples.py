@@ -23,7 +23,7 @@ from llm_planner_ros.domain.definition import load_domain_files
 from llm_planner_ros.domain.domain_folder import general_adapter_file, load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.base import NO_ADAPTER, UNKNOWN_ADAPTER, MergedAdapter
-from llm_planner_ros.llm.factory import method_llm_config
+from llm_planner_ros.llm.factory import load_embedder, method_llm_config
 from llm_planner_ros.paths import default_domain_file
 from llm_planner_ros.planning.domain_examples import GENERATED_EXAMPLES, diverse_examples, prompt_examples
 from llm_planner_ros.planning.domain_tasks import (
@@ -183,7 +183,8 @@ def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) ->
     kitchen_progprompt = {"adapter": str(default_domain_file("adapters/progprompt.safetensors"))}
     assert method_llm_config({}, "progprompt", load_domain_files()) == kitchen_progprompt
     assert method_llm_config({}, "progprompt") == kitchen_progprompt
-    assert method_llm_config({}, "progprompt", bare) == {"adapter": "none"}
+    # The generative methods get the general adapter data/general_adapters/shared.yaml lends them.
+    assert method_llm_config({}, "progprompt", bare) == {"adapter": str(general_adapter_file("progprompt"))}
     # SayCan gets the general adapter, trained across generated domains, never the kitchen's.
     assert method_llm_config({}, "saycan", bare) == {"adapter": str(general_adapter_file("saycan"))}
     # The shipped office has its own SayCan adapter (llm-planner domain build --adapter).
@@ -200,14 +201,22 @@ def test_each_domain_gets_the_adapters_of_its_own_folder_only(tmp_path: Path) ->
     assert "adapter" not in method_llm_config({**record, "record_backend": "openai"}, "progprompt")
 
 
-def test_saycanpay_without_the_domains_own_models_is_refused_with_the_command_and_plans_on_its_rules(
-    tmp_path: Path,
-) -> None:
+@pytest.mark.model
+def test_saycanpay_without_the_domains_own_models_scores_with_the_general_ones(tmp_path: Path) -> None:
     from llm_planner_ros.planning.saycanpay import planner as saycanpay
 
-    folder = copy_domain(tmp_path, bank=True)  # no saycanpay/ models: the packaged ones are the kitchen's
+    folder = copy_domain(tmp_path, bank=False)  # no saycanpay/ models and no bank
     office = load_domain(folder)
     options = load_planner_options()
+    # The general models read the sentence vectors they were trained on.
+    resources = PlannerResources(RecordingModel(), office, lambda: load_embedder({}), options)
+    planner = saycanpay.build(resources, ("kitchen",))
+    for kind in ("can", "pay"):
+        scorer = getattr(planner.models["kitchen"], kind)
+        assert scorer.meta["training"]["episodes"].startswith("the "), scorer.meta  # trained across many banks
+        assert " banks (" in scorer.meta["training"]["episodes"]
+    # A model file the options name must exist: the error has the command that builds the domain's own.
+    options["saycanpay"]["kitchen_can_model"] = str(tmp_path / "missing.safetensors")
     with pytest.raises(ValueError, match=f"build them with `llm-planner domain build {folder} --saycanpay`.*say_can"):
         saycanpay.build(PlannerResources(RecordingModel(), office, WordEmbedder, options), ("kitchen",))
     options["saycanpay"].update(score="say_can", kitchen_can="rules")

@@ -134,6 +134,11 @@ class SayCanPayPlanner:
         self._failed: str | None = None
 
     @property
+    def models(self) -> Mapping[str, DomainModels]:
+        """What the planner scores with in each of its domains (its prompt source, Can and Pay models)."""
+        return self._domains
+
+    @property
     def plan(self) -> tuple[str, ...]:
         """The offline plan of the current instruction (empty before its first step)."""
         return self._plan.actions if self._plan else ()
