@@ -31,14 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
-from llm_planner_ros.llm.base import (
-    GenerationResult,
-    LanguageModel,
-    RankedScores,
-    RankRequest,
-    ScoreResult,
-    WrappedModel,
-)
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
 
 # The paper's seven columns, the headline (Beam-Action SayCanPay) first: each finished combination is
 # written to --json at once, so a run stopped early keeps the most informative ones.
@@ -79,14 +72,18 @@ def combinations(score: str, strategy: str) -> list[tuple[str, str]]:
     return [(st, sc) for st, sc in pairs if st != "greedy_token" or sc == "say"] or [("greedy_token", "say")]
 
 
-class MemoModel(WrappedModel):
+class MemoModel(LanguageModel):
     """Answers a repeated score, ranked score or greedy generate call from memory; delegates the rest."""
 
     def __init__(self, inner: LanguageModel) -> None:
-        super().__init__(inner)
+        self.inner = inner
         self._scores: dict[tuple[str, tuple[str, ...], bool], ScoreResult] = {}
         self._generations: dict[tuple[Any, ...], GenerationResult] = {}
         self._ranked: dict[tuple[Any, ...], RankedScores] = {}
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         key = (prompt, tuple(completions), per_token)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
-from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult, WrappedModel
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, ScoreResult
 
 METHODS = ("progprompt", "llm_planner", "zero_shot")
 INSTRUCTIONS = (
@@ -45,20 +45,20 @@ class Request:
     arguments: Mapping[str, Any]
 
 
-class _Recorder(WrappedModel):
+class _Recorder(LanguageModel):
     """Passes calls to ``inner`` and keeps every generate request."""
 
     def __init__(self, inner: LanguageModel, method: str, requests: list[Request]) -> None:
-        super().__init__(inner)
+        self._inner = inner
         self._method = method
         self._requests = requests
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
-        return self.inner.score(prompt, completions, per_token)
+        return self._inner.score(prompt, completions, per_token)
 
     def generate(self, prompt: str, **arguments: Any) -> GenerationResult:  # type: ignore[override]
         self._requests.append(Request(self._method, prompt, arguments))
-        return self.inner.generate(prompt, **arguments)
+        return self._inner.generate(prompt, **arguments)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -35,14 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from llm_planner_ros.llm.base import (
-    GenerationResult,
-    LanguageModel,
-    RankedScores,
-    RankRequest,
-    ScoreResult,
-    WrappedModel,
-)
+from llm_planner_ros.llm.base import GenerationResult, LanguageModel, RankedScores, RankRequest, ScoreResult
 from llm_planner_ros.llm.ranking import ranked_indices
 
 
@@ -76,11 +69,11 @@ class _ModeTimes:
     peak_gb: float = 0.0
 
 
-class _Recorder(WrappedModel):
+class _Recorder(LanguageModel):
     """Delegates to ``inner`` and keeps the last ranked answer (what one step scored)."""
 
     def __init__(self, inner: LanguageModel) -> None:
-        super().__init__(inner)
+        self.inner = inner
         self.last: RankedScores | None = None
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
@@ -227,16 +220,20 @@ def _no_embedder() -> Any:
     raise RuntimeError("the skill-scaling bench runs SayCan without an embedder (examples: none)")
 
 
-class RankCheckingModel(WrappedModel):
+class RankCheckingModel(LanguageModel):
     """Answers ranked calls with ``inner``'s pruned ranking and checks each against scoring every
     candidate: ``mismatches`` lists the prompts whose top-``keep`` differ (chosen skill or order)."""
 
     def __init__(self, inner: LanguageModel) -> None:
-        super().__init__(inner)
+        self.inner = inner
         self.checked = 0
         self.candidates = 0
         self.scored = 0
         self.mismatches: list[str] = []
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
 
     def score(self, prompt: str, completions: Sequence[str], per_token: bool = False) -> ScoreResult:
         return self.inner.score(prompt, completions, per_token)

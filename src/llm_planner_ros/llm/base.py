@@ -342,20 +342,3 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, int | None]:
         return text, None
     cut = min(positions)
     return text[:cut], cut
-
-
-class WrappedModel(LanguageModel):
-    """A model that passes calls to ``inner`` to count, record, remember or check them: it is named, and
-    runs the adapter, as ``inner`` does, so what a planner decides from those (which prompt examples to
-    show) is the same with or without the wrapper."""
-
-    def __init__(self, inner: LanguageModel) -> None:
-        self.inner = inner
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def adapter(self) -> MergedAdapter:
-        return self.inner.adapter

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from llm_planner_ros.llm.base import (
     GenerationResult,
     LanguageModel,
+    MergedAdapter,
     RankedScores,
     RankRequest,
     ScoreResult,
-    WrappedModel,
 )
 
 
@@ -32,13 +32,21 @@ class LLMUsage:
         return self.score_calls + self.generate_calls
 
 
-class CountingModel(WrappedModel):
+class CountingModel(LanguageModel):
     """Delegates every call to ``inner`` and adds it to ``usage``; thread-safe."""
 
     def __init__(self, inner: LanguageModel) -> None:
-        super().__init__(inner)
+        self.inner = inner
         self.usage = LLMUsage()
         self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def adapter(self) -> MergedAdapter:
+        return self.inner.adapter
 
     def reset(self) -> LLMUsage:
         """Start counting afresh; returns the counts so far."""
