@@ -129,7 +129,11 @@ def test_an_agent_over_stdio_reads_the_robot_plans_and_fetches_and_is_audited_an
                     return {("mcp:test-agent", action) for action in wanted} <= calls
 
                 # The console shows the calls as they are made (here, within a minute on a loaded machine).
-                await wait_async(audited, "the agent's calls in the console's audit trail", 60.0)
+                try:
+                    await wait_async(audited, "the agent's calls in the console's audit trail", 60.0)
+                except TimeoutError:
+                    trail = [(e["who"], e["action"]) for e in audit_entries(audit)]
+                    raise AssertionError(f"audit trail after 60 s: {trail}\n{graph.logs()}") from None
 
         anyio.run(use)
         assert started[0].stop() == 0, started[0].log()

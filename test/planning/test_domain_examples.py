@@ -25,7 +25,12 @@ from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.llm.base import NO_ADAPTER, UNKNOWN_ADAPTER, MergedAdapter
 from llm_planner_ros.llm.factory import load_embedder, method_llm_config
 from llm_planner_ros.paths import default_domain_file
-from llm_planner_ros.planning.domain_examples import GENERATED_EXAMPLES, diverse_examples, prompt_examples
+from llm_planner_ros.planning.domain_examples import (
+    GENERATED_EXAMPLES,
+    MissingDomainBankError,
+    diverse_examples,
+    prompt_examples,
+)
 from llm_planner_ros.planning.domain_tasks import (
     MAX_PLAN,
     TaskWriter,
@@ -429,3 +434,46 @@ def test_a_domain_adapter_continues_the_general_one_unless_the_domain_has_its_ow
     assert starting_adapter(adapters, ["saycan"], None) == general
     assert starting_adapter(adapters, ["progprompt", "llm_planner"], None) == adapters / "saycan.safetensors"
     assert starting_adapter(adapters, ["saycan"], "x.safetensors") == Path("x.safetensors")
+
+
+ONE_TABLE_WORLD = """
+world: one_table
+locations:
+  table: {x: 0.0, y: 0.0}
+  user: {x: 0.5, y: 0.0}
+objects:
+  cup: {article: a}
+  block: {article: a}
+default_scene:
+  robot: {at: table, holding: null}
+  objects:
+    - {id: cup_1, label: cup, at: table}
+"""
+ONE_TABLE_SKILLS = """
+families: {find: {}, pick: {}, place: {}, terminate: {}}
+executors: {manipulator: {}}
+skills:
+  - {family: find, text: "find {article} {object}", for_each: object, executor: manipulator,
+     preconditions: [object_placed], effects: [robot_to_object]}
+  - {family: pick, text: "pick up the {object}", for_each: object, executor: manipulator,
+     preconditions: [gripper_empty, object_within_reach], effects: [grasp_object]}
+  - {family: place, text: "put down the {object}", for_each: object, executor: manipulator,
+     preconditions: [holding_object], effects: [put_down_object]}
+  - {family: terminate, text: "done", executor: manipulator}
+"""
+
+
+def test_an_arm_at_one_table_gets_examples_and_a_domain_with_no_task_is_told_to_build_a_bank(tmp_path: Path) -> None:
+    arm = tmp_path / "one_table"
+    arm.mkdir()
+    (arm / "world.yaml").write_text(ONE_TABLE_WORLD)
+    (arm / "skills.yaml").write_text(ONE_TABLE_SKILLS)
+    _, examples = prompt_examples(load_domain(arm))
+    assert len(examples) == GENERATED_EXAMPLES and all(e.steps[-1] == "done" for e in examples)
+    # Only "done" is left: no task has a plan, so no example can be written.
+    idle = tmp_path / "idle"
+    idle.mkdir()
+    (idle / "world.yaml").write_text(ONE_TABLE_WORLD)
+    (idle / "skills.yaml").write_text(ONE_TABLE_SKILLS.split("  - {family: find")[0] + ONE_TABLE_SKILLS.split("\n")[-2])
+    with pytest.raises(MissingDomainBankError, match=rf"gave 0 solvable tasks .* `llm-planner domain build {idle}`"):
+        prompt_examples(load_domain(idle))

@@ -143,7 +143,12 @@ def domain_adapter_file(kitchen: Domain, method: str) -> Path | None:
 
 def adapter_path(folder: Path, method: str) -> Path:
     """Where ``llm-planner domain build`` writes the adapter of ``method`` in the domain folder ``folder``."""
-    return folder / ADAPTERS_FOLDER / f"{method}.safetensors"
+    return _method_adapter(folder / ADAPTERS_FOLDER, method)
+
+
+def _method_adapter(adapters: Path, method: str) -> Path:
+    """The file of ``method``'s own adapter in the folder of adapters ``adapters``."""
+    return adapters / f"{method}.safetensors"
 
 
 def folder_adapter_file(folder: Path, method: str) -> Path | None:
@@ -165,7 +170,7 @@ def general_adapter_file(method: str) -> Path | None:
 def _adapter_in(adapters: Path, method: str) -> Path | None:
     """``method``'s adapter in the folder of adapters ``adapters``: ``<method>.safetensors``, else the file of
     the method its ``shared.yaml`` (a map of method: method) names; None where there is neither."""
-    own = adapters / f"{method}.safetensors"
+    own = _method_adapter(adapters, method)
     if own.is_file():
         return own
     shared_file = adapters / SHARED_ADAPTERS_FILE
@@ -175,7 +180,7 @@ def _adapter_in(adapters: Path, method: str) -> Path | None:
     lender = shared.get(method) if isinstance(shared, dict) else None
     if not isinstance(lender, str) or lender == method:
         return None
-    lent = adapters / f"{lender}.safetensors"
+    lent = _method_adapter(adapters, lender)
     return lent if lent.is_file() else None
 
 

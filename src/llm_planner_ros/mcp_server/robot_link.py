@@ -20,12 +20,12 @@ from action_msgs.msg import GoalStatus
 from rclpy.action.client import ClientGoalHandle
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.context import Context
-from rclpy.duration import Duration
 from rclpy.executors import MultiThreadedExecutor
 from std_msgs.msg import Bool, String
 
 from llm_planner_interfaces.action import ExecuteInstruction
 from llm_planner_ros.domain.definition import Domain
+from llm_planner_ros.mcp_server.audit_channel import AuditChannel
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.plan_loop import request_served
 from llm_planner_ros.ros.action_client import RaceFreeActionClient
@@ -93,7 +93,7 @@ class RobotLink:
         self.stop_topic = topic(STOP_TOPIC)
         self._client = RaceFreeActionClient(node, ExecuteInstruction, self.action, callback_group=group)
         self._stop = node.create_publisher(Bool, self.stop_topic, 10)
-        self._audit = node.create_publisher(String, topic(AUDIT_TOPIC), EVENTS_QOS)
+        self._audit = AuditChannel(node, topic(AUDIT_TOPIC))
         # The state topics are the planner's (ros.planner_state_topics), asked on the first read: this server
         # can start before the graph.
         self._state: TopicStateProvider | None = None
@@ -102,7 +102,6 @@ class RobotLink:
         self._goals: deque[dict[str, Any]] = deque(maxlen=RECENT_GOALS)
         self._estop: bool | None = None
         self._handle: ClientGoalHandle | None = None
-        self._audited = False
         node.create_subscription(String, topic(GOALS_TOPIC), self._on_goal_event, EVENTS_QOS, callback_group=group)
         node.create_subscription(Bool, self.stop_topic, self._on_stop, 10, callback_group=group)
 
@@ -206,17 +205,12 @@ class RobotLink:
 
     def audit(self, entry: dict[str, Any]) -> None:
         """One entry of the console's audit trail (who, action, detail, kind)."""
-        self._audited = True
-        self._audit.publish(String(data=json.dumps({"time": time.time(), **entry})))
+        self._audit.publish(entry)
 
     def flush_audit(self, deadline: float) -> None:
-        """Before this process ends: wait (until the monotonic ``deadline``) for a console to match the audit
-        topic and acknowledge every entry; the entries die with the publisher."""
-        if not self._audited:
-            return
-        while self._audit.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        self._audit.wait_for_all_acked(Duration(seconds=max(0.0, deadline - time.monotonic())))
+        """Before this process ends: wait (until the monotonic ``deadline``) for a console to take every
+        audit entry."""
+        self._audit.flush(deadline)
 
     def _on_goal_event(self, msg: String) -> None:
         try:

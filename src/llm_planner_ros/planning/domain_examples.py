@@ -81,13 +81,19 @@ def prompt_examples(kitchen: Domain) -> tuple[str, list[PlanExample]]:
     if key not in _GENERATED:
         _GENERATED.clear()
         evaluated = held_out_requests(_evaluation_files(folder), kitchen)
-        _GENERATED[key] = list(generate_examples(kitchen, GENERATED_EXAMPLES, 0, evaluated))
+        try:
+            _GENERATED[key] = list(generate_examples(kitchen, GENERATED_EXAMPLES, 0, evaluated))
+        except ValueError as error:
+            raise MissingDomainBankError(
+                f"{error}, too few to show a method as prompt examples: write the domain's train.yaml and build "
+                f"its bank with `{build_command(kitchen)}`"
+            ) from error
     return f"{GENERATED_EXAMPLES} tasks written from the files of {folder} (no {path.name} there)", _GENERATED[key]
 
 
 # The files the generated examples depend on: the domain's and the evaluated requests they avoid.
 _GENERATION_INPUTS = (WORLD_FILE, SKILLS_FILE, LAYOUT_FILE, EPISODES_FILE, DEV_FILE)
-_GENERATED: dict[tuple[Path, ...], list[PlanExample]] = {}
+_GENERATED: dict[tuple[Path | int, ...], list[PlanExample]] = {}
 
 
 def _stamp(path: Path) -> int:

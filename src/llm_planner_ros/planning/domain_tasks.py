@@ -171,13 +171,20 @@ class TaskWriter:
             obj = self.rng.choice(objects)
             text = pick(TEMPLATES["deliver"]).format(o=self.name(obj))
             return text, {"at": {"label": obj["label"], "location": PERSON}}
+        # A domain of one table (an arm's) has nowhere else to move an object or to go.
         if kind == "move" and objects:
             obj = self.rng.choice(objects)
-            place = self.rng.choice([p for p in self.surfaces if p != obj["at"]])
+            elsewhere = [p for p in self.surfaces if p != obj["at"]]
+            if not elsewhere:
+                return None
+            place = self.rng.choice(elsewhere)
             text = pick(TEMPLATES["move"]).format(o=self.name(obj), p=self.say(place))
             return text, {"at": {"label": obj["label"], "location": place}}
         if kind == "go":
-            place = self.rng.choice([p for p in self.places if p != initial["robot"]["at"]])
+            elsewhere = [p for p in self.places if p != initial["robot"]["at"]]
+            if not elsewhere:
+                return None
+            place = self.rng.choice(elsewhere)
             return pick(TEMPLATES["go"]).format(p=self.say(place)), {"robot_at": place}
         if kind == "pick" and objects:
             label = self.rng.choice(objects)["label"]
