@@ -341,7 +341,7 @@ def generate_examples(kitchen: Domain, count: int, seed: int, exclude: Iterable[
             task.kind,
             task.kind,
             task.instruction,
-            describe_scene(world),
+            describe_scene(world, unsaid=True),
             steps,
             task.initial,
             task.goal,

@@ -90,7 +90,7 @@ def generate_examples(
             task.kind,
             task.family,
             task.instruction,
-            describe_scene(world),
+            describe_scene(world, unsaid=True),
             tuple(steps),
             initial,
             task.goal,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from office_copy import OFFICE
 from world_builders import MakeWorld
 
+from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.planning.saycan.scene import describe_scene
 
 
@@ -30,3 +32,22 @@ def test_equal_states_read_alike_and_changes_show(make_world: MakeWorld) -> None
     assert describe_scene(world) == describe_scene(same)
     world.apply("pick up the coke")
     assert "holding the coke" in describe_scene(world) and "far counter: nothing" in describe_scene(world)
+
+
+def test_saycans_line_says_which_objects_are_of_a_kind_and_where_facts_change() -> None:
+    # What a request leaves unsaid: "something to clean with" names no object, "turn on the printer" no place.
+    office = load_domain(OFFICE).world()
+    assert describe_scene(office).endswith("table_clean(meeting room).")
+    scene = describe_scene(office, unsaid=True)
+    assert scene.endswith(
+        "facts: printer_on, table_clean(desk), table_clean(kitchenette), table_clean(meeting room). "
+        "tableware here: mug. office supplies here: stapler, notepad, marker. paper here: notepad. "
+        "writing tool here: marker. cleaning supplies here: sponge. drink here: water bottle. "
+        "where: door_open at the hall, elevator_called at the hall, printer_on at the printer, "
+        "table_clean(desk) at the desk, table_clean(kitchenette) at the kitchenette, "
+        "table_clean(meeting room) at the meeting room."
+    ), scene
+    # A category none of whose objects is in the scene is not named.
+    bare = load_domain(OFFICE).world({"robot": {"at": "desk", "holding": None}, "objects": []})
+    assert " here: " not in describe_scene(bare, unsaid=True)
+    assert "where: door_open at the hall" in describe_scene(bare, unsaid=True)

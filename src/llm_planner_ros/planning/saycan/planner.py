@@ -183,7 +183,7 @@ class SayCanPlanner:
         if not skills:
             return StepDecision(None, note="no admissible skill in this scene")
         if self.options.scene_context and not self._scene:
-            self._scene = describe_scene(env.snapshot())
+            self._scene = describe_scene(env.snapshot(), unsaid=True)
         if self.options.ablation == "generative":
             return self._generative_step(skills)
         if self.options.ablation == "no_affordance":
