@@ -10,10 +10,12 @@ import re
 from pathlib import Path
 
 import pytest
+from office_copy import copy_domain
 from repo_paths import REPO_ROOT
 from world_builders import MakeWorld
 
 from llm_planner_ros.domain import Domain, World
+from llm_planner_ros.domain.domain_folder import load_domain
 from llm_planner_ros.domain.episodes import load_episodes
 from llm_planner_ros.planning.decision import StepRecord
 from llm_planner_ros.planning.instruction_check import (
@@ -285,3 +287,23 @@ def test_a_synonym_the_world_declares_names_its_label() -> None:
     vocabulary = ObjectVocabulary.of_kitchen(replace(office, synonyms={"mug": ("cup", "coffee cup")}))
     assert vocabulary.named("Bring me a cup.") == ("mug",)
     assert vocabulary.named("Wash the coffee cups and the phone.") == ("mug", "phone")
+
+
+def test_an_object_word_inside_a_places_name_asks_for_no_object(tmp_path: Path) -> None:
+    # A workshop's "tool wall" is where the screws go, not a request for a tool (none is in the scene).
+    folder = copy_domain(tmp_path, bank=False)
+    world_file = folder / "world.yaml"
+    world_file.write_text(
+        world_file.read_text().replace(
+            "  user:", "  paper tray:   {x: 3.0, y: -1.0, synonyms: [drink station]}\n  user:"
+        )
+    )
+    office = load_domain(folder)
+    vocabulary = ObjectVocabulary.of_kitchen(office.config)
+    assert vocabulary.named("Put the stapler on the paper tray.") == ("stapler",)
+    assert vocabulary.named("Leave the mug at the drink station, then bring me some paper.") == ("mug", "paper")
+    scene = office.world(
+        {"robot": {"at": "desk", "holding": None}, "objects": [{"id": "stapler_1", "label": "stapler", "at": "desk"}]}
+    )
+    verdict = check("Put the stapler on the paper tray.", vocabulary, scene)
+    assert verdict.refusal is None and verdict.named == ("stapler",)

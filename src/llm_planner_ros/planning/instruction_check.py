@@ -102,11 +102,15 @@ def normalise(text: str, max_chars: int) -> str:
     return cleaned
 
 
+PLACE = ""  # what ``ObjectVocabulary.forms`` gives for a place's name: no object
+
+
 @dataclass(frozen=True)
 class ObjectVocabulary:
     """The exact object names the check recognises: ``forms`` maps each spelling's key (its words folded
     and joined, ``_key``) to the name reported: a kitchen label, a category of the world file, or another
-    object's singular. ``members`` maps each category to its labels; ``longest`` is the most words a
+    object's singular; a place's name maps to PLACE and reports nothing, so an object word inside it ("the
+    tool wall") is not read as asking for that object. ``members`` maps each category to its labels; ``longest`` is the most words a
     spelling has; ``made``: labels a skill makes, never absent (a coffee is made when asked for)."""
 
     forms: Mapping[str, str]
@@ -138,7 +142,8 @@ class ObjectVocabulary:
             *config.places(with_drawer=True),
         )
         kitchen_words = {word for name in own for word in _words(name)}
-        forms: dict[str, str] = {}
+        # Places first: a label or category of the same name still wins.
+        forms = {_key(_words(name)): PLACE for place in config.places(with_drawer=True) for name in config.names(place)}
         for name in others:
             shared = sorted(kitchen_words.intersection(_words(name)))
             if shared and packaged:
@@ -195,8 +200,9 @@ class ObjectVocabulary:
                     0,
                 )
                 if length:
-                    if not negated:
-                        found.setdefault(self.forms[_key(segment[index : index + length])])
+                    name = self.forms[_key(segment[index : index + length])]
+                    if not negated and name != PLACE:
+                        found.setdefault(name)
                     index += length
                     continue
                 self._refuse_lookalike(segment[index])
