@@ -110,8 +110,9 @@ class ObjectVocabulary:
     """The exact object names the check recognises: ``forms`` maps each spelling's key (its words folded
     and joined, ``_key``) to the name reported: a kitchen label, a category of the world file, or another
     object's singular; a place's name maps to PLACE and reports nothing, so an object word inside it ("the
-    tool wall") is not read as asking for that object. ``members`` maps each category to its labels; ``longest`` is the most words a
-    spelling has; ``made``: labels a skill makes, never absent (a coffee is made when asked for)."""
+    tool wall") is not read as asking for that object. ``members`` maps each category to its labels;
+    ``longest`` is the most words a spelling has; ``made``: labels a skill makes, never absent (a coffee is
+    made when asked for)."""
 
     forms: Mapping[str, str]
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
