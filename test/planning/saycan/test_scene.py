@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from office_copy import OFFICE
+from pathlib import Path
+
+from office_copy import OFFICE, copy_domain
 from world_builders import MakeWorld
 
 from llm_planner_ros.domain.domain_folder import load_domain
@@ -51,3 +53,17 @@ def test_saycans_line_says_which_objects_are_of_a_kind_and_where_facts_change() 
     bare = load_domain(OFFICE).world({"robot": {"at": "desk", "holding": None}, "objects": []})
     assert " here: " not in describe_scene(bare, unsaid=True)
     assert "where: door_open at the hall" in describe_scene(bare, unsaid=True)
+
+
+def test_a_fact_changed_at_two_places_is_given_no_place(tmp_path: Path) -> None:
+    # The door also closes from the meeting room: "door_open at the hall" would send the robot to one of two.
+    folder = copy_domain(tmp_path, bank=False)
+    skills = folder / "skills.yaml"
+    skills.write_text(
+        skills.read_text().replace(
+            "    preconditions: [{robot_at: hall}, {holding: null}, {fact: door_open}]",
+            "    preconditions: [{robot_at: meeting room}, {holding: null}, {fact: door_open}]",
+        )
+    )
+    scene = describe_scene(load_domain(folder).world(), unsaid=True)
+    assert "where: elevator_called at the hall, printer_on at the printer," in scene and "door_open at" not in scene

@@ -58,15 +58,16 @@ def describe_scene(world: World, unsaid: bool = False) -> str:
 def _where_facts_change(world: World) -> list[str]:
     """Each fact a skill changes only at one place, with that place ("grinder_on at the espresso bar"):
     the request ("turn off the grinder") does not say where to go first."""
-    places: dict[str, str] = {}
+    places: dict[str, set[str]] = {}
     for rule in world.kitchen.library.rules:
         at = [c.location for c in rule.preconditions if isinstance(c, RobotAt)]
         if len(at) != 1:
             continue
         for effect in rule.effects:
             if isinstance(effect, FactChange) and HERE not in effect.atom:
-                places.setdefault(effect.atom, at[0])
-    return [f"{atom} at the {place_word(place)}" for atom, place in sorted(places.items())]
+                places.setdefault(effect.atom, set()).add(at[0])
+    # A fact changed at two places has no one place to name: naming the first would send the robot there.
+    return [f"{atom} at the {place_word(at.pop())}" for atom, at in sorted(places.items()) if len(at) == 1]
 
 
 def _kinds(world: World) -> list[str]:
