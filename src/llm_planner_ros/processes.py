@@ -138,16 +138,74 @@ def stop_all(processes: Sequence[NodeProcess], timeout: float = 10.0) -> list[in
     """Stop processes together: SIGINT to every one still running, up to ``timeout`` for them all to exit,
     then SIGTERM to those left and SIGKILL after that. Stopping a graph one node after the other would
     wait out each node's shutdown in turn; the exit codes come back in the order given (None: never
-    started)."""
+    started).
+
+    What the processes started goes too. A process group is reached only while its leader lives, and
+    ``llm-planner up`` starts each node in a session of its own: a leader that exits (or is killed) first
+    would leave its nodes running, and a simulator left so answered a later test that leased the same ROS
+    domain. Every descendant seen before a signal is stopped the same way once the leaders are gone."""
     started = [process for process in processes if process._proc is not None]
+    descendants: set[_ProcessId] = set()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        descendants |= _descendants_of([process.pid for process in started if process.returncode is None])
         signalled = [process for process in started if process._signal(sig)]
         deadline = time.monotonic() + timeout
         if all([process._exited_by(deadline) for process in signalled]):
             break
+    _stop_orphans(descendants, timeout)
     for process in started:
         process._close_log()
     return [process.returncode for process in processes]
+
+
+# A process by its pid and its start time (clock ticks after boot): a pid alone may have been reused.
+_ProcessId = tuple[int, int]
+
+
+def _process_table() -> dict[_ProcessId, int]:
+    """Every live process (zombies are done) of this machine with its parent's pid, from /proc."""
+    table = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # after "pid (command)": state, ppid, ... and the start time 19 fields after the state
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] != "Z":
+            table[(int(stat.parent.name), int(fields[19]))] = int(fields[1])
+    return table
+
+
+def _descendants_of(pids: Sequence[int | None]) -> set[_ProcessId]:
+    """The live children of ``pids``, their children, and so on."""
+    table = _process_table()
+    children: dict[int, list[_ProcessId]] = {}
+    for process, parent in table.items():
+        children.setdefault(parent, []).append(process)
+    found: set[_ProcessId] = set()
+    frontier = [pid for pid in pids if pid is not None]
+    while frontier:
+        for child in children.get(frontier.pop(), []):
+            if child not in found:
+                found.add(child)
+                frontier.append(child[0])
+    return found
+
+
+def _stop_orphans(processes: set[_ProcessId], timeout: float) -> None:
+    """SIGTERM to those of ``processes`` still alive, SIGKILL after ``timeout``."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = processes & _process_table().keys()
+        if not alive:
+            return
+        for pid, _ in alive:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                continue
+        deadline = time.monotonic() + timeout
+        while processes & _process_table().keys() and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def start_graph(

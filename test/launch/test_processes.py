@@ -43,3 +43,38 @@ def test_processes_stop_together_and_each_gets_the_signal_it_needs(tmp_path: Pat
     # One wait per escalation step for all of them (1 s + 1 s + the kill); one process after the other
     # would wait at least 1 s for each deaf one and 2 s for the stubborn one: 5 s.
     assert took < 3.5, f"stopping took {took:.1f} s"
+
+
+# A leader like `llm-planner up`: starts a child in a session of its own that ignores SIGINT, says both are
+# up, and exits at once on SIGINT without stopping the child.
+LEADER = """
+import signal, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], "SIGINT"], start_new_session=True)
+print("child", child.pid, flush=True)
+time.sleep(60)
+"""
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_what_a_process_started_stops_with_it_even_when_the_leader_exits_first(tmp_path: Path) -> None:
+    leader = NodeProcess([sys.executable, "-c", LEADER, IGNORING], {}, tmp_path / "leader.log").start()
+    deadline = time.monotonic() + 20
+    while "child" not in leader.log():
+        assert time.monotonic() < deadline, f"the leader did not start its child: {leader.log()}"
+        time.sleep(0.02)
+    child = int(leader.log().split()[1])
+    assert process_alive(child)
+
+    stop_all([leader], timeout=1.0)
+
+    # SIGINT ended the leader; the child, in a session of its own and deaf to SIGINT, is never reached
+    # by the leader's group: it was stopped as a descendant (SIGTERM).
+    assert leader.returncode == -signal.SIGINT
+    assert not process_alive(child), "the leader's child outlived stop_all"
