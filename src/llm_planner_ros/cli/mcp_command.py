@@ -123,8 +123,11 @@ async def _serve_http(app: AgentAccess, host: str, port: int, access: Access) ->
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    # Listening before the address is printed: a client that reads it and connects at once is queued until
+    # uvicorn accepts (a bound socket that does not listen yet refuses the connection).
+    sock.listen(config.backlog)
     bound = sock.getsockname()[1]
     token = f" (token: {access.token})" if access.required else ""
     print(f"llm-planner mcp: serving http://{browser_host(host)}:{bound}{MCP_PATH}{token}", file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[sock])
