@@ -21,17 +21,12 @@ class SentenceTransformerEmbedder(Embedder):
     def __init__(self, model_dir: str | Path | None = None, device: str = "cpu") -> None:
         from sentence_transformers import SentenceTransformer
 
-        folder = Path(model_dir).expanduser() if model_dir else model_files.minilm_dir()
-        if not folder.is_dir():
-            raise ModelLoadError(
-                f"embedding model folder not found at {folder}: give a sentence-transformers folder, or leave "
-                "`model` empty for the embedded all-MiniLM-L6-v2 (run make setup)"
-            )
+        folder = encoder_folder(model_dir)
         try:
             self._model = SentenceTransformer(str(folder), device=device, local_files_only=True)
         except (OSError, ValueError, RuntimeError) as error:
             raise ModelLoadError(f"could not load the embedding model in {folder}: {error}") from error
-        self._name = folder.name if model_dir else "all-MiniLM-L6-v2"
+        self._name = encoder_name(model_dir)
         self._lock = threading.Lock()
 
     @property
@@ -50,3 +45,19 @@ class SentenceTransformerEmbedder(Embedder):
                 list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
             )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
+
+
+def encoder_folder(model_dir: str | Path | None) -> Path:
+    """The sentence-transformers folder ``model_dir`` names (None or "": the embedded all-MiniLM-L6-v2);
+    ModelLoadError with the fix when it is not there."""
+    folder = Path(model_dir).expanduser() if model_dir else model_files.minilm_dir()
+    if not folder.is_dir():
+        raise ModelLoadError(
+            f"embedding model folder not found at {folder}: give a sentence-transformers folder, or leave "
+            "`model` empty for the embedded all-MiniLM-L6-v2 (run make setup)"
+        )
+    return folder
+
+
+def encoder_name(model_dir: str | Path | None) -> str:
+    return Path(model_dir).expanduser().name if model_dir else "all-MiniLM-L6-v2"

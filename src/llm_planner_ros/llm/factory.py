@@ -96,6 +96,9 @@ class EmbedderConfig:
 
     model: str = _option("", "sentence-transformers folder, empty = embedded all-MiniLM-L6-v2")
     device: str = _option("cpu", "cpu, cuda or cuda:N")
+    cache_dir: str = _option(
+        "", "folder of the store of embedded texts (llm/embedding_cache.py), empty = $XDG_CACHE_HOME/llm_planner_ros"
+    )
 
 
 ConfigT = TypeVar("ConfigT", LLMConfig, EmbedderConfig)
@@ -137,11 +140,21 @@ def load_language_model(config: Mapping[str, Any], report: Callable[[str], None]
 
 
 def load_embedder(config: Mapping[str, Any]) -> Embedder:
-    """The Embedder ``config`` describes (``{}``: the embedded all-MiniLM-L6-v2 on the CPU)."""
-    from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder
+    """The Embedder ``config`` describes (``{}``: the embedded all-MiniLM-L6-v2 on the CPU). The encoder
+    itself loads on the first text that its store of embedded texts lacks (``llm.embedding_cache``)."""
+    import llm_planner_ros.llm.model_files as model_files
+    from llm_planner_ros.llm.embedder import SentenceTransformerEmbedder, encoder_folder, encoder_name
+    from llm_planner_ros.llm.embedding_cache import STORE_FILE, CachedEmbedder, EmbeddingStore, model_fingerprint
 
     settings = parse_config(EmbedderConfig, config)
-    return SentenceTransformerEmbedder(settings.model or None, settings.device)
+    folder = encoder_folder(settings.model or None)
+    store_dir = Path(settings.cache_dir).expanduser() if settings.cache_dir else model_files.user_cache_dir()
+    return CachedEmbedder(
+        lambda: SentenceTransformerEmbedder(settings.model or None, settings.device),
+        encoder_name(settings.model or None),
+        model_fingerprint(folder, settings.device),
+        EmbeddingStore(store_dir / STORE_FILE),
+    )
 
 
 def _hf_model(settings: LLMConfig, report: Callable[[str], None]) -> LanguageModel:
