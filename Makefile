@@ -71,8 +71,10 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# A worker that crashes ends the run as a failure (--max-worker-restart=0): a replacement worker under
+# --dist loadfile once left a run waiting forever with tests unscheduled.
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --max-worker-restart=0 --durations=30 $(PYTEST_ARGS)
 
 # The PyBullet kitchen, planned on what perception sees through the head camera (docs/perception.md,
 # "In a graph"): 90 s on the 2-core machine from a cold start (README, "Physics simulation").
