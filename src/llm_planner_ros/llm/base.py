@@ -277,6 +277,14 @@ def check_text(text: str, what: str) -> None:
         ) from None
 
 
+def check_texts_to_embed(texts: Sequence[str]) -> None:
+    """What every Embedder.embed checks first: a list (a single str is a mistake: TypeError) of valid texts."""
+    if isinstance(texts, str):
+        raise TypeError("embed() takes a list of texts, got a single str: wrap it in a list")
+    for index, text in enumerate(texts):
+        check_text(text, f"text {index}")
+
+
 def check_prompt(prompt: str) -> None:
     check_text(prompt, "prompt")
     if not prompt:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import llm_planner_ros.llm.model_files as model_files
-from llm_planner_ros.llm.base import Embedder, ModelLoadError, check_text
+from llm_planner_ros.llm.base import Embedder, ModelLoadError, check_texts_to_embed
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -34,10 +34,7 @@ class SentenceTransformerEmbedder(Embedder):
         return self._name
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a list of texts, got a single str: wrap it in a list")
-        for index, text in enumerate(texts):
-            check_text(text, f"text {index}")
+        check_texts_to_embed(texts)
         if not texts:
             return np.zeros((0, self._model.get_embedding_dimension()), dtype=np.float32)
         with self._lock:

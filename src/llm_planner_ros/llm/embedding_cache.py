@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from llm_planner_ros.llm.base import Embedder, check_text
+from llm_planner_ros.llm.base import Embedder, check_texts_to_embed
 
 _log = logging.getLogger(__name__)
 
@@ -132,19 +132,15 @@ class CachedEmbedder(Embedder):
         return self._encoder is not None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if isinstance(texts, str):
-            raise TypeError("embed() takes a list of texts, got a single str: wrap it in a list")
-        for index, text in enumerate(texts):
-            check_text(text, f"text {index}")
+        check_texts_to_embed(texts)
+        if not texts:
+            return self._encoder_loaded().embed([])  # (0, dim): only the encoder knows its dimension
         found = self._store.get(self._fingerprint, texts)
         missing = [text for text in dict.fromkeys(texts) if text not in found]
-        if missing or not texts:
-            computed = self._encoder_loaded().embed(missing)
-            fresh = dict(zip(missing, computed, strict=True))
+        if missing:
+            fresh = dict(zip(missing, self._encoder_loaded().embed(missing), strict=True))
             self._store.put(self._fingerprint, fresh)
             found.update(fresh)
-            if not texts:
-                return computed
         return np.stack([found[text] for text in texts]).astype(np.float32)
 
     def _encoder_loaded(self) -> Embedder:

@@ -147,12 +147,12 @@ def load_embedder(config: Mapping[str, Any]) -> Embedder:
     from llm_planner_ros.llm.embedding_cache import STORE_FILE, CachedEmbedder, EmbeddingStore, model_fingerprint
 
     settings = parse_config(EmbedderConfig, config)
-    folder = encoder_folder(settings.model or None)
+    model = settings.model or None
     store_dir = Path(settings.cache_dir).expanduser() if settings.cache_dir else model_files.user_cache_dir()
     return CachedEmbedder(
-        lambda: SentenceTransformerEmbedder(settings.model or None, settings.device),
-        encoder_name(settings.model or None),
-        model_fingerprint(folder, settings.device),
+        lambda: SentenceTransformerEmbedder(model, settings.device),
+        encoder_name(model),
+        model_fingerprint(encoder_folder(model), settings.device),
         EmbeddingStore(store_dir / STORE_FILE),
     )
 
