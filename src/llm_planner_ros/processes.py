@@ -162,17 +162,23 @@ def stop_all(processes: Sequence[NodeProcess], timeout: float = 10.0) -> list[in
 _ProcessId = tuple[int, int]
 
 
+def stat_fields(pid: int | str) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after "pid (command)": state ("Z": a zombie, done), ppid, pgrp,
+    session, ..., the start time 19 fields after the state; None once the process is gone."""
+    try:
+        # The command may hold spaces and parentheses: the fields begin after its last ")".
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _process_table() -> dict[_ProcessId, int]:
     """Every live process (zombies are done) of this machine with its parent's pid, from /proc."""
     table = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            # after "pid (command)": state, ppid, ... and the start time 19 fields after the state
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields[0] != "Z":
-            table[(int(stat.parent.name), int(fields[19]))] = int(fields[1])
+    for folder in Path("/proc").glob("[0-9]*"):
+        fields = stat_fields(folder.name)
+        if fields is not None and fields[0] != "Z":
+            table[(int(folder.name), int(fields[19]))] = int(fields[1])
     return table
 
 

@@ -20,6 +20,7 @@ from launch_stub import LAUNCH_DIR, launch_nodes
 from ros_harness import DEFAULT_WAIT_S, RosGraph, wait_until
 
 from llm_planner_ros.bringup.graphs import GRAPHS, SIM_GRAPH
+from llm_planner_ros.processes import stat_fields
 
 
 @pytest.mark.parametrize("graph", sorted(GRAPHS))
@@ -126,7 +127,8 @@ def domain_processes(domain_id: int) -> dict[int, str]:
         try:
             if f"ROS_DOMAIN_ID={domain_id}".encode() not in environ.read_bytes().split(b"\0") or pid == os.getpid():
                 continue
-            if (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+            fields = stat_fields(pid)
+            if fields is None or fields[0] == "Z":
                 continue
             found[pid] = (environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, IndexError):

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from llm_planner_ros.processes import NodeProcess, stop_all
+from llm_planner_ros.processes import NodeProcess, stat_fields, stop_all
 
 # A process that says it is up, then ignores the signals named in its arguments and sleeps.
 IGNORING = """
@@ -56,11 +56,8 @@ time.sleep(60)
 
 
 def process_alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    fields = stat_fields(pid)
+    return fields is not None and fields[0] != "Z"
 
 
 def test_what_a_process_started_stops_with_it_even_when_the_leader_exits_first(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import yaml
 from colcon_ws import Workspace
 from ros_harness import RosGraph
 
-from llm_planner_ros.processes import NodeProcess
+from llm_planner_ros.processes import NodeProcess, stat_fields
 
 GOAL_SUCCEEDED = "Goal finished with status: SUCCEEDED"
 # How long a ros2 command's own node waits to discover the graph (Fast DDS on loopback: up to 2.4 s here).
@@ -71,15 +71,14 @@ def session_processes(session: int) -> list[str]:
     """The command lines of the live processes of ``session`` (a process started in a session of its
     own leads the session whose id is its pid)."""
     found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, IndexError):
+    for folder in Path("/proc").glob("[0-9]*"):
+        fields = stat_fields(folder.name)
+        if fields is None or int(fields[3]) != session or fields[0] == "Z":
             continue
-        # after the command name: state, ppid, pgrp, session; a zombie has finished already
-        if int(fields[3]) == session and fields[0] != "Z":
-            found.append(cmdline.strip())
+        try:
+            found.append((folder / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip())
+        except OSError:
+            continue
     return found
 
 

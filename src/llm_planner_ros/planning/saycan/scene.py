@@ -67,7 +67,9 @@ def _where_facts_change(world: World) -> list[str]:
             if isinstance(effect, FactChange) and HERE not in effect.atom:
                 places.setdefault(effect.atom, set()).add(at[0])
     # A fact changed at two places has no one place to name: naming the first would send the robot there.
-    return [f"{atom} at the {place_word(at.pop())}" for atom, at in sorted(places.items()) if len(at) == 1]
+    return [
+        f"{atom} at the {place_word(next(iter(where)))}" for atom, where in sorted(places.items()) if len(where) == 1
+    ]
 
 
 def _kinds(world: World) -> list[str]:
