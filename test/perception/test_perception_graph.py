@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,8 @@ STARTUP_S = 90.0  # the node loads torch and the sentence embedder; slow on a lo
 # cores the 10 Hz camera of this process went 2.1 s without a frame reaching the node (fresh-clone run,
 # 2026-11-29), so 2 s would flag a camera that is publishing; the tests wait up to 15 s for the stale state.
 STALE_AFTER_S = 5.0
+# A frame sent just before the camera stopped may reach a starved node late and restart its clock.
+STALE_WAIT_S = STALE_AFTER_S + 15.0
 
 
 PERIOD_NS = 100_000_000  # the camera's frame period: 10 Hz
@@ -58,9 +61,13 @@ class Camera:
         self._poses = {"own": False, "decoy": False}
         self._clock = node.get_clock()
         self._last: Time | None = None
+        self._stopped = False
+        self.last_publish: float | None = None  # time.monotonic() of the newest frame sent
         self._timer = node.create_timer(PERIOD_NS / 1e9, self._publish)
 
     def _publish(self) -> None:
+        if self._stopped:  # a tick already taken by the executor when stop() cancelled the timer
+            return
         # Stamps at least PERIOD apart: a timer that fires late fires the next tick early, and two frames
         # 0.06 s apart put one's decoy within the slop of the other's stamp (a second track, 1 run in 10
         # under a loaded CI).
@@ -73,6 +80,7 @@ class Camera:
         rgb.publish(rgb_to_msg(self._frame.rgb, stamp, "head_camera"))
         depth.publish(depth_to_msg(self._frame.depth, stamp, "head_camera"))
         info.publish(intrinsics_to_msg(CAMERA, stamp, "head_camera"))
+        self.last_publish = time.monotonic()
         own = _pose(self._frame)
         if self._poses["own"]:
             self._pose_pub.publish(_pose_msg(own, stamp))
@@ -90,6 +98,7 @@ class Camera:
         self._frame = frame
 
     def stop(self) -> None:
+        self._stopped = True
         self._timer.cancel()
 
 
@@ -103,14 +112,29 @@ class Listener:
         self.markers: list[MarkerArray] = []
         node = graph.node
         node.create_subscription(SceneObjectArray, "/scene/objects", self.scenes.append, STATE_QOS)
-        node.create_subscription(
-            String, "/perception/status", lambda m: self.status.append(json.loads(m.data)), STATE_QOS
-        )
+        node.create_subscription(String, "/perception/status", self._on_status, STATE_QOS)
         node.create_subscription(Image, "/perception/debug_image", self.debug.append, 5)
         node.create_subscription(MarkerArray, "/perception/markers", self.markers.append, 5)
 
+    def _on_status(self, msg: String) -> None:
+        self.status.append({**json.loads(msg.data), "received": time.monotonic()})
+
     def labels(self) -> set[str]:
         return {o.label for o in self.scenes[-1].objects} if self.scenes else set()
+
+    def wait_for_stale(self, camera: Camera, what: str) -> None:
+        """Wait for the status ``stale``; on a timeout, list the statuses and the camera's newest frame, timed
+        from the start of the wait (an ``ok`` after a stopped camera's last frame is a frame that reached the
+        node late; no status at all, a starved node)."""
+        start = time.monotonic()
+        try:
+            wait_until(lambda: self.status[-1]["state"] == "stale", STALE_WAIT_S, what)
+        except TimeoutError as error:
+            seen = [(s["state"], s["frame_age_s"], round(s["received"] - start, 2)) for s in self.status[-12:]]
+            newest = None if camera.last_publish is None else round(camera.last_publish - start, 2)
+            raise TimeoutError(
+                f"{error}; camera's newest frame at {newest} s; statuses (state, frame age, received at): {seen}"
+            ) from None
 
 
 def _pose(frame: Frame) -> list[float]:
@@ -167,7 +191,7 @@ def test_embedded_node_publishes_the_scene_takes_extra_queries_and_flags_a_camer
     assert listener.status[-1]["backend"] == "embedded"
 
     camera.stop()
-    wait_until(lambda: listener.status[-1]["state"] == "stale", 15.0, "status stale after the camera stopped")
+    listener.wait_for_stale(camera, "status stale after the camera stopped")
     wait_until(lambda: "no RGB-D frame for" in ros_graph.logs(), 5.0, "the error naming the silent topics")
     assert "/camera/color/image_raw" in ros_graph.logs()
     assert listener.labels() == {"coke", "sponge"}, "the last perceived scene is kept"
@@ -222,7 +246,7 @@ def test_each_frame_is_lifted_with_the_camera_pose_of_its_own_stamp(ros_graph: R
         assert abs(position.x - truth.centre[0]) < 0.03 and abs(position.y - truth.centre[1]) < 0.03
 
     camera.only_decoys()
-    wait_until(lambda: listener.status[-1]["state"] == "stale", 15.0, "status stale without the frames' poses")
+    listener.wait_for_stale(camera, "status stale without the frames' poses")
     wait_until(lambda: "publish one per frame, with the frame's stamp" in ros_graph.logs(), 5.0, "the pose error")
     assert "/camera/pose" in ros_graph.logs()
 
