@@ -15,8 +15,10 @@ from ros_harness import RosGraph
 from llm_planner_ros.processes import NodeProcess, stat_fields
 
 GOAL_SUCCEEDED = "Goal finished with status: SUCCEEDED"
-# How long a ros2 command's own node waits to discover the graph (Fast DDS on loopback: up to 2.4 s here).
-DISCOVERY_S = 3.0
+# How long a ros2 command's own node spins before its verb runs. Without the daemon, ros2cli spins for all of
+# it, every call (3 s cost 24 s of the `ros2 param` test); discovery is left to NODE_WAIT_S, which polls the
+# graph until the named node appears, and to the verb's own wait for the node's parameter services.
+DISCOVERY_S = 0.2
 # How long `ros2 param` then waits for the named node to appear in its graph view (its default, 1 s, lost a
 # node of a 9-node launch under a browser test's load: the verb printed "Node not found" on stderr).
 NODE_WAIT_S = 15
