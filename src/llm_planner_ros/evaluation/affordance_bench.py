@@ -18,9 +18,7 @@ import os
 import platform
 import random
 import shutil
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from llm_planner_ros.evaluation.bench_report import add_json_argument, write_json
+from llm_planner_ros.processes import NodeProcess, stop_all
 
 STARTUP_TIMEOUT_S = 30.0
 RESULT_TIMEOUT_S = 10.0
@@ -189,29 +188,14 @@ def _nodes(domain_id: int) -> Iterator[_Nodes]:
     env = {**os.environ, "ROS_DOMAIN_ID": str(domain_id), "PYTHONUNBUFFERED": "1"}
     with tempfile.TemporaryDirectory(prefix="bench-affordance-") as tmp:
         log_dir = Path(tmp)
-        procs = []
+        processes: list[NodeProcess] = []
         try:
             for entry, params in (("sim_world", ["time_scale:=0.0"]), ("affordance_server", [])):
                 argv = [_entry_point(entry), "--ros-args", *(a for p in params for a in ("-p", p))]
-                with open(log_dir / f"{entry}.log", "wb") as log:
-                    procs.append(
-                        subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-                    )
+                processes.append(NodeProcess(argv, env, log_dir / f"{entry}.log").start())
             yield _Nodes(log_dir)
         finally:
-            for proc in procs:
-                _stop(proc)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    for sig in (signal.SIGINT, signal.SIGKILL):
-        if proc.poll() is not None:
-            return
-        os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=10.0)
-        except subprocess.TimeoutExpired:
-            continue
+            stop_all(processes)
 
 
 def _entry_point(name: str) -> str:
