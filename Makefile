@@ -16,7 +16,7 @@ PYTEST_ARGS ?=
 # pytest-xdist workers (0: one process). `--dist loadfile` keeps a module's tests on one worker, so a graph
 # a module starts once (a module-scoped fixture) starts once; the colcon workspace is shared (test/conftest.py).
 # Three on the 2-core machine: graph tests wait on discovery, timers and other processes, and two workers left
-# the cores 27% idle (137% CPU over a fresh-clone run, tests 21.3 min); three used 166% (17.0 min), same CPU.
+# the cores 27% idle (137% CPU over a fresh-clone run, tests 21.3 min); three used 166-171% (17.0 and 18.6 min).
 TEST_WORKERS ?= 3
 # Every run ends with its 30 slowest tests (--durations): where the suite's time goes, run by run.
 
