@@ -131,7 +131,7 @@ def domain_processes(domain_id: int) -> dict[int, str]:
             if fields is None or fields[0] == "Z":
                 continue
             found[pid] = (environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except (OSError, IndexError):
+        except OSError:
             continue
     return found
 

@@ -33,7 +33,7 @@ STARTUP_S = 90.0  # the node loads torch and the sentence embedder; slow on a lo
 
 # The node marks its scene stale after this long without a usable frame. Under a parallel test run on two
 # cores the 10 Hz camera of this process went 2.1 s without a frame reaching the node (fresh-clone run,
-# 2026-11-29), so 2 s would flag a camera that is publishing; the tests wait up to 15 s for the stale state.
+# 2026-11-29), so 2 s would flag a camera that is publishing; the tests wait STALE_WAIT_S for the stale state.
 STALE_AFTER_S = 5.0
 # A frame sent just before the camera stopped may reach a starved node late and restart its clock.
 STALE_WAIT_S = STALE_AFTER_S + 15.0
